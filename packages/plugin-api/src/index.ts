@@ -1,0 +1,5 @@
+export * from './errors.js';
+export * from './objects.js';
+export * from './models.js';
+export * from './routes.js';
+export * from './plugin.js';

@@ -1,0 +1,52 @@
+/** The common shape of every object svc serves: the seed's "Custom model object" table. */
+export interface ObjectMeta {
+  name: string;
+  /** Server fills `name` from this prefix plus random characters when `name` is absent. */
+  generateName?: string;
+  /** RFC 3339 UTC; set at create, never changes. */
+  creationTimestamp?: string;
+  /** Optimistic-lock version: 0 at create, +1 on every write. */
+  version?: number;
+  /** Set only by a delete; the object stays readable until its finalizers are empty. */
+  deletionTimestamp?: string | null;
+  finalizers?: string[];
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  /** Store revision of the object's last write (a string, as Kubernetes clients expect). */
+  resourceVersion?: string;
+  /** Set at create, never changes. */
+  uid?: string;
+}
+
+export interface ExtensionObject<Spec = Record<string, unknown>, Status = Record<string, unknown>> {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  spec?: Spec;
+  status?: Status;
+  [extra: string]: unknown;
+}
+
+/** The paging envelope of a list (CONTRACT section 3). */
+export interface ListResult<T = ExtensionObject> {
+  page: number;
+  size: number;
+  total: number;
+  items: T[];
+  first: boolean;
+  last: boolean;
+  hasNext: boolean;
+  hasPrevious: boolean;
+  totalPages: number;
+}
+
+export interface ListOptions {
+  /** 1-based page number. */
+  page?: number;
+  /** Objects per page; absent means all objects. */
+  size?: number;
+  /** `<indexName>,asc|desc` terms, applied in order. */
+  sort?: string | string[];
+  labelSelector?: string | string[];
+  fieldSelector?: string | string[];
+}

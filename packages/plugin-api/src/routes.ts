@@ -1,0 +1,41 @@
+/**
+ * Custom APIs a plugin adds. The seed's convention: a route declares `<group>/<version>` and is served under
+ * `/apis/<group>/<version>/<path>`; a route without that declaration is not mounted.
+ */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface RouteRequest {
+  method: string;
+  /** The full request path, for example `/apis/console.api.people.svc.run/v1alpha1/stats`. */
+  path: string;
+  /** Named path parameters (`:name` segments of the route's path). */
+  params: Record<string, string>;
+  query: Record<string, string | string[]>;
+  headers: Record<string, string | string[] | undefined>;
+  /** Parsed JSON body, or undefined. */
+  body: unknown;
+  /** The caller, once authentication is in place; undefined for anonymous callers. */
+  user?: { name: string };
+}
+
+/** Returned by a handler that needs a status other than 200 or extra headers. */
+export interface RouteResponse {
+  svcRouteResponse: true;
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export function respond(status: number, body?: unknown, headers?: Record<string, string>): RouteResponse {
+  return { svcRouteResponse: true, status, body, headers };
+}
+
+export interface CustomRoute {
+  /** `<group>/<version>`, for example `console.api.people.svc.run/v1alpha1`. Required. */
+  apiVersion: string;
+  method: HttpMethod | HttpMethod[];
+  /** Path below `/apis/<group>/<version>`, for example `/stats` or `/persons/:name/greeting`. */
+  path: string;
+  /** Returns the JSON body (status 200), a `respond(...)` value, or throws an ApiError. */
+  handler: (request: RouteRequest) => unknown | Promise<unknown>;
+}

@@ -1,0 +1,103 @@
+/**
+ * The storage interface: an etcd-like revisioned key-value log (after k3s kine). Objects are opaque bytes to the store;
+ * it keeps only what it needs to order, find and guard writes: the resource they belong to, their name and the
+ * store-wide revision of their last write.
+ *
+ * Every successful write gets the next store-wide revision, strictly increasing, and appends an event to a bounded
+ * history that watches replay from. A write that fails leaves the store exactly as it was.
+ */
+
+/** `<group>/<plural>` (or `<plural>` for the core group): the collection an object belongs to. */
+export type ResourceKey = string;
+
+export interface StoredRecord {
+  resource: ResourceKey;
+  name: string;
+  /** Revision of the write that produced this value. */
+  revision: number;
+  value: Buffer;
+}
+
+export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export interface Change {
+  revision: number;
+  type: ChangeType;
+  resource: ResourceKey;
+  name: string;
+  /** The new value; for DELETED, the last value the object had. */
+  value: Buffer;
+  /** Revision of the value this write replaced (0 for ADDED). */
+  prevRevision: number;
+}
+
+/**
+ * Builds the bytes to store once the revision is known, so the object's bytes can carry their own revision
+ * (`metadata.resourceVersion`) and a read can serve them unchanged.
+ */
+export type Encoder = (revision: number) => Buffer;
+
+/** Raised by `create` when the name is taken. */
+export class KeyExistsError extends Error {
+  constructor(readonly resource: ResourceKey, readonly key: string) {
+    super(`${resource}/${key} already exists`);
+    this.name = 'KeyExistsError';
+  }
+}
+
+/** Raised by `update`/`delete` when the stored revision is not the expected one, or the object is gone. */
+export class RevisionConflictError extends Error {
+  constructor(
+    readonly resource: ResourceKey,
+    readonly key: string,
+    readonly expected: number,
+    readonly actual: number | undefined,
+  ) {
+    super(
+      actual === undefined
+        ? `${resource}/${key} does not exist`
+        : `${resource}/${key} is at revision ${actual}, not ${expected}`,
+    );
+    this.name = 'RevisionConflictError';
+  }
+}
+
+/** Raised by `changesSince` when the requested revision is older than the retained history. */
+export class CompactedError extends Error {
+  constructor(readonly requested: number, readonly oldest: number) {
+    super(`revision ${requested} has been compacted; the oldest retained is ${oldest}`);
+    this.name = 'CompactedError';
+  }
+}
+
+export interface Store {
+  /** `sqlite` or `postgres`, for logs and diagnostics. */
+  readonly dialect: string;
+  /** The revision of the latest write (0 for an empty store). */
+  currentRevision(): Promise<number>;
+  get(resource: ResourceKey, name: string): Promise<StoredRecord | undefined>;
+  /** The records that exist among `names`, in the order of `names`. */
+  getMany(resource: ResourceKey, names: readonly string[]): Promise<StoredRecord[]>;
+  /** Every record of a resource, streamed in batches (used to build indexes at model registration). */
+  scan(resource: ResourceKey, batchSize?: number): AsyncIterable<StoredRecord[]>;
+  count(resource: ResourceKey): Promise<number>;
+  /** Fails with KeyExistsError when the name is taken. */
+  create(resource: ResourceKey, name: string, encode: Encoder): Promise<StoredRecord>;
+  /** Fails with RevisionConflictError unless the stored revision equals `expectedRevision`. */
+  update(resource: ResourceKey, name: string, expectedRevision: number, encode: Encoder): Promise<StoredRecord>;
+  /**
+   * Removes the record; fails with RevisionConflictError unless the stored revision equals `expectedRevision`.
+   * Returns the removed value with the revision of the deletion.
+   */
+  delete(resource: ResourceKey, name: string, expectedRevision: number): Promise<StoredRecord>;
+  /**
+   * Changes with revision > `afterRevision`, oldest first, at most `limit`. Fails with CompactedError when
+   * `afterRevision` is older than the history retains.
+   */
+  changesSince(afterRevision: number, limit?: number): Promise<Change[]>;
+  /** Drops history events so that at most `keep` of the most recent remain. Returns the number dropped. */
+  compact(keep: number): Promise<number>;
+  /** The oldest revision a watch may resume from (changesSince(oldestResumable) still succeeds). */
+  oldestResumableRevision(): Promise<number>;
+  close(): Promise<void>;
+}
