@@ -1,0 +1,47 @@
+// Helpers shared by the benchmark scripts: child servers, autocannon runs, memory readings.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import autocannon from 'autocannon';
+
+/** Spawns a server and resolves once it prints its `… listening on URL` line; reports how long that took. */
+export function startProcess(command, args, env = {}) {
+  const started = process.hrtime.bigint();
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match) {
+        const bootMs = Number(process.hrtime.bigint() - started) / 1e6;
+        resolve({ child, url: match[1], bootMs, stop: () => stop(child) });
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`${command} exited with ${code}: ${stderr}`)));
+  });
+}
+
+function stop(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.removeAllListeners('exit');
+    child.on('exit', resolve);
+    child.kill('SIGTERM');
+  });
+}
+
+/** Resident set size of a process in bytes (Linux). */
+export function rssOf(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)[1]) * 1024;
+}
+
+export async function load(options) {
+  const result = await autocannon({ connections: 50, duration: 5, ...options });
+  const errors = result.errors + result.timeouts + (result.non2xx ?? 0);
+  return { rps: result.requests.average, p99: result.latency.p99, total: result.requests.total, errors };
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

@@ -1,0 +1,107 @@
+// `npm run bench`: the figures each issue names, as ratios against a baseline measured in the same run.
+// Usage: node bench/run.js [--persons 100000] [--duration 5]
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { load, rssOf, sleep, startProcess } from './lib.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const PERSONS = arg('persons', 100_000);
+const DURATION = arg('duration', 5);
+const BASE = '/apis/people.svc.run/v1alpha1/persons';
+const results = [];
+const report = (name, value, unit, baseline, target) => {
+  const ratio = baseline ? value / baseline : undefined;
+  results.push({ name, value, unit, baseline, ratio, target });
+  const r = ratio === undefined ? '' : `  (${(ratio * 100).toFixed(1)}% of baseline ${baseline.toFixed(0)})`;
+  console.log(`${name.padEnd(58)} ${value.toFixed(unit === 'x' ? 2 : 0).padStart(9)} ${unit}${r}${target ? `  target ${target}` : ''}`);
+};
+
+function svc(dataDir) {
+  return startProcess(process.execPath, [path.join(root, 'packages/server/dist/cli.js'), 'serve'], {
+    SVC_PORT: '0',
+    SVC_DATA_DIR: dataDir,
+    SVC_PLUGINS_DIR: path.join(root, 'plugins'),
+    SVC_LOG_LEVEL: 'warn',
+  });
+}
+
+async function seed(url, count) {
+  let i = 0;
+  const genders = ['MALE', 'FEMALE'];
+  const started = process.hrtime.bigint();
+  const result = await autocannon({
+    url,
+    connections: 50,
+    amount: count,
+    requests: [
+      {
+        method: 'POST',
+        path: BASE,
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (req) => {
+          const n = i++;
+          req.body = JSON.stringify({
+            apiVersion: 'people.svc.run/v1alpha1',
+            kind: 'Person',
+            metadata: { name: `p-${n}`, labels: { 'people.svc.run/team': `team-${n % 50}` } },
+            spec: { name: `Person ${n}`, age: n % 151, gender: genders[n % 2] },
+          });
+          return req;
+        },
+      },
+    ],
+  });
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const failed = result.non2xx + result.errors;
+  if (failed > 0) throw new Error(`seeding: ${failed} creates failed`);
+  return count / seconds;
+}
+
+const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-bench-'));
+try {
+  console.log(`svc benchmark: ${PERSONS} persons, ${DURATION}s per load run, 50 connections\n`);
+  const baseline = await startProcess(process.execPath, [path.join(root, 'bench/baseline-server.js')]);
+  const base = await load({ url: `${baseline.url}/doc/x`, duration: DURATION });
+  await baseline.stop();
+  report('baseline: bare Fastify GET of a 1 KB JSON from a Map', base.rps, 'req/s');
+
+  const empty = await svc(path.join(dataDir, 'empty'));
+  await sleep(500);
+  const emptyRss = rssOf(empty.child.pid);
+  await empty.stop();
+
+  let server = await svc(path.join(dataDir, 'full'));
+  report('create over HTTP, 50 in flight', await seed(server.url, PERSONS), 'objects/s', undefined, '>= 10000');
+
+  const get = await load({ url: `${server.url}${BASE}/p-4242`, duration: DURATION });
+  report('GET one object', get.rps, 'req/s', base.rps, '>= 40%');
+  const filtered = await load({
+    url: `${server.url}${BASE}?fieldSelector=spec.gender=FEMALE&sort=spec.age,desc&size=20`,
+    duration: DURATION,
+  });
+  report(`list ${PERSONS}: gender=FEMALE, sort age desc, size 20`, filtered.rps, 'req/s', base.rps, '>= 10%');
+  const firstPage = await load({ url: `${server.url}${BASE}?size=20`, duration: DURATION });
+  report(`list ${PERSONS}: default order, first page of 20`, firstPage.rps, 'req/s', base.rps, '>= 20%');
+  for (const run of [get, filtered, firstPage]) if (run.errors) console.log(`  (errors in a run: ${run.errors})`);
+
+  const sample = await (await fetch(`${server.url}${BASE}?size=200&page=3`)).json();
+  const avgJson = sample.items.reduce((n, o) => n + Buffer.byteLength(JSON.stringify(o)), 0) / sample.items.length;
+  await server.stop();
+
+  server = await svc(path.join(dataDir, 'full'));
+  report(`boot with ${PERSONS} stored persons to serving`, server.bootMs, 'ms', undefined, '< 3000');
+  await sleep(500);
+  const perPerson = (rssOf(server.child.pid) - emptyRss) / PERSONS;
+  report('resident memory per stored person / its JSON size', perPerson / avgJson, 'x', undefined, '< 3');
+  console.log(`  (${perPerson.toFixed(0)} bytes per person, average JSON ${avgJson.toFixed(0)} bytes)`);
+  await server.stop();
+} finally {
+  rmSync(dataDir, { recursive: true, force: true });
+}

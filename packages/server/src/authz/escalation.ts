@@ -1,0 +1,124 @@
+/**
+ * Escalation checks: nobody but the super administrator can grant a permission they do not hold (by writing a role's
+ * rules or dependencies, or by binding a role). Each requested rule is broken into atomic permissions (one verb, group,
+ * resource and name, or one verb and URL) and every atom must be covered by a single held rule. A wildcard is only
+ * covered by the same wildcard, so holding `get` and `list` never lets one grant `*`. Unlike Halo, binding
+ * `super-role` needs `super-role`.
+ */
+import { ALL, type PolicyRule, nonResourceURLMatches } from './rules.js';
+import { type ExpandedRoles, type Role, SUPER_ROLE, expandRoles } from './roles.js';
+
+export const BUILT_IN_ROLE_NAMES = [
+  'super-role', 'anonymous', 'authenticated', 'guest', 'contributor', 'author', 'editor',
+] as const;
+export type BuiltInRoleName = (typeof BUILT_IN_ROLE_NAMES)[number];
+
+export function isBuiltInRole(name: string): name is BuiltInRoleName {
+  return (BUILT_IN_ROLE_NAMES as readonly string[]).includes(name);
+}
+
+/** A plugin's template may aggregate into any role but `super-role` (which already holds everything). */
+export function isAggregationTargetAllowedForPlugin(roleName: string): boolean {
+  return roleName !== '' && roleName !== SUPER_ROLE;
+}
+
+export type EscalationResult = { ok: true } | { ok: false; missing: PolicyRule[] };
+
+/** What holding `super-role` amounts to, reported as missing when someone else tries to bind it. */
+const EVERYTHING: PolicyRule[] = [
+  { verbs: [ALL], apiGroups: [ALL], resources: [ALL] },
+  { verbs: [ALL], nonResourceURLs: [ALL] },
+];
+
+export function confirmNoEscalation(held: ExpandedRoles, requested: readonly PolicyRule[]): EscalationResult {
+  if (held.roleNames.has(SUPER_ROLE)) return { ok: true };
+  const missing = requested
+    .flatMap(atomicRules)
+    .filter((atom) => !held.rules.some(({ rule }) => covers(rule, atom)));
+  return missing.length === 0 ? { ok: true } : { ok: false, missing: dedupe(missing) };
+}
+
+/** Binding a role grants its whole expansion: dependencies and aggregated templates included. */
+export function canBind(held: ExpandedRoles, roleToBind: ExpandedRoles): EscalationResult {
+  if (roleToBind.roleNames.has(SUPER_ROLE) && !held.roleNames.has(SUPER_ROLE)) {
+    return { ok: false, missing: EVERYTHING.map((rule) => ({ ...rule })) };
+  }
+  return confirmNoEscalation(held, roleToBind.rules.map(({ rule }) => rule));
+}
+
+/**
+ * Writing a role grants whatever the role amounts to after the write: its rules, its dependencies, and (through a
+ * new `aggregate-to-<R>` label) its rules to every holder of R. So the writer must be able to bind the result.
+ */
+export function canWriteRole(held: ExpandedRoles, role: Role, roles: ReadonlyMap<string, Role>): EscalationResult {
+  const after = new Map(roles);
+  after.set(role.name, role);
+  return canBind(held, expandRoles([role.name], after));
+}
+
+/** One rule per verb × group × resource × name (absent names stay absent: "every name"), and per verb × URL. */
+export function atomicRules(rule: PolicyRule): PolicyRule[] {
+  const atoms: PolicyRule[] = [];
+  const names: Array<string | undefined> = rule.resourceNames?.length ? [...rule.resourceNames] : [undefined];
+  for (const verb of rule.verbs) {
+    for (const group of rule.apiGroups ?? []) {
+      for (const resource of rule.resources ?? []) {
+        for (const name of names) {
+          const atom: PolicyRule = { verbs: [verb], apiGroups: [group], resources: [resource] };
+          atoms.push(name === undefined ? atom : { ...atom, resourceNames: [name] });
+        }
+      }
+    }
+    for (const url of rule.nonResourceURLs ?? []) atoms.push({ verbs: [verb], nonResourceURLs: [url] });
+  }
+  return atoms;
+}
+
+/** Does `held` allow everything the atomic rule `atom` allows? Exact equality is what makes `*` need `*`. */
+function covers(held: PolicyRule, atom: PolicyRule): boolean {
+  const has = (values: readonly string[] | undefined, value: string) =>
+    (values ?? []).includes(ALL) || (values ?? []).includes(value);
+  if (!has(held.verbs, atom.verbs[0] ?? '')) return false;
+  const url = atom.nonResourceURLs?.[0];
+  if (url !== undefined) return (held.nonResourceURLs ?? []).some((h) => urlCovers(h, url));
+  const name = atom.resourceNames?.[0];
+  const namesCovered = !held.resourceNames?.length || (name !== undefined && has(held.resourceNames, name));
+  return (
+    namesCovered && has(held.apiGroups, atom.apiGroups?.[0] ?? '') && resourceCovers(held, atom.resources?.[0] ?? '')
+  );
+}
+
+/** Every request the resource entry `wanted` matches is matched by one of `held.resources`. */
+function resourceCovers(held: PolicyRule, wanted: string): boolean {
+  const resources = held.resources ?? [];
+  if (resources.includes(ALL) || resources.includes(wanted)) return true;
+  const parts = wanted.split('/');
+  const [first = '', second = '', third = ''] = parts;
+  // `<plugin>/<plural>/<sub>` is one resource's subresource.
+  if (parts.length === 3) return resources.includes(`${ALL}/${third}`) || resources.includes(`${second}/${third}`);
+  // `a/b` reads as subresource b of a, and as plural b of plugin a: both readings must be covered.
+  if (parts.length === 2 && first !== ALL) return resources.includes(`${ALL}/${second}`) && resources.includes(second);
+  return false;
+}
+
+/** Every path the URL entry `wanted` matches is matched by `held`. */
+function urlCovers(held: string, wanted: string): boolean {
+  if (held === ALL || held === wanted) return true;
+  if (!wanted.endsWith(ALL)) return nonResourceURLMatches({ verbs: [], nonResourceURLs: [held] }, wanted);
+  if (!held.endsWith(ALL)) return false;
+  const prefix = wanted.slice(0, -1);
+  const heldPrefix = held.slice(0, -1);
+  if (!prefix.startsWith(heldPrefix)) return false;
+  // `/a/*` also matches `/a` itself, which a held `/a/b*` would not.
+  return !prefix.endsWith('/') || nonResourceURLMatches({ verbs: [], nonResourceURLs: [held] }, prefix.slice(0, -1));
+}
+
+function dedupe(rules: PolicyRule[]): PolicyRule[] {
+  const seen = new Set<string>();
+  return rules.filter((rule) => {
+    const key = JSON.stringify(rule);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

@@ -1,0 +1,108 @@
+/**
+ * Label and annotation maps (the seed's "Label naming" table, CONTRACT section 2). Keys are qualified names; under
+ * the service's own prefixes only keys the service defines are accepted, so a plugin cannot forge, say, a role
+ * template flag the service would act on under a name it never defined.
+ */
+import type { FieldError } from '@svc/plugin-api';
+import { qualifiedNameProblems } from './names.js';
+import { SERVICE_DOMAINS, isServiceDomain } from './domains.js';
+import { joinPointer } from './pointer.js';
+
+/** Prefixes reserved for the service (the service's domains and their subdomains). */
+export const RESERVED_LABEL_PREFIXES = SERVICE_DOMAINS;
+
+/**
+ * Every label key the service defines under a reserved prefix: exact keys or patterns. Extend here when the service
+ * starts using a new label.
+ */
+export const WELL_KNOWN_LABEL_KEYS: readonly (string | RegExp)[] = Object.freeze([
+  'svc.run/role-template',
+  'svc.run/hidden',
+  /^rbac\.authorization\.svc\.run\/aggregate-to-[a-z0-9]([-a-z0-9]*[a-z0-9])?$/,
+  'plugin.svc.run/plugin-name',
+  'content.svc.run/owner',
+  'content.svc.run/published',
+  'security.svc.run/user',
+]);
+
+/** Keys that would reach Object.prototype if a map were ever copied with plain assignment. */
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+const MAX_LABEL_VALUE_LENGTH = 63;
+const LABEL_VALUE_PATTERN = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/;
+export const MAX_ANNOTATIONS_BYTES = 256 * 1024;
+
+export interface LabelOptions {
+  /** False for objects a plugin declares in `extensions/`: the seed says unprefixed keys "cannot be used by plugins". */
+  allowUnprefixed: boolean;
+}
+
+export function isWellKnownLabelKey(key: string): boolean {
+  return WELL_KNOWN_LABEL_KEYS.some((known) => (typeof known === 'string' ? known === key : known.test(key)));
+}
+
+export function validateLabels(labels: unknown, options: LabelOptions, path = '/metadata/labels'): FieldError[] {
+  const map = asStringMap(labels, path);
+  if (!map.ok) return map.errors;
+  const errors = [...map.errors];
+  for (const [key, value] of map.entries) {
+    const at = joinPointer(path, key);
+    errors.push(...keyErrors(key, at));
+    if (!key.includes('/') && !options.allowUnprefixed) {
+      errors.push({ path: at, message: `label key "${key}" has no prefix; unprefixed keys cannot be used by plugins (use a domain you own, such as <plugin>.svc.run/${key})` });
+    }
+    const prefix = key.includes('/') ? key.slice(0, key.indexOf('/')) : undefined;
+    if (prefix !== undefined && isServiceDomain(prefix) && !isWellKnownLabelKey(key)) {
+      errors.push({ path: at, message: `label key "${key}" uses the reserved prefix "${prefix}/" but is not a key the service defines` });
+    }
+    if (typeof value === 'string') errors.push(...labelValueErrors(value, at));
+  }
+  return errors;
+}
+
+export function validateAnnotations(annotations: unknown, path = '/metadata/annotations'): FieldError[] {
+  const map = asStringMap(annotations, path);
+  if (!map.ok) return map.errors;
+  const errors = [...map.errors];
+  let bytes = 0;
+  for (const [key, value] of map.entries) {
+    errors.push(...keyErrors(key, joinPointer(path, key)));
+    bytes += Buffer.byteLength(key) + (typeof value === 'string' ? Buffer.byteLength(value) : 0);
+  }
+  if (bytes > MAX_ANNOTATIONS_BYTES) {
+    errors.push({ path, message: `total size of keys and values must be at most ${MAX_ANNOTATIONS_BYTES} bytes (has ${bytes})` });
+  }
+  return errors;
+}
+
+function keyErrors(key: string, path: string): FieldError[] {
+  if (FORBIDDEN_KEYS.has(key)) return [{ path, message: `"${key}" is not allowed as a key` }];
+  return qualifiedNameProblems(key).map((message) => ({ path, message: `key ${message}` }));
+}
+
+function labelValueErrors(value: string, path: string): FieldError[] {
+  const errors: FieldError[] = [];
+  if (value.length > MAX_LABEL_VALUE_LENGTH) {
+    errors.push({ path, message: `value must be at most ${MAX_LABEL_VALUE_LENGTH} characters (has ${value.length})` });
+  }
+  if (!LABEL_VALUE_PATTERN.test(value)) {
+    errors.push({ path, message: "value must be empty or start and end with a letter or digit, with only letters, digits, '-', '_' and '.'" });
+  }
+  return errors;
+}
+
+type MapCheck =
+  | { ok: false; errors: FieldError[] }
+  | { ok: true; entries: [string, unknown][]; errors: FieldError[] };
+
+/** The map itself must be a plain JSON object; each non-string value is reported and the rest still checked. */
+function asStringMap(value: unknown, path: string): MapCheck {
+  if (value === undefined) return { ok: true, entries: [], errors: [] };
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return { ok: false, errors: [{ path, message: 'must be an object mapping strings to strings' }] };
+  }
+  const entries = Object.entries(value);
+  const errors = entries
+    .filter(([, v]) => typeof v !== 'string')
+    .map(([key]) => ({ path: joinPointer(path, key), message: 'value must be a string' }));
+  return { ok: true, entries, errors };
+}

@@ -1,0 +1,20 @@
+import { definePlugin } from '@svc/plugin-api';
+import { GENDERS, personModel } from './person.js';
+
+export default definePlugin({
+  async start(ctx) {
+    await ctx.models.register(personModel);
+
+    // Answered from the spec.gender index alone: no object is read.
+    ctx.routes.add({
+      apiVersion: 'console.api.people.svc.run/v1alpha1',
+      method: 'GET',
+      path: '/stats',
+      async handler() {
+        const counts = await ctx.client.countBy(personModel, 'spec.gender');
+        const byGender = Object.fromEntries(GENDERS.map((g) => [g, counts[g] ?? 0]));
+        return { total: await ctx.client.count(personModel), byGender };
+      },
+    });
+  },
+});

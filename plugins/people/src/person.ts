@@ -1,0 +1,44 @@
+import type { ExtensionObject, ModelDefinition } from '@svc/plugin-api';
+
+export interface PersonSpec {
+  name?: string;
+  age?: number;
+  gender?: 'MALE' | 'FEMALE';
+  otherPerson?: Person;
+}
+
+export type Person = ExtensionObject<PersonSpec>;
+
+export const GENDERS = ['MALE', 'FEMALE'] as const;
+
+/** The seed's example model: group people.svc.run, version v1alpha1, kind Person. */
+export const personModel: ModelDefinition<Person> = {
+  group: 'people.svc.run',
+  version: 'v1alpha1',
+  kind: 'Person',
+  plural: 'persons',
+  singular: 'person',
+  schema: {
+    type: 'object',
+    required: ['spec'],
+    properties: {
+      spec: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          name: { type: 'string', maxLength: 100 },
+          age: { type: 'integer', minimum: 0, maximum: 150 },
+          gender: { type: 'string', enum: [...GENDERS] },
+          // A whole nested Person: the schema refers to itself.
+          otherPerson: { $ref: '#' },
+        },
+      },
+      status: { type: 'object' },
+    },
+  },
+  indexes: [
+    { name: 'spec.name', unique: true },
+    { name: 'spec.age' },
+    { name: 'spec.gender' },
+  ],
+};
