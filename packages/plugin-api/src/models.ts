@@ -1,4 +1,4 @@
-import type { ExtensionObject } from './objects.js';
+import type { AnyExtensionObject, ExtensionObject } from './objects.js';
 
 /** A JSON Schema (draft 2020-12 subset understood by Ajv). */
 export type JsonSchema = Record<string, unknown>;
@@ -10,7 +10,7 @@ export type JsonSchema = Record<string, unknown>;
  * When `indexFunc` is omitted the value is read from the field path given as `name` (`spec.slug`), and numbers and
  * booleans are converted to strings; arrays yield one value per element.
  */
-export interface IndexSpec<T extends ExtensionObject = ExtensionObject> {
+export interface IndexSpec<T extends AnyExtensionObject = ExtensionObject> {
   name: string;
   order?: 'ASC' | 'DESC';
   unique?: boolean;
@@ -18,7 +18,7 @@ export interface IndexSpec<T extends ExtensionObject = ExtensionObject> {
 }
 
 /** The seed's model declaration attributes, plus the schema and indexes of the model. */
-export interface ModelDefinition<T extends ExtensionObject = ExtensionObject> {
+export interface ModelDefinition<T extends AnyExtensionObject = ExtensionObject> {
   group: string;
   version: string;
   kind: string;

@@ -50,3 +50,6 @@ export interface ListOptions {
   labelSelector?: string | string[];
   fieldSelector?: string | string[];
 }
+
+/** Any object, whatever its spec and status types: the constraint of generic APIs. */
+export type AnyExtensionObject = ExtensionObject<object, object>;

@@ -1,4 +1,4 @@
-import type { ListOptions, ListResult, ExtensionObject } from './objects.js';
+import type { AnyExtensionObject, ListOptions, ListResult, ExtensionObject } from './objects.js';
 import type { ModelDefinition, ModelRef } from './models.js';
 import type { CustomRoute } from './routes.js';
 
@@ -12,24 +12,24 @@ export interface Logger {
 /** What a plugin uses to register models. Everything registered is unregistered when the plugin stops. */
 export interface ModelRegistry {
   /** Registers a model and builds its indexes from the stored objects. */
-  register<T extends ExtensionObject>(definition: ModelDefinition<T>): Promise<void>;
+  register<T extends AnyExtensionObject>(definition: ModelDefinition<T>): Promise<void>;
 }
 
 /** Server-side access to objects, with the same validation and index rules as the HTTP API. */
 export interface ExtensionClient {
-  get<T extends ExtensionObject = ExtensionObject>(model: ModelRef, name: string): Promise<T>;
+  get<T extends AnyExtensionObject = ExtensionObject>(model: ModelRef, name: string): Promise<T>;
   /** Like get, but undefined when the object does not exist. */
-  fetch<T extends ExtensionObject = ExtensionObject>(model: ModelRef, name: string): Promise<T | undefined>;
-  list<T extends ExtensionObject = ExtensionObject>(model: ModelRef, options?: ListOptions): Promise<ListResult<T>>;
+  fetch<T extends AnyExtensionObject = ExtensionObject>(model: ModelRef, name: string): Promise<T | undefined>;
+  list<T extends AnyExtensionObject = ExtensionObject>(model: ModelRef, options?: ListOptions): Promise<ListResult<T>>;
   /** Counts matching objects from the indexes alone, without reading objects. */
   count(model: ModelRef, options?: Pick<ListOptions, 'labelSelector' | 'fieldSelector'>): Promise<number>;
   /** Counts objects per value of an index, from the index alone. */
   countBy(model: ModelRef, indexName: string): Promise<Record<string, number>>;
-  create<T extends ExtensionObject>(object: T): Promise<T>;
+  create<T extends AnyExtensionObject>(object: T): Promise<T>;
   /** Replaces the object; `metadata.version` must equal the stored one. */
-  update<T extends ExtensionObject>(object: T): Promise<T>;
+  update<T extends AnyExtensionObject>(object: T): Promise<T>;
   /** Declares deletion: sets deletionTimestamp; the object is removed once its finalizers are empty. */
-  delete<T extends ExtensionObject = ExtensionObject>(model: ModelRef, name: string): Promise<T>;
+  delete<T extends AnyExtensionObject = ExtensionObject>(model: ModelRef, name: string): Promise<T>;
 }
 
 export interface RouteRegistry {

@@ -1,0 +1,60 @@
+import FindMyWay, { type HTTPVersion } from 'find-my-way';
+
+export type RouteHandler<Ctx> = (context: Ctx, params: Record<string, string | undefined>) => Promise<unknown> | unknown;
+
+export interface DynamicRoute<Ctx> {
+  method: string;
+  path: string;
+  /** Who added the route (`core`, or a plugin's name); removing an owner removes all its routes. */
+  owner: string;
+  handler: RouteHandler<Ctx>;
+}
+
+const options = { ignoreTrailingSlash: true, maxParamLength: 1000, caseSensitive: true };
+
+/**
+ * Routes that change while the server runs. Fastify refuses new routes once listening, so one catch-all route
+ * dispatches into this. The route list is the source of truth; the find-my-way tree is derived from it, rebuilt and
+ * swapped on every change (cheaper than many `off()` calls, and a lookup never sees a half-changed tree).
+ */
+export class DynamicRouter<Ctx> {
+  private routes: DynamicRoute<Ctx>[] = [];
+  private tree = FindMyWay<HTTPVersion.V1>(options);
+
+  /** Adds routes all at once: if one clashes with an existing route, none is added. */
+  add(routes: DynamicRoute<Ctx>[]): void {
+    const next = FindMyWay<HTTPVersion.V1>(options);
+    for (const route of [...this.routes, ...routes]) mount(next, route);
+    this.routes = [...this.routes, ...routes];
+    this.tree = next;
+  }
+
+  removeOwner(owner: string): number {
+    const kept = this.routes.filter((r) => r.owner !== owner);
+    const removed = this.routes.length - kept.length;
+    if (removed === 0) return 0;
+    const next = FindMyWay<HTTPVersion.V1>(options);
+    for (const route of kept) mount(next, route);
+    this.routes = kept;
+    this.tree = next;
+    return removed;
+  }
+
+  find(method: string, path: string): { route: DynamicRoute<Ctx>; params: Record<string, string | undefined> } | null {
+    const found = this.tree.find(method as 'GET', path);
+    if (!found) return null;
+    return { route: found.store as DynamicRoute<Ctx>, params: found.params };
+  }
+
+  list(): readonly DynamicRoute<Ctx>[] {
+    return this.routes;
+  }
+}
+
+function mount<Ctx>(tree: ReturnType<typeof FindMyWay<HTTPVersion.V1>>, route: DynamicRoute<Ctx>) {
+  try {
+    tree.on(route.method as 'GET', route.path, () => undefined, route);
+  } catch (error) {
+    throw new Error(`route ${route.method} ${route.path} of ${route.owner} clashes with an existing route: ${(error as Error).message}`);
+  }
+}

@@ -1,0 +1,144 @@
+import fastJsonPatch from 'fast-json-patch';
+import { badRequest, conflict, notFound, unsupportedMediaType, type ExtensionObject } from '@svc/plugin-api';
+import type { ModelRegistry, ServedModel } from '../registry/model-registry.js';
+import type { ObjectService, Written } from '../registry/object-service.js';
+import { applyMergePatch } from '../registry/merge-patch.js';
+import type { DynamicRoute } from './dynamic-router.js';
+import { JSON_TYPE, type HttpContext } from './http-context.js';
+import { pageInfo, parseListQuery } from '../registry/list-query.js';
+import { listEnvelope } from './list-envelope.js';
+
+type Params = Record<string, string | undefined>;
+type Query = Record<string, string | string[] | undefined>;
+
+/**
+ * The generated REST API of every model (CONTRACT section 3): one set of handlers, the model looked up from the path.
+ * A model gets no handler code of its own.
+ */
+export function generatedRoutes(registry: ModelRegistry, objects: ObjectService): DynamicRoute<HttpContext>[] {
+  const model = (p: Params): ServedModel => {
+    const served = registry.findByRoute(p.group ?? '', p.version ?? '', p.plural ?? '');
+    if (!served) {
+      const where = p.group ? `${p.group}/${p.version}` : p.version;
+      throw notFound(`no resource "${p.plural}" is served in ${where}`);
+    }
+    return served;
+  };
+  const statusOf = (p: Params): ServedModel => {
+    const served = model(p);
+    if (p.subresource !== 'status' || !served.model.statusSubresource) {
+      throw notFound(`${served.model.kind} has no subresource "${p.subresource}"`);
+    }
+    return served;
+  };
+  const sendObject = ({ reply }: HttpContext, bytes: Buffer, status = 200) =>
+    reply.code(status).type(JSON_TYPE).send(bytes);
+  const sendWritten = (ctx: HttpContext, written: Written) => sendObject(ctx, written.bytes);
+
+  const handlers = {
+    async list(ctx: HttpContext, p: Params) {
+      const served = model(p);
+      const query = parseListQuery(ctx.request.query as Query);
+      const page = await objects.list(served, query);
+      const body = listEnvelope(
+        { apiVersion: served.model.apiVersion, kind: served.model.kind, revision: page.revision },
+        page.items,
+        pageInfo(page.total, query.page ?? 1, query.size),
+      );
+      return ctx.reply.type(JSON_TYPE).send(body);
+    },
+    async create(ctx: HttpContext, p: Params) {
+      const served = model(p);
+      const written = await objects.create(served, requireJsonBody(ctx));
+      ctx.reply.header('location', `${ctx.request.url.split('?')[0]?.replace(/\/$/, '')}/${written.object.metadata.name}`);
+      return sendObject(ctx, written.bytes, 201);
+    },
+    async deleteCollection(ctx: HttpContext, p: Params) {
+      const served = model(p);
+      const { labels, fields } = parseListQuery(ctx.request.query as Query);
+      const deleted = await objects.deleteCollection(served, { labels, fields });
+      return ctx.reply.type(JSON_TYPE).send({ deleted });
+    },
+    async get(ctx: HttpContext, p: Params) {
+      return sendObject(ctx, await objects.getBytes(model(p), p.name!));
+    },
+    async update(ctx: HttpContext, p: Params) {
+      return sendWritten(ctx, await objects.update(model(p), p.name!, requireJsonBody(ctx)));
+    },
+    async patch(ctx: HttpContext, p: Params) {
+      return sendWritten(ctx, await objects.patch(model(p), p.name!, patchFunction(ctx)));
+    },
+    async delete(ctx: HttpContext, p: Params) {
+      return sendWritten(ctx, await objects.delete(model(p), p.name!));
+    },
+    async getStatus(ctx: HttpContext, p: Params) {
+      return sendObject(ctx, await objects.getBytes(statusOf(p), p.name!));
+    },
+    async updateStatus(ctx: HttpContext, p: Params) {
+      return sendWritten(ctx, await objects.update(statusOf(p), p.name!, requireJsonBody(ctx), { subresource: 'status' }));
+    },
+    async patchStatus(ctx: HttpContext, p: Params) {
+      const served = statusOf(p);
+      return sendWritten(ctx, await objects.patch(served, p.name!, patchFunction(ctx), { subresource: 'status' }));
+    },
+  };
+
+  const routes: DynamicRoute<HttpContext>[] = [];
+  for (const base of ['/apis/:group/:version/:plural', '/api/:version/:plural']) {
+    const add = (method: string, path: string, handler: (ctx: HttpContext, p: Params) => unknown) =>
+      routes.push({ method, path, owner: 'core', handler });
+    add('GET', base, handlers.list);
+    add('POST', base, handlers.create);
+    add('DELETE', base, handlers.deleteCollection);
+    add('GET', `${base}/:name`, handlers.get);
+    add('PUT', `${base}/:name`, handlers.update);
+    add('PATCH', `${base}/:name`, handlers.patch);
+    add('DELETE', `${base}/:name`, handlers.delete);
+    add('GET', `${base}/:name/:subresource`, handlers.getStatus);
+    add('PUT', `${base}/:name/:subresource`, handlers.updateStatus);
+    add('PATCH', `${base}/:name/:subresource`, handlers.patchStatus);
+  }
+  return routes;
+}
+
+function requireJsonBody(ctx: HttpContext): unknown {
+  const type = contentType(ctx);
+  if (type !== 'application/json') {
+    throw unsupportedMediaType(`send the object as application/json, not ${type || 'no content type'}`);
+  }
+  if (ctx.request.body === undefined || ctx.request.body === null) throw badRequest('a JSON object body is required');
+  return ctx.request.body;
+}
+
+/** A function applying the request's patch document to the current object: JSON Patch or JSON Merge Patch. */
+function patchFunction(ctx: HttpContext): (current: ExtensionObject) => unknown {
+  const type = contentType(ctx);
+  const body = ctx.request.body;
+  if (type === 'application/merge-patch+json') {
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      throw badRequest('a merge patch must be a JSON object');
+    }
+    return (current) => applyMergePatch(current, body);
+  }
+  if (type === 'application/json-patch+json') {
+    if (!Array.isArray(body)) throw badRequest('a JSON Patch must be an array of operations');
+    const invalidOp = fastJsonPatch.validate(body as fastJsonPatch.Operation[]);
+    if (invalidOp) throw badRequest(`invalid JSON Patch operation ${invalidOp.index}: ${invalidOp.message}`);
+    return (current) => {
+      try {
+        return fastJsonPatch.applyPatch(current, body as fastJsonPatch.Operation[], true, true, true).newDocument;
+      } catch (error) {
+        const e = error as { name?: string; message: string; index?: number };
+        if (e.name === 'TEST_OPERATION_FAILED') throw conflict(`JSON Patch test operation ${e.index} failed`);
+        throw badRequest(`JSON Patch could not be applied: ${e.message.split('\n')[0]}`);
+      }
+    };
+  }
+  throw unsupportedMediaType(
+    `PATCH takes application/json-patch+json (RFC 6902) or application/merge-patch+json (RFC 7386), not ${type || 'no content type'}`,
+  );
+}
+
+function contentType(ctx: HttpContext): string {
+  return (ctx.request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+}

@@ -1,0 +1,87 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isApiError, type FieldError } from '@svc/plugin-api';
+
+/** RFC 9457 problem details, the body of every error svc answers with (CONTRACT section 4). */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance: string;
+  errors?: FieldError[];
+}
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  410: 'Gone',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+};
+
+const typeFor = (title: string) => `https://svc.run/problems/${title.toLowerCase().replace(/[^a-z]+/g, '-')}`;
+
+/** Maps Fastify's own client errors (body parsing, limits, media types) to a status and a readable detail. */
+function fastifyClientError(error: { code?: string; statusCode?: number; message: string }) {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { status: 413, detail: 'the request body is larger than the limit of 4 MiB' };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
+        ? { status: 415, detail: `${error.message}; send application/json` }
+        : { status: 400, detail: error.message };
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return { status: 400, detail: 'the request body is empty; a JSON object is required' };
+    default:
+      if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+        const detail =
+          error instanceof SyntaxError || /JSON|token|prototype|constructor/i.test(error.message)
+            ? `the request body is not valid JSON: ${error.message}`
+            : error.message;
+        return { status: error.statusCode, detail };
+      }
+      return undefined;
+  }
+}
+
+export function toProblem(error: unknown, instance: string): { problem: Problem; headers?: Record<string, string> } {
+  if (isApiError(error)) {
+    const problem: Problem = {
+      type: typeFor(error.title),
+      title: error.title,
+      status: error.status,
+      detail: error.detail,
+      instance,
+    };
+    if (error.errors?.length) problem.errors = error.errors;
+    return { problem, headers: error.headers };
+  }
+  const client = fastifyClientError(error as { code?: string; statusCode?: number; message: string });
+  if (client) {
+    const title = TITLES[client.status] ?? 'Bad Request';
+    return { problem: { type: typeFor(title), title, status: client.status, detail: client.detail, instance } };
+  }
+  return {
+    problem: {
+      type: typeFor('Internal Server Error'),
+      title: 'Internal Server Error',
+      status: 500,
+      detail: 'the server failed to handle the request; the error has been logged',
+      instance,
+    },
+  };
+}
+
+export function sendProblem(reply: FastifyReply, request: FastifyRequest, error: unknown): FastifyReply {
+  const { problem, headers } = toProblem(error, request.url.split('?')[0] ?? request.url);
+  if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
+  if (headers) reply.headers(headers);
+  return reply.code(problem.status).type('application/problem+json').send(JSON.stringify(problem));
+}

@@ -1,0 +1,126 @@
+/**
+ * The walkable indexes of a model. A field index (or indexFunc index) is one B-tree from value (natural order) to the
+ * group of records holding it: an equality is a lookup, a sort is a walk over it, and a value is stored once however
+ * many objects hold it. The name index is a B-tree from name to record.
+ */
+import { forEachPairInOrder, newSortedMap, type SortedMap } from './btree.js';
+import { recordName, type IndexRecord } from './index-record.js';
+import { NO_VALUE, type Extractor, type Slot } from './index-values.js';
+import { forEachMember, groupAdd, groupDelete, groupSize, type RecordGroup } from './record-group.js';
+
+/** An index a query can walk in value order: what the page walker needs. */
+export interface OrderedIndex {
+  readonly name: string;
+  /** True while some object has several values: a walk must then skip objects it has already met. */
+  readonly multiValued: boolean;
+  /** Where an object's value sits in its record (NAME_SLOT: the name itself). */
+  readonly slot: number;
+  /** Visits each value and its group in value order (reversed when descending) until `visit` returns false. */
+  forEachGroup(descending: boolean, visit: (value: string, group: RecordGroup) => boolean): void;
+}
+
+/** The slot number of the name index: a name is its own value. */
+export const NAME_SLOT = -1;
+
+export class FieldIndex implements OrderedIndex {
+  private readonly byValue: SortedMap<RecordGroup> = newSortedMap();
+  private multiValuedObjects = 0;
+
+  constructor(
+    readonly name: string,
+    readonly unique: boolean,
+    readonly extract: Extractor,
+    readonly slot: number,
+  ) {}
+
+  get multiValued(): boolean {
+    return this.multiValuedObjects > 0;
+  }
+
+  group(value: string): RecordGroup | undefined {
+    return this.byValue.get(value);
+  }
+
+  forEachGroup(descending: boolean, visit: (value: string, group: RecordGroup) => boolean): void {
+    forEachPairInOrder(this.byValue, descending, visit);
+  }
+
+  /**
+   * Files `record` under each value of `slot`. Returns the slot to keep in the record, using the value strings the
+   * index already holds: 100,000 objects with `spec.gender: FEMALE` then share one string instead of 100,000 copies.
+   */
+  add(record: IndexRecord, slot: Slot): Slot {
+    if (typeof slot === 'string') return this.addValue(record, slot);
+    this.multiValuedObjects++;
+    return slot.map((value) => this.addValue(record, value));
+  }
+
+  remove(record: IndexRecord, slot: Slot): void {
+    if (typeof slot === 'string') return this.removeValue(record, slot);
+    this.multiValuedObjects--;
+    for (const value of slot) this.removeValue(record, value);
+  }
+
+  /** Number of objects per value; objects without a value are not counted. */
+  counts(): Record<string, number> {
+    const counts: Record<string, number> = {};
+    this.byValue.forEachPair((value, group) => {
+      if (value !== NO_VALUE) counts[value] = groupSize(group);
+    });
+    return counts;
+  }
+
+  /** A name holding `value` other than `except`, if any: for unique-index checks. */
+  holder(value: string, except: string): string | undefined {
+    let found: string | undefined;
+    forEachMember(this.byValue.get(value), (record) => {
+      if (recordName(record) !== except) found = recordName(record);
+      return found === undefined;
+    });
+    return found;
+  }
+
+  private addValue(record: IndexRecord, value: string): string {
+    // One descent when the value is new (the record is its own group), one more when it exists.
+    if (this.byValue.set(value, record, false)) return value;
+    let canonical = value;
+    this.byValue.editRange(value, value, true, (key, group) => {
+      canonical = key;
+      const grown = groupAdd(group, record);
+      return grown === group ? undefined : { value: grown };
+    });
+    return canonical;
+  }
+
+  private removeValue(record: IndexRecord, value: string): void {
+    this.byValue.editRange(value, value, true, (_key, group) => {
+      const shrunk = groupDelete(group, record);
+      if (shrunk === undefined) return { delete: true };
+      return shrunk === group ? undefined : { value: shrunk };
+    });
+  }
+}
+
+/** All records in name order; each record is its own group. */
+export class NameIndex implements OrderedIndex {
+  readonly name = 'metadata.name';
+  readonly multiValued = false;
+  readonly slot = NAME_SLOT;
+  private readonly byName: SortedMap<IndexRecord> = newSortedMap();
+
+  add(record: IndexRecord): void {
+    this.byName.set(recordName(record), record);
+  }
+
+  remove(record: IndexRecord): void {
+    this.byName.delete(recordName(record));
+  }
+
+  names(): string[] {
+    return this.byName.keysArray();
+  }
+
+  forEachGroup(descending: boolean, visit: (value: string, group: RecordGroup) => boolean): void {
+    forEachPairInOrder(this.byName, descending, visit);
+  }
+}

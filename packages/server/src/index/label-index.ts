@@ -1,0 +1,91 @@
+/**
+ * The default `metadata.labels` index: label key → label value → the records carrying that label. Two levels rather
+ * than one map of `key=value` strings, so a label selector on a key (`k`, `!k`, `k notin (…)`) finds all of that key's
+ * groups without scanning other keys, and no `key=value` string is built per object.
+ *
+ * As a field index (`countBy`, a field selector on `metadata.labels`) its values read as `key=value`.
+ */
+import type { IndexRecord } from './index-record.js';
+import { groupAdd, groupDelete, groupSize, type RecordGroup } from './record-group.js';
+
+export type Labels = Readonly<Record<string, string>>;
+
+export const LABELS_INDEX = 'metadata.labels';
+
+interface KeyEntry {
+  byValue: Map<string, RecordGroup>;
+  /** The value strings as first seen, so records share one instance of each value. */
+  values: Map<string, string>;
+}
+
+export class LabelIndex {
+  private readonly keys = new Map<string, KeyEntry>();
+
+  /** Files `record` under each of its labels; returns the labels to keep in the record (a private copy). */
+  add(record: IndexRecord, labels: unknown): Labels | undefined {
+    if (labels === null || typeof labels !== 'object') return undefined;
+    let copy: Record<string, string> | undefined;
+    for (const [key, value] of Object.entries(labels)) {
+      if (typeof value !== 'string') continue;
+      let entry = this.keys.get(key);
+      if (!entry) this.keys.set(key, (entry = { byValue: new Map(), values: new Map() }));
+      const group = entry.byValue.get(value);
+      const grown = groupAdd(group, record);
+      if (grown !== group) entry.byValue.set(value, grown);
+      let canonical = entry.values.get(value);
+      if (canonical === undefined) entry.values.set(value, (canonical = value));
+      (copy ??= {})[key] = canonical;
+    }
+    return copy;
+  }
+
+  remove(record: IndexRecord, labels: Labels | undefined): void {
+    if (!labels) return;
+    for (const key of Object.keys(labels)) {
+      const entry = this.keys.get(key);
+      const value = labels[key]!;
+      const group = entry?.byValue.get(value);
+      if (!entry || group === undefined) continue;
+      const shrunk = groupDelete(group, record);
+      if (shrunk === undefined) {
+        entry.byValue.delete(value);
+        entry.values.delete(value);
+      } else if (shrunk !== group) {
+        entry.byValue.set(value, shrunk);
+      }
+      if (entry.byValue.size === 0) this.keys.delete(key);
+    }
+  }
+
+  group(key: string, value: string): RecordGroup | undefined {
+    return this.keys.get(key)?.byValue.get(value);
+  }
+
+  /** Every group of one key: together, the objects carrying the key (disjoint: an object has one value per key). */
+  groupsOf(key: string): RecordGroup[] {
+    const entry = this.keys.get(key);
+    return entry ? [...entry.byValue.values()] : [];
+  }
+
+  /** Number of objects per `key=value`. */
+  counts(): Record<string, number> {
+    const counts: Record<string, number> = {};
+    for (const [key, entry] of this.keys) {
+      for (const [value, group] of entry.byValue) counts[`${key}=${value}`] = groupSize(group);
+    }
+    return counts;
+  }
+}
+
+/** Whether two label sets are equal (so an update that keeps the labels leaves the label index alone). */
+export function sameLabels(a: Labels | undefined, b: unknown): boolean {
+  const keysA = a ? Object.keys(a) : [];
+  if (b === null || typeof b !== 'object') return keysA.length === 0;
+  const entriesB = Object.entries(b).filter(([, value]) => typeof value === 'string');
+  return entriesB.length === keysA.length && entriesB.every(([key, value]) => a !== undefined && a[key] === value);
+}
+
+/** `key=value` for each label: the labels index read as a multi-value field index. */
+export function labelPairs(labels: Labels | undefined): string[] {
+  return labels ? Object.keys(labels).map((key) => `${key}=${labels[key]}`) : [];
+}

@@ -1,0 +1,118 @@
+/**
+ * The objects that share one index value, kept in name order (naturalCompare) so that ties come out name-ascending
+ * whichever way the index is walked, without buffering and sorting a long run of equal values.
+ *
+ * Members are the objects' records (not their names): a walk reads a member's values straight from it, with no
+ * lookup by name, which on a large model costs more than everything else a walk does (a hash probe is a few cache
+ * misses).
+ *
+ * The representation grows with the group, because most groups are tiny (unique and near-unique indexes such as
+ * creationTimestamp have one object per value) and a few are huge (a gender, the objects without a deletionTimestamp):
+ * - one member: the record itself (no container at all);
+ * - up to ARRAY_MAX members: an array sorted by name (a word a member, binary search, cheap splices);
+ * - more: a B-tree from name to record (logarithmic updates; back to an array below ARRAY_MIN, with hysteresis so a
+ *   group oscillating around the limit does not convert on every write).
+ * Arrays and B-trees are changed in place; the add and delete functions return the group to keep from then on.
+ */
+import { isSortedMap, newSortedMap, STOP, type SortedMap } from './btree.js';
+import { recordName, type IndexRecord } from './index-record.js';
+import { naturalCompare } from './natural-compare.js';
+
+export type RecordGroup = IndexRecord | IndexRecord[] | SortedMap<IndexRecord>;
+
+const ARRAY_MAX = 64;
+const ARRAY_MIN = 32;
+
+/** A record starts with its name; an array of records starts with a record. */
+function isRecord(group: RecordGroup): group is IndexRecord {
+  return Array.isArray(group) && typeof group[0] === 'string';
+}
+
+export function groupSize(group: RecordGroup | undefined): number {
+  if (group === undefined) return 0;
+  if (isSortedMap(group)) return group.size;
+  return isRecord(group) ? 1 : group.length;
+}
+
+export function groupHas(group: RecordGroup | undefined, name: string): boolean {
+  if (group === undefined) return false;
+  if (isSortedMap(group)) return group.has(name);
+  return isRecord(group) ? recordName(group) === name : search(group, name) >= 0;
+}
+
+/** Adds `record` (idempotent); returns the group to keep. */
+export function groupAdd(group: RecordGroup | undefined, record: IndexRecord): RecordGroup {
+  if (group === undefined) return record;
+  const name = recordName(record);
+  if (isSortedMap(group)) {
+    group.set(name, record);
+    return group;
+  }
+  if (isRecord(group)) {
+    if (group === record) return group;
+    return naturalCompare(recordName(group), name) < 0 ? [group, record] : [record, group];
+  }
+  const at = search(group, name);
+  if (at >= 0) return group;
+  if (group.length < ARRAY_MAX) {
+    group.splice(-at - 1, 0, record);
+    return group;
+  }
+  const map = newSortedMap<IndexRecord>();
+  for (const member of group) map.set(recordName(member), member);
+  map.set(name, record);
+  return map;
+}
+
+/** Removes `record`; returns the group to keep, or undefined once it is empty. */
+export function groupDelete(group: RecordGroup | undefined, record: IndexRecord): RecordGroup | undefined {
+  if (group === undefined) return undefined;
+  if (isSortedMap(group)) {
+    group.delete(recordName(record));
+    return group.size < ARRAY_MIN ? group.valuesArray() : group;
+  }
+  if (isRecord(group)) return group === record ? undefined : group;
+  const at = search(group, recordName(record));
+  if (at < 0) return group;
+  group.splice(at, 1);
+  return group.length === 1 ? group[0] : group;
+}
+
+/** Calls `visit` on each member in name order until it returns false; returns false when stopped early. */
+export function forEachMember(group: RecordGroup | undefined, visit: (record: IndexRecord) => boolean | void): boolean {
+  if (group === undefined) return true;
+  if (isSortedMap(group)) {
+    let completed = true;
+    group.forEachPair((_name, record) => {
+      if (visit(record) !== false) return;
+      completed = false;
+      return STOP;
+    });
+    return completed;
+  }
+  if (isRecord(group)) return visit(group) !== false;
+  for (const record of group) if (visit(record) === false) return false;
+  return true;
+}
+
+/** Appends the members to `out`, in name order. */
+export function pushMembers(group: RecordGroup | undefined, out: IndexRecord[]): void {
+  if (group === undefined) return;
+  if (isSortedMap(group)) group.forEachPair((_name, record) => void out.push(record));
+  else if (isRecord(group)) out.push(group);
+  else for (const record of group) out.push(record);
+}
+
+/** Index of `name` in the array, or -(insertion point) - 1. */
+function search(records: readonly IndexRecord[], name: string): number {
+  let low = 0;
+  let high = records.length - 1;
+  while (low <= high) {
+    const mid = (low + high) >>> 1;
+    const order = naturalCompare(recordName(records[mid]!), name);
+    if (order === 0) return mid;
+    if (order < 0) low = mid + 1;
+    else high = mid - 1;
+  }
+  return -low - 1;
+}

@@ -1,0 +1,43 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import type { ExtensionObject } from '@svc/plugin-api';
+
+export interface DeclaredObject {
+  /** `extensions/<file>#<document index>`, for error messages. */
+  source: string;
+  object: ExtensionObject;
+}
+
+/**
+ * Reads every YAML document of a plugin's `extensions/` folder (any file names, several documents per file). The type
+ * of each object comes from its apiVersion and kind only. Files are read in name order so start-up is repeatable.
+ */
+export async function readDeclaredObjects(folder: string): Promise<DeclaredObject[]> {
+  const dir = path.join(folder, 'extensions');
+  let files: string[];
+  try {
+    files = (await readdir(dir)).filter((f) => /\.ya?ml$/i.test(f)).sort();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const declared: DeclaredObject[] = [];
+  for (const file of files) {
+    const documents = parseAllDocuments(await readFile(path.join(dir, file), 'utf8'));
+    const list = Array.isArray(documents) ? documents : [documents];
+    list.forEach((doc, i) => {
+      const source = `extensions/${file}#${i + 1}`;
+      if (doc.errors.length > 0) throw new Error(`${source} is not valid YAML: ${doc.errors[0]!.message}`);
+      const object = doc.toJS() as unknown;
+      if (object === null || object === undefined) return; // an empty document, e.g. after a trailing '---'
+      if (typeof object !== 'object' || Array.isArray(object)) throw new Error(`${source} is not a YAML mapping`);
+      const o = object as ExtensionObject;
+      if (typeof o.apiVersion !== 'string' || typeof o.kind !== 'string') {
+        throw new Error(`${source} has no apiVersion and kind, so its type is unknown`);
+      }
+      declared.push({ source, object: o });
+    });
+  }
+  return declared;
+}

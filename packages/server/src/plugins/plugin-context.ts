@@ -1,0 +1,65 @@
+import type { Logger as PinoLogger } from 'pino';
+import type { CustomRoute, ExtensionClient, Logger, ModelDefinition, PluginContext } from '@svc/plugin-api';
+import { isGroupOwnedBy, normalizeModelDefinition } from '../objects/model-definition.js';
+import type { ModelRegistry, ServedModel } from '../registry/model-registry.js';
+import { customRouteProblem, groupOf } from '../api/custom-routes.js';
+
+/** Everything a plugin registered during start, so that stopping it can remove exactly that. */
+export interface PluginContributions {
+  models: ServedModel[];
+  routes: CustomRoute[];
+}
+
+export function pluginLogger(base: PinoLogger, plugin: string): Logger {
+  const log = base.child({ plugin });
+  return {
+    debug: (message, fields) => log.debug(fields ?? {}, message),
+    info: (message, fields) => log.info(fields ?? {}, message),
+    warn: (message, fields) => log.warn(fields ?? {}, message),
+    error: (message, fields) => log.error(fields ?? {}, message),
+  };
+}
+
+/**
+ * Builds the context handed to a plugin's `start`. A plugin is given its services explicitly (Backstage's habit) and
+ * everything it registers is recorded in `contributions`. Routes are collected here and mounted by the host only once
+ * `start` has succeeded.
+ */
+export function createPluginContext(
+  name: string,
+  deps: { registry: ModelRegistry; client: ExtensionClient; logger: Logger },
+  contributions: PluginContributions,
+): PluginContext {
+  return {
+    name,
+    logger: deps.logger,
+    client: deps.client,
+    models: {
+      async register(definition) {
+        const model = normalizeModelDefinition(definition as unknown as ModelDefinition, { kind: 'plugin', name });
+        contributions.models.push(await deps.registry.register(model, name));
+      },
+    },
+    routes: {
+      add(route: CustomRoute) {
+        const problem = customRouteProblem(route);
+        if (problem) {
+          // The seed: a custom API without a <group>/<version> declaration is ignored.
+          deps.logger.warn(`custom route ${describe(route)} is not mounted: ${problem}`);
+          return;
+        }
+        if (!isGroupOwnedBy(groupOf(route), name)) {
+          throw new Error(
+            `custom route ${describe(route)} is in group "${groupOf(route)}", which plugin "${name}" does not own; ` +
+              `use ${name}.svc.run, console.api.${name}.svc.run, uc.api.${name}.svc.run, api.${name}.svc.run or a domain of your own`,
+          );
+        }
+        contributions.routes.push(route);
+      },
+    },
+  };
+}
+
+function describe(route: Partial<CustomRoute>): string {
+  return `${String(route.method)} ${String(route.path)}${route.apiVersion ? ` (${route.apiVersion})` : ''}`;
+}

@@ -1,0 +1,63 @@
+import type { AnyExtensionObject, ExtensionClient, ExtensionObject, ListOptions, ListResult, ModelRef } from '@svc/plugin-api';
+import { pageInfo, parseListQuery } from './list-query.js';
+import { decodeObject } from './codec.js';
+import type { ModelRegistry } from './model-registry.js';
+import type { ObjectService, WriteOptions } from './object-service.js';
+
+type Query = Record<string, string | string[] | undefined>;
+
+function toQuery(options: ListOptions = {}): Query {
+  return {
+    page: options.page === undefined ? undefined : String(options.page),
+    size: options.size === undefined ? undefined : String(options.size),
+    sort: options.sort,
+    labelSelector: options.labelSelector,
+    fieldSelector: options.fieldSelector,
+  };
+}
+
+/** The in-process client plugins and controllers use: the same validation, indexes and rules as the HTTP API. */
+export function createExtensionClient(
+  registry: ModelRegistry,
+  objects: ObjectService,
+  writeOptions: WriteOptions = {},
+): ExtensionClient {
+  const served = (object: AnyExtensionObject) => registry.resolve({ apiVersion: object.apiVersion, kind: object.kind });
+  return {
+    async get<T extends AnyExtensionObject>(model: ModelRef, name: string) {
+      return (await objects.get(registry.resolve(model), name)) as T;
+    },
+    async fetch<T extends AnyExtensionObject>(model: ModelRef, name: string) {
+      try {
+        return (await objects.get(registry.resolve(model), name)) as T;
+      } catch (error) {
+        if ((error as { status?: number }).status === 404) return undefined;
+        throw error;
+      }
+    },
+    async list<T extends AnyExtensionObject>(model: ModelRef, options?: ListOptions): Promise<ListResult<T>> {
+      const query = parseListQuery(toQuery(options));
+      const page = await objects.list(registry.resolve(model), query);
+      return {
+        ...pageInfo(page.total, query.page ?? 1, query.size),
+        items: page.items.map((bytes) => decodeObject(bytes) as T),
+      };
+    },
+    async count(model, options) {
+      const { labels, fields } = parseListQuery(toQuery(options));
+      return registry.resolve(model).index.count(labels, fields);
+    },
+    async countBy(model, indexName) {
+      return registry.resolve(model).index.countBy(indexName);
+    },
+    async create<T extends AnyExtensionObject>(object: T) {
+      return (await objects.create(served(object), object, writeOptions)).object as T;
+    },
+    async update<T extends AnyExtensionObject>(object: T) {
+      return (await objects.update(served(object), object.metadata.name, object, writeOptions)).object as T;
+    },
+    async delete<T extends AnyExtensionObject>(model: ModelRef, name: string) {
+      return (await objects.delete(registry.resolve(model), name)).object as T;
+    },
+  };
+}

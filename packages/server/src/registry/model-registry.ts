@@ -1,0 +1,84 @@
+import { notFound, type ModelRef } from '@svc/plugin-api';
+import type { NormalizedModel } from '../objects/model-definition.js';
+import { ModelIndex } from '../index/model-index.js';
+import type { Store } from '../store/types.js';
+import { decodeObject } from './codec.js';
+
+/** A model being served: its normalized definition, its in-memory indexes and who registered it. */
+export interface ServedModel {
+  readonly model: NormalizedModel;
+  readonly index: ModelIndex;
+  /** `system` for the service's own models, otherwise the plugin's name. */
+  readonly owner: string;
+}
+
+export type ModelListener = (event: 'registered' | 'unregistered', served: ServedModel) => void;
+
+const routeKey = (group: string, version: string, plural: string) => `${group}/${version}/${plural}`;
+const kindKey = (apiVersion: string, kind: string) => `${apiVersion}|${kind}`;
+
+/**
+ * Every model svc serves, found by route (`group/version/plural`) or by apiVersion and kind. Registering a model builds
+ * its indexes from the stored objects before the model is visible, so no request ever sees a half-built index.
+ */
+export class ModelRegistry {
+  private readonly byRoute = new Map<string, ServedModel>();
+  private readonly byKind = new Map<string, ServedModel>();
+  private readonly listeners = new Set<ModelListener>();
+
+  constructor(private readonly store: Store) {}
+
+  async register(model: NormalizedModel, owner: string): Promise<ServedModel> {
+    const existing = this.byKind.get(kindKey(model.apiVersion, model.kind)) ?? this.byRoute.get(this.routeOf(model));
+    if (existing) {
+      throw new Error(
+        `model ${model.kind} (${model.apiVersion}, plural ${model.plural}) is already registered by ${existing.owner}`,
+      );
+    }
+    const index = new ModelIndex(model.indexes, `${model.apiVersion} ${model.kind}`);
+    for await (const batch of this.store.scan(model.resource)) {
+      for (const record of batch) index.apply(undefined, decodeObject(record.value));
+    }
+    const served: ServedModel = { model, index, owner };
+    this.byRoute.set(this.routeOf(model), served);
+    this.byKind.set(kindKey(model.apiVersion, model.kind), served);
+    for (const listener of this.listeners) listener('registered', served);
+    return served;
+  }
+
+  unregister(served: ServedModel): void {
+    if (this.byKind.get(kindKey(served.model.apiVersion, served.model.kind)) !== served) return;
+    this.byRoute.delete(this.routeOf(served.model));
+    this.byKind.delete(kindKey(served.model.apiVersion, served.model.kind));
+    for (const listener of this.listeners) listener('unregistered', served);
+  }
+
+  /** The model served at `/apis/<group>/<version>/<plural>` (group '' for `/api/<version>/<plural>`). */
+  findByRoute(group: string, version: string, plural: string): ServedModel | undefined {
+    return this.byRoute.get(routeKey(group, version, plural));
+  }
+
+  findByKind(apiVersion: string, kind: string): ServedModel | undefined {
+    return this.byKind.get(kindKey(apiVersion, kind));
+  }
+
+  resolve(ref: ModelRef): ServedModel {
+    const apiVersion = 'apiVersion' in ref ? ref.apiVersion : ref.group ? `${ref.group}/${ref.version}` : ref.version;
+    const served = this.findByKind(apiVersion, ref.kind);
+    if (!served) throw notFound(`no model ${ref.kind} is served in ${apiVersion}`);
+    return served;
+  }
+
+  all(): ServedModel[] {
+    return [...this.byKind.values()];
+  }
+
+  onChange(listener: ModelListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private routeOf(model: NormalizedModel): string {
+    return routeKey(model.group, model.version, model.plural);
+  }
+}

@@ -1,0 +1,295 @@
+import { randomUUID } from 'node:crypto';
+import {
+  alreadyExists,
+  conflict,
+  invalid,
+  notFound,
+  type ExtensionObject,
+  type FieldError,
+} from '@svc/plugin-api';
+import { checkObjectShape } from '../objects/object-shape.js';
+import { generateName } from '../objects/metadata.js';
+import type { LabelRequirement, FieldRequirement, SortTerm } from '../index/selectors.js';
+import { KeyExistsError, RevisionConflictError, type Store, type StoredRecord } from '../store/types.js';
+import { KeyedQueue } from '../util/keyed-queue.js';
+import { canonicalize, decodeObject, deepCopy, encodeObject } from './codec.js';
+import type { ServedModel } from './model-registry.js';
+
+export interface ListQuery {
+  labels: LabelRequirement[];
+  fields: FieldRequirement[];
+  sort: SortTerm[];
+  page?: number;
+  size?: number;
+}
+
+export interface ListPage {
+  items: Buffer[];
+  total: number;
+  /** Store revision the page was read at (the list's `metadata.resourceVersion`). */
+  revision: number;
+}
+
+/** The result of a write: the object as stored, and its bytes as served. */
+export interface Written {
+  object: ExtensionObject;
+  bytes: Buffer;
+  /** True when the write removed the object from the store (a delete whose finalizers were empty). */
+  removed: boolean;
+}
+
+/**
+ * A write that has committed, announced synchronously right after the store accepted it and the index took it, so a
+ * listener that reads the index in the same tick sees a state consistent with `revision`.
+ */
+export interface CommittedChange {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  revision: number;
+  served: ServedModel;
+  /** The object as stored; for DELETED its last stored state, with `resourceVersion` set to the deletion's revision. */
+  object: ExtensionObject;
+  /** The object before the write (MODIFIED and DELETED). */
+  prevObject?: ExtensionObject;
+  /** `object` serialized. */
+  bytes: Buffer;
+}
+
+export type CommitListener = (change: CommittedChange) => void;
+
+export interface WriteOptions {
+  /** `status` writes only `status`; otherwise the main resource. */
+  subresource?: 'status';
+  /** False for objects a plugin declares in `extensions/` (the seed: unprefixed label keys are not for plugins). */
+  allowUnprefixedLabels?: boolean;
+}
+
+/**
+ * The one generic registry behind every model (after k8s' generic registry store): models differ only by data — their
+ * schema, indexes and flags. Writes of one model are serialized so that unique-index checks, the store write and the
+ * index update happen as one step; the index is touched only after the store accepted the write, so a failed write
+ * leaves both as they were.
+ */
+export class ObjectService {
+  private readonly writes = new KeyedQueue();
+  private readonly listeners = new Set<CommitListener>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  /** Subscribes to committed writes; returns the unsubscribe function. */
+  onCommitted(listener: CommitListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private announce(change: CommittedChange): void {
+    for (const listener of this.listeners) listener(change);
+  }
+
+  async getBytes(served: ServedModel, name: string): Promise<Buffer> {
+    const record = await this.store.get(served.model.resource, name);
+    if (!record) throw notFoundObject(served, name);
+    return record.value;
+  }
+
+  async get(served: ServedModel, name: string): Promise<ExtensionObject> {
+    return decodeObject(await this.getBytes(served, name));
+  }
+
+  async list(served: ServedModel, query: ListQuery): Promise<ListPage> {
+    const { names, total } = served.index.query(query);
+    const revision = await this.store.currentRevision();
+    const records = await this.store.getMany(served.model.resource, names);
+    return { items: records.map((r) => r.value), total, revision };
+  }
+
+  create(served: ServedModel, body: unknown, options: WriteOptions = {}): Promise<Written> {
+    const object = this.validated(served, body, 'create', options);
+    const meta = object.metadata;
+    return this.writes.run(served.model.resource, async () => {
+      if (!meta.name) meta.name = this.freshName(served, meta.generateName ?? '');
+      meta.uid = randomUUID();
+      meta.creationTimestamp = this.now().toISOString();
+      meta.version = 0;
+      delete meta.deletionTimestamp;
+      if (served.model.statusSubresource) delete object.status;
+      const stored = canonicalize(object);
+      served.index.checkUnique(stored);
+      const record = await this.store
+        .create(served.model.resource, meta.name, (revision) => encodeObject(stored, revision))
+        .catch((error: unknown) => {
+          throw error instanceof KeyExistsError ? nameTaken(served, meta.name) : error;
+        });
+      served.index.apply(undefined, stored);
+      this.announce({ type: 'ADDED', revision: record.revision, served, object: stored, bytes: record.value });
+      return { object: stored, bytes: record.value, removed: false };
+    });
+  }
+
+  update(served: ServedModel, name: string, body: unknown, options: WriteOptions = {}): Promise<Written> {
+    const object = this.validated(served, body, 'update', options);
+    if (object.metadata.name !== name) {
+      throw invalid(`metadata.name "${object.metadata.name}" does not match the name in the path "${name}"`, [
+        { path: '/metadata/name', message: `must equal "${name}"` },
+      ]);
+    }
+    const version = object.metadata.version;
+    if (version === undefined) {
+      throw conflict('metadata.version is required for an update: get the object, change it, and send it back');
+    }
+    return this.writes.run(served.model.resource, async () => {
+      const current = await this.read(served, name);
+      checkVersion(served, current.object, version);
+      return this.replace(served, current, object, options);
+    });
+  }
+
+  /** Applies `change` to the current object and writes the result as an update. */
+  patch(
+    served: ServedModel,
+    name: string,
+    change: (current: ExtensionObject) => unknown,
+    options: WriteOptions = {},
+  ): Promise<Written> {
+    return this.writes.run(served.model.resource, async () => {
+      const current = await this.read(served, name);
+      const patched = change(deepCopy(current.object));
+      const object = this.validated(served, patched, 'update', options);
+      if (object.metadata.name !== name) {
+        throw invalid('a patch cannot change metadata.name', [{ path: '/metadata/name', message: `must stay "${name}"` }]);
+      }
+      checkVersion(served, current.object, object.metadata.version);
+      return this.replace(served, current, object, options);
+    });
+  }
+
+  /** Declares deletion; removes the object at once when it has no finalizers. */
+  delete(served: ServedModel, name: string): Promise<Written> {
+    return this.writes.run(served.model.resource, async () => {
+      const current = await this.read(served, name);
+      if (current.object.metadata.deletionTimestamp) {
+        return { object: current.object, bytes: current.record.value, removed: false };
+      }
+      const next = deepCopy(current.object);
+      next.metadata.deletionTimestamp = this.now().toISOString();
+      return this.replace(served, current, next, {}, true);
+    });
+  }
+
+  async deleteCollection(served: ServedModel, query: Omit<ListQuery, 'sort' | 'page' | 'size'>): Promise<number> {
+    const { names } = served.index.query({ ...query, sort: [] });
+    let deleted = 0;
+    for (const name of names) {
+      try {
+        await this.delete(served, name);
+        deleted++;
+      } catch (error) {
+        // Removed concurrently by someone else: not ours to count, and not an error.
+        if ((error as { status?: number }).status !== 404) throw error;
+      }
+    }
+    return deleted;
+  }
+
+  private async read(served: ServedModel, name: string) {
+    const record = await this.store.get(served.model.resource, name);
+    if (!record) throw notFoundObject(served, name);
+    return { record, object: decodeObject(record.value) };
+  }
+
+  /** Writes `next` over `current`, keeping server-owned fields; removes the object once deletion is due. */
+  private async replace(
+    served: ServedModel,
+    current: { record: StoredRecord; object: ExtensionObject },
+    next: ExtensionObject,
+    options: WriteOptions,
+    deleting = false,
+  ): Promise<Written> {
+    const prev = current.object;
+    const meta = next.metadata;
+    meta.uid = prev.metadata.uid;
+    meta.creationTimestamp = prev.metadata.creationTimestamp;
+    meta.deletionTimestamp = deleting ? meta.deletionTimestamp : prev.metadata.deletionTimestamp;
+    meta.version = (prev.metadata.version ?? 0) + 1;
+    delete meta.generateName;
+    if (options.subresource === 'status') {
+      // The status subresource writes only status: everything else stays as stored.
+      const status = next.status;
+      next = deepCopy(prev);
+      next.metadata.version = meta.version;
+      if (status === undefined) delete next.status;
+      else next.status = status;
+    } else if (served.model.statusSubresource) {
+      if (prev.status === undefined) delete next.status;
+      else next.status = prev.status;
+    }
+    const stored = canonicalize(next);
+    const resource = served.model.resource;
+    const name = prev.metadata.name;
+    try {
+      if (stored.metadata.deletionTimestamp && !stored.metadata.finalizers?.length) {
+        const removed = await this.store.delete(resource, name, current.record.revision);
+        stored.metadata.resourceVersion = String(removed.revision);
+        served.index.apply(prev, undefined);
+        const last = { ...prev, metadata: { ...prev.metadata, resourceVersion: String(removed.revision) } };
+        const lastBytes = Buffer.from(JSON.stringify(last));
+        this.announce({ type: 'DELETED', revision: removed.revision, served, object: last, prevObject: prev, bytes: lastBytes });
+        return { object: stored, bytes: Buffer.from(JSON.stringify(stored)), removed: true };
+      }
+      served.index.checkUnique(stored);
+      const record = await this.store.update(resource, name, current.record.revision, (revision) =>
+        encodeObject(stored, revision),
+      );
+      served.index.apply(prev, stored);
+      this.announce({ type: 'MODIFIED', revision: record.revision, served, object: stored, prevObject: prev, bytes: record.value });
+      return { object: stored, bytes: record.value, removed: false };
+    } catch (error) {
+      if (error instanceof RevisionConflictError) {
+        throw conflict(`${served.model.kind} "${name}" was changed by another writer; get it again and retry`);
+      }
+      throw error;
+    }
+  }
+
+  private validated(served: ServedModel, body: unknown, mode: 'create' | 'update', options: WriteOptions) {
+    const errors: FieldError[] = checkObjectShape(body, served.model, {
+      mode,
+      allowUnprefixedLabels: options.allowUnprefixedLabels ?? true,
+    });
+    if (errors.length > 0) {
+      const summary = errors
+        .slice(0, 5)
+        .map((e) => `${e.path} ${e.message}`)
+        .join('; ');
+      throw invalid(`${served.model.kind} is invalid: ${summary}${errors.length > 5 ? '; …' : ''}`, errors);
+    }
+    return deepCopy(body as ExtensionObject);
+  }
+
+  private freshName(served: ServedModel, prefix: string): string {
+    for (let attempt = 0; attempt < 16; attempt++) {
+      const name = generateName(prefix);
+      if (!served.index.has(name)) return name;
+    }
+    throw conflict(`could not generate a free name from "${prefix}"; try again`);
+  }
+}
+
+function checkVersion(served: ServedModel, current: ExtensionObject, version: unknown): void {
+  if (version !== current.metadata.version) {
+    throw conflict(
+      `${served.model.kind} "${current.metadata.name}" is at metadata.version ${current.metadata.version}, ` +
+        `the request carries ${JSON.stringify(version)}; get the object again and retry`,
+    );
+  }
+}
+
+function notFoundObject(served: ServedModel, name: string) {
+  return notFound(`${served.model.kind} "${name}" not found in ${served.model.apiVersion}`);
+}
+
+function nameTaken(served: ServedModel, name: string) {
+  return alreadyExists(`${served.model.kind} "${name}" already exists`);
+}

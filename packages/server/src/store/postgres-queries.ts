@@ -1,0 +1,191 @@
+/**
+ * The PostgreSQL store's SQL, and how it runs. Every statement is a named constant: the name doubles as the
+ * prepared-statement name on each connection and is what an error message reports, so a log line says which query
+ * failed.
+ *
+ * Statements are unqualified; each connection's search_path is the store's schema.
+ */
+import type pg from 'pg';
+import type { PoolClient, QueryResult, QueryResultRow } from 'pg';
+
+export interface NamedQuery {
+  readonly name: string;
+  readonly text: string;
+}
+
+type Queryable = pg.Pool | PoolClient;
+
+/** Runs a named query as a prepared statement; a failure names the query. */
+export async function run<R extends QueryResultRow>(
+  db: Queryable,
+  query: NamedQuery,
+  values: unknown[],
+): Promise<QueryResult<R>> {
+  try {
+    return await db.query<R>({ name: query.name, text: query.text, values });
+  } catch (error) {
+    throw withQueryName(error, query.name);
+  }
+}
+
+/** Runs a parameterless query (several statements allowed) with the simple protocol; a failure names the query. */
+export async function runScript(db: Queryable, query: NamedQuery): Promise<void> {
+  try {
+    await db.query(query.text);
+  } catch (error) {
+    throw withQueryName(error, query.name);
+  }
+}
+
+function withQueryName(error: unknown, name: string): unknown {
+  if (error instanceof Error) Object.assign(error, { query: name, message: `${name}: ${error.message}` });
+  return error;
+}
+
+/** Whether the store's tables exist, so that opening needs no CREATE privilege once they do. */
+export const TABLES_EXIST: NamedQuery = {
+  name: 'tables_exist',
+  text: "SELECT to_regclass('meta') IS NOT NULL AS exist",
+};
+
+/**
+ * No surrogate id (SQLite's is its free rowid): nothing reads one, and its index would cost every create.
+ * Run once at open, after CREATE SCHEMA and inside a transaction holding the store's advisory lock (concurrent
+ * CREATE ... IF NOT EXISTS race). Several statements, so it runs as a simple query, not a prepared one.
+ */
+export const CREATE_TABLES: NamedQuery = {
+  name: 'create_tables',
+  text: `
+    CREATE TABLE IF NOT EXISTS objects (
+      resource TEXT NOT NULL, name TEXT NOT NULL, revision BIGINT NOT NULL, value BYTEA NOT NULL,
+      PRIMARY KEY (resource, name));
+    CREATE TABLE IF NOT EXISTS events (
+      revision BIGINT PRIMARY KEY, type TEXT NOT NULL, resource TEXT NOT NULL, name TEXT NOT NULL,
+      prev_revision BIGINT NOT NULL, value BYTEA NOT NULL);
+    CREATE TABLE IF NOT EXISTS meta (
+      id INT PRIMARY KEY CHECK (id = 1), revision BIGINT NOT NULL, compacted BIGINT NOT NULL);
+    INSERT INTO meta (id, revision, compacted) VALUES (1, 0, 0) ON CONFLICT DO NOTHING;`,
+};
+
+export const BEGIN: NamedQuery = { name: 'begin', text: 'BEGIN' };
+export const COMMIT: NamedQuery = { name: 'commit', text: 'COMMIT' };
+export const ROLLBACK: NamedQuery = { name: 'rollback', text: 'ROLLBACK' };
+
+/**
+ * Serializes writers of one schema until their commit, so revisions become visible in commit order: without it a
+ * slow transaction could commit revision N after N+1 is visible, and a watch resuming from N+1 would miss it.
+ * $1: a constant class id, $2: the schema's key. Taken on its own by compaction and table creation.
+ */
+export const LOCK_WRITERS: NamedQuery = { name: 'lock_writers', text: 'SELECT pg_advisory_xact_lock($1, $2)' };
+
+/**
+ * A write's first statement: takes the writers' lock, then the next revision. One statement, so a writer starts
+ * working the moment the lock is granted (the critical section is what bounds write throughput). The counter
+ * row's own lock would serialize too; the advisory lock says so explicitly and also covers compaction.
+ */
+export const NEXT_REVISION: NamedQuery = {
+  name: 'next_revision',
+  text: `
+    WITH locked AS (SELECT pg_advisory_xact_lock($1, $2))
+    UPDATE meta SET revision = revision + 1 FROM locked WHERE meta.id = 1 RETURNING meta.revision`,
+};
+
+export const SELECT_META: NamedQuery = {
+  name: 'select_meta',
+  text: 'SELECT revision, compacted FROM meta WHERE id = 1',
+};
+
+/*
+ * The writes check their precondition themselves and return no row when it fails. They run after NEXT_REVISION,
+ * and a statement's snapshot is taken when it starts, so they see every earlier writer's commit.
+ */
+
+/** $1 resource, $2 name, $3 revision, $4 value; no row when the name is taken. */
+export const INSERT_OBJECT: NamedQuery = {
+  name: 'insert_object',
+  text: `
+    WITH inserted AS (
+      INSERT INTO objects (resource, name, revision, value) VALUES ($1, $2, $3, $4)
+      ON CONFLICT (resource, name) DO NOTHING RETURNING 1)
+    INSERT INTO events (revision, type, resource, name, prev_revision, value)
+    SELECT $3::bigint, 'ADDED', $1::text, $2::text, 0, $4::bytea FROM inserted
+    RETURNING revision`,
+};
+
+/** $1 resource, $2 name, $3 revision, $4 value, $5 the expected revision; no row when it is not the stored one. */
+export const UPDATE_OBJECT: NamedQuery = {
+  name: 'update_object',
+  text: `
+    WITH updated AS (
+      UPDATE objects SET revision = $3, value = $4 WHERE resource = $1 AND name = $2 AND revision = $5 RETURNING 1)
+    INSERT INTO events (revision, type, resource, name, prev_revision, value)
+    SELECT $3::bigint, 'MODIFIED', $1::text, $2::text, $5::bigint, $4::bytea FROM updated
+    RETURNING revision`,
+};
+
+/** $1 resource, $2 name, $3 revision of the deletion, $4 the expected revision; returns the removed value. */
+export const DELETE_OBJECT: NamedQuery = {
+  name: 'delete_object',
+  text: `
+    WITH removed AS (
+      DELETE FROM objects WHERE resource = $1 AND name = $2 AND revision = $4 RETURNING revision, value)
+    INSERT INTO events (revision, type, resource, name, prev_revision, value)
+    SELECT $3::bigint, 'DELETED', $1::text, $2::text, revision, value FROM removed
+    RETURNING value`,
+};
+
+/** The stored revision, read only to explain a refused update or delete. */
+export const SELECT_REVISION: NamedQuery = {
+  name: 'select_revision',
+  text: 'SELECT revision FROM objects WHERE resource = $1 AND name = $2',
+};
+
+export const SELECT_OBJECT: NamedQuery = {
+  name: 'select_object',
+  text: 'SELECT resource, name, revision, value FROM objects WHERE resource = $1 AND name = $2',
+};
+
+/** $2: text[] of names. */
+export const SELECT_OBJECTS: NamedQuery = {
+  name: 'select_objects',
+  text: 'SELECT resource, name, revision, value FROM objects WHERE resource = $1 AND name = ANY($2::text[])',
+};
+
+/** Keyset paging on the primary key: $2 the last name of the previous page, $3 the page size. */
+export const SCAN_OBJECTS: NamedQuery = {
+  name: 'scan_objects',
+  text: 'SELECT resource, name, revision, value FROM objects WHERE resource = $1 AND name > $2 ORDER BY name LIMIT $3',
+};
+
+export const COUNT_OBJECTS: NamedQuery = {
+  name: 'count_objects',
+  text: 'SELECT count(*) AS count FROM objects WHERE resource = $1',
+};
+
+/**
+ * The compaction point and the events after $1 (at most $2; NULL is no limit) in one statement, hence one snapshot:
+ * a compaction between two reads could otherwise hide a gap. Returns one row with null event columns when none.
+ */
+export const SELECT_CHANGES: NamedQuery = {
+  name: 'select_changes',
+  text: `
+    SELECT meta.compacted, e.revision, e.type, e.resource, e.name, e.prev_revision, e.value
+    FROM meta LEFT JOIN LATERAL (
+      SELECT * FROM events WHERE revision > $1 ORDER BY revision LIMIT $2
+    ) e ON true
+    WHERE meta.id = 1
+    ORDER BY e.revision`,
+};
+
+/** The revision of the newest event compaction drops: the ($1+1)-th from the end. */
+export const COMPACTION_POINT: NamedQuery = {
+  name: 'compaction_point',
+  text: 'SELECT revision FROM events ORDER BY revision DESC LIMIT 1 OFFSET $1',
+};
+
+export const DROP_EVENTS: NamedQuery = { name: 'drop_events', text: 'DELETE FROM events WHERE revision <= $1' };
+
+export const MARK_COMPACTED: NamedQuery = {
+  name: 'mark_compacted',
+  text: 'UPDATE meta SET compacted = GREATEST(compacted, $1) WHERE id = 1',
+};

@@ -1,0 +1,195 @@
+/**
+ * The PostgreSQL store (pg). Writers of one schema are serialized by a transaction-scoped advisory lock and take
+ * their revision from the `meta` counter row inside that transaction, so revisions become visible in commit order
+ * and a failed write rolls its revision back with everything else.
+ */
+import pg from 'pg';
+import type { PoolClient } from 'pg';
+import * as q from './postgres-queries.js';
+import { run, runScript } from './postgres-queries.js';
+import {
+  DEFAULT_SCAN_BATCH_SIZE,
+  checkEncoded,
+  checkKeep,
+  checkPositiveInteger,
+  inNameOrder,
+  toChange,
+  toRecord,
+  type EventRow,
+  type MetaRow,
+  type ObjectRow,
+} from './records.js';
+import { CompactedError, KeyExistsError, RevisionConflictError, type Store, type StoredRecord } from './types.js';
+
+export interface PostgresStoreOptions {
+  connectionString: string;
+  /** Schema holding the tables, created if absent; a plain lower-case identifier. Default `public`. */
+  schema?: string;
+  /** Connections in the pool. Default 10. */
+  poolSize?: number;
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+/** First key of the writers' advisory lock ("svc!"); the second is derived from the schema name. */
+const LOCK_CLASS = 0x73766321;
+const INT8_OID = 20;
+
+/** BIGINT arrives as text by default; revisions, ids and counts stay far below 2^53, so read them as numbers. */
+function parseInt8(text: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) throw new RangeError(`BIGINT ${text} does not fit a JS number`);
+  return value;
+}
+
+function getTypeParser(oid: number, format?: 'text' | 'binary') {
+  return oid === INT8_OID && format !== 'binary' ? parseInt8 : pg.types.getTypeParser(oid, format);
+}
+const typeParsers = { getTypeParser: getTypeParser as typeof pg.types.getTypeParser };
+
+/** A stable 32-bit key per schema (FNV-1a), so stores in different schemas do not wait on each other. */
+function schemaLockKey(schema: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < schema.length; i++) hash = Math.imul(hash ^ schema.charCodeAt(i), 0x01000193);
+  return hash | 0;
+}
+
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<Store> {
+  const schema = options.schema ?? 'public';
+  if (!SCHEMA_NAME.test(schema)) {
+    throw new Error(`schema must be a plain lower-case identifier, got ${JSON.stringify(schema)}`);
+  }
+  const lockKey = schemaLockKey(schema);
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.poolSize ?? 10,
+    options: `-c search_path=${schema}`,
+    types: typeParsers,
+  });
+  // An idle connection that breaks emits 'error' on the pool; the pool drops it and the next query reconnects, so
+  // there is nothing to do but keep the event from crashing the process as an unhandled 'error'.
+  pool.on('error', () => {});
+
+  /** Runs `work` in a transaction; any throw rolls everything back, the revision counter included. */
+  async function inTransaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await pool.connect();
+    try {
+      await runScript(client, q.BEGIN);
+      const result = await work(client);
+      await runScript(client, q.COMMIT);
+      client.release();
+      return result;
+    } catch (error) {
+      // A connection that cannot even roll back is destroyed rather than returned to the pool.
+      const broken = await runScript(client, q.ROLLBACK).then(
+        () => undefined,
+        (rollbackError: Error) => rollbackError,
+      );
+      client.release(broken);
+      throw error;
+    }
+  }
+
+  /** Takes the writers' lock and the next revision: the first statement of every write. */
+  async function nextRevision(client: PoolClient): Promise<number> {
+    return (await run<{ revision: number }>(client, q.NEXT_REVISION, [LOCK_CLASS, lockKey])).rows[0]!.revision;
+  }
+
+  /** Explains a refused update or delete (still inside its transaction, so under the lock). */
+  async function conflict(client: PoolClient, resource: string, name: string, expected: number): Promise<never> {
+    const actual = (await run<{ revision: number }>(client, q.SELECT_REVISION, [resource, name])).rows[0]?.revision;
+    throw new RevisionConflictError(resource, name, expected, actual);
+  }
+
+  try {
+    if (!(await run<{ exist: boolean }>(pool, q.TABLES_EXIST, [])).rows[0]!.exist) {
+      await inTransaction(async (client) => {
+        await run(client, q.LOCK_WRITERS, [LOCK_CLASS, lockKey]);
+        await runScript(client, { name: 'create_schema', text: `CREATE SCHEMA IF NOT EXISTS ${schema}` });
+        await runScript(client, q.CREATE_TABLES);
+      });
+    }
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+
+  async function meta(): Promise<MetaRow> {
+    return (await run<MetaRow>(pool, q.SELECT_META, [])).rows[0]!;
+  }
+
+  async function* scan(resource: string, batchSize = DEFAULT_SCAN_BATCH_SIZE): AsyncIterable<StoredRecord[]> {
+    checkPositiveInteger('batchSize', batchSize);
+    let afterName = '';
+    for (;;) {
+      const { rows } = await run<ObjectRow>(pool, q.SCAN_OBJECTS, [resource, afterName, batchSize]);
+      if (rows.length === 0) return;
+      afterName = rows[rows.length - 1]!.name;
+      yield rows.map(toRecord);
+      if (rows.length < batchSize) return;
+    }
+  }
+
+  let closing: Promise<void> | undefined;
+
+  return {
+    dialect: 'postgres',
+    currentRevision: async () => (await meta()).revision,
+    get: async (resource, name) => {
+      const row = (await run<ObjectRow>(pool, q.SELECT_OBJECT, [resource, name])).rows[0];
+      return row && toRecord(row);
+    },
+    getMany: async (resource, names) => {
+      if (names.length === 0) return [];
+      const { rows } = await run<ObjectRow>(pool, q.SELECT_OBJECTS, [resource, names]);
+      return inNameOrder(rows, names);
+    },
+    scan,
+    count: async (resource) => (await run<{ count: number }>(pool, q.COUNT_OBJECTS, [resource])).rows[0]!.count,
+    // The writes call the encoder before they know whether their precondition holds: the check is part of the
+    // write statement, which saves a round trip inside the lock, and a wasted encoding is rare and harmless.
+    create: (resource, name, encode) =>
+      inTransaction(async (client) => {
+        const revision = await nextRevision(client);
+        const value = checkEncoded(encode(revision));
+        const { rowCount } = await run(client, q.INSERT_OBJECT, [resource, name, revision, value]);
+        if (rowCount === 0) throw new KeyExistsError(resource, name);
+        return { resource, name, revision, value };
+      }),
+    update: (resource, name, expected, encode) =>
+      inTransaction(async (client) => {
+        const revision = await nextRevision(client);
+        const value = checkEncoded(encode(revision));
+        const { rowCount } = await run(client, q.UPDATE_OBJECT, [resource, name, revision, value, expected]);
+        if (rowCount === 0) return conflict(client, resource, name, expected);
+        return { resource, name, revision, value };
+      }),
+    delete: (resource, name, expected) =>
+      inTransaction(async (client) => {
+        const revision = await nextRevision(client);
+        const { rows } = await run<{ value: Buffer }>(client, q.DELETE_OBJECT, [resource, name, revision, expected]);
+        if (rows.length === 0) return conflict(client, resource, name, expected);
+        return { resource, name, revision, value: rows[0]!.value };
+      }),
+    changesSince: async (after, limit) => {
+      const values = [after, limit === undefined ? null : checkPositiveInteger('limit', limit)];
+      const { rows } = await run<{ compacted: number } & EventRow>(pool, q.SELECT_CHANGES, values);
+      // Exactly one row with null event columns when there is no event to return.
+      const { compacted, revision } = rows[0] as { compacted: number; revision: number | null };
+      if (after < compacted) throw new CompactedError(after, compacted);
+      return revision === null ? [] : rows.map(toChange);
+    },
+    compact: async (keep) => {
+      checkKeep(keep);
+      return inTransaction(async (client) => {
+        await run(client, q.LOCK_WRITERS, [LOCK_CLASS, lockKey]);
+        const point = (await run<{ revision: number }>(client, q.COMPACTION_POINT, [keep])).rows[0]?.revision;
+        if (point === undefined) return 0;
+        const dropped = (await run(client, q.DROP_EVENTS, [point])).rowCount ?? 0;
+        await run(client, q.MARK_COMPACTED, [point]);
+        return dropped;
+      });
+    },
+    oldestResumableRevision: async () => (await meta()).compacted,
+    close: () => (closing ??= pool.end()),
+  };
+}

@@ -1,0 +1,190 @@
+/**
+ * The SQLite store (better-sqlite3). better-sqlite3 is synchronous, so every method does its work at once and returns a
+ * settled promise; each write is one transaction, so a throw anywhere in it (the encoder included) leaves nothing.
+ */
+import Database from 'better-sqlite3';
+import {
+  DEFAULT_SCAN_BATCH_SIZE,
+  checkEncoded,
+  checkKeep,
+  checkPositiveInteger,
+  toChange,
+  toRecord,
+  type EventRow,
+  type MetaRow,
+  type ObjectRow,
+} from './records.js';
+import {
+  CompactedError,
+  KeyExistsError,
+  RevisionConflictError,
+  type Encoder,
+  type Store,
+  type StoredRecord,
+} from './types.js';
+
+export interface SqliteStoreOptions {
+  /** Database file, created if absent; `':memory:'` for a private in-memory database. */
+  path: string;
+  /** How long a writer waits for another process's write lock before failing with SQLITE_BUSY. */
+  busyTimeoutMs?: number;
+}
+
+// Plain rowid tables: WITHOUT ROWID measured 2–4× slower for these rows. The one index, (resource, name), serves
+// reads, `count` and the keyset paging of `scan`; every page a write dirties costs a WAL frame, so there is no other.
+// `meta.revision` is only a floor that compaction raises: the live counter is the newest event, so that a write does
+// not dirty the meta page too (together with the missing index, 1.7× more creates per second).
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS objects (
+    id INTEGER PRIMARY KEY, resource TEXT NOT NULL, name TEXT NOT NULL, revision INTEGER NOT NULL, value BLOB NOT NULL);
+  CREATE UNIQUE INDEX IF NOT EXISTS objects_by_name ON objects (resource, name);
+  CREATE TABLE IF NOT EXISTS events (
+    revision INTEGER PRIMARY KEY, type TEXT NOT NULL, resource TEXT NOT NULL, name TEXT NOT NULL,
+    prev_revision INTEGER NOT NULL, value BLOB NOT NULL);
+  CREATE TABLE IF NOT EXISTS meta (
+    id INTEGER PRIMARY KEY CHECK (id = 1), revision INTEGER NOT NULL, compacted INTEGER NOT NULL);
+  INSERT OR IGNORE INTO meta (id, revision, compacted) VALUES (1, 0, 0);
+`;
+
+export function openSqliteStore(options: SqliteStoreOptions): Store {
+  const db = new Database(options.path);
+  // WAL with synchronous=NORMAL: a commit is appended to the WAL without an fsync, so a committed transaction survives
+  // a kill -9 of this process (the OS still holds the pages); only an OS crash or power loss may lose the latest
+  // commits, and never corrupts the file.
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+  db.exec(SCHEMA);
+
+  const sql = {
+    meta: db.prepare<[], MetaRow>(
+      `SELECT max(revision, (SELECT coalesce(max(revision), 0) FROM events)) AS revision, compacted
+       FROM meta WHERE id = 1`,
+    ),
+    // Compaction may drop every event, so it records the revision it reached.
+    markCompacted: db.prepare<[number, number]>(
+      'UPDATE meta SET compacted = max(compacted, ?), revision = max(revision, ?) WHERE id = 1',
+    ),
+    get: db.prepare<[string, string], ObjectRow>(
+      'SELECT resource, name, revision, value FROM objects WHERE resource = ? AND name = ?',
+    ),
+    head: db.prepare<[string, string], { id: number; revision: number }>(
+      'SELECT id, revision FROM objects WHERE resource = ? AND name = ?',
+    ),
+    page: db.prepare<[string, string, number], ObjectRow>(
+      'SELECT resource, name, revision, value FROM objects WHERE resource = ? AND name > ? ORDER BY name LIMIT ?',
+    ),
+    count: db.prepare<[string], number>('SELECT count(*) FROM objects WHERE resource = ?').pluck(),
+    insert: db.prepare<[string, string, number, Buffer]>(
+      'INSERT INTO objects (resource, name, revision, value) VALUES (?, ?, ?, ?)',
+    ),
+    update: db.prepare<[number, Buffer, number]>('UPDATE objects SET revision = ?, value = ? WHERE id = ?'),
+    remove: db.prepare<[number], Buffer>('DELETE FROM objects WHERE id = ? RETURNING value').pluck(),
+    appendEvent: db.prepare<[number, string, string, string, number, Buffer]>(
+      'INSERT INTO events (revision, type, resource, name, prev_revision, value) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    // LIMIT -1 is SQLite's "no limit".
+    events: db.prepare<[number, number], EventRow>(
+      `SELECT revision, type, resource, name, prev_revision, value
+       FROM events WHERE revision > ? ORDER BY revision LIMIT ?`,
+    ),
+    // The revision of the newest event that compaction drops: the (keep+1)-th from the end.
+    compactionPoint: db.prepare<[number], number>(
+      'SELECT revision FROM events ORDER BY revision DESC LIMIT 1 OFFSET ?',
+    ).pluck(),
+    dropEvents: db.prepare<[number]>('DELETE FROM events WHERE revision <= ?'),
+  };
+
+  /** Inside a write transaction, which holds the database's write lock. */
+  const nextRevision = (): number => sql.meta.get()!.revision + 1;
+
+  /** The stored row's id and revision, provided the revision is the expected one (guards update and delete). */
+  function expectRevision(resource: string, name: string, expected: number) {
+    const head = sql.head.get(resource, name);
+    if (head?.revision !== expected) throw new RevisionConflictError(resource, name, expected, head?.revision);
+    return head;
+  }
+
+  // IMMEDIATE takes the write lock up front, so a writer in another process cannot slip in between our read of the
+  // counter and our commit (and a deferred upgrade cannot fail with SQLITE_BUSY half way).
+  const create = db.transaction((resource: string, name: string, encode: Encoder): StoredRecord => {
+    if (sql.head.get(resource, name)) throw new KeyExistsError(resource, name);
+    const revision = nextRevision();
+    const value = checkEncoded(encode(revision));
+    sql.insert.run(resource, name, revision, value);
+    sql.appendEvent.run(revision, 'ADDED', resource, name, 0, value);
+    return { resource, name, revision, value };
+  });
+
+  const update = db.transaction((resource: string, name: string, expected: number, encode: Encoder): StoredRecord => {
+    const head = expectRevision(resource, name, expected);
+    const revision = nextRevision();
+    const value = checkEncoded(encode(revision));
+    sql.update.run(revision, value, head.id);
+    sql.appendEvent.run(revision, 'MODIFIED', resource, name, head.revision, value);
+    return { resource, name, revision, value };
+  });
+
+  const remove = db.transaction((resource: string, name: string, expected: number): StoredRecord => {
+    const head = expectRevision(resource, name, expected);
+    const revision = nextRevision();
+    const value = sql.remove.get(head.id)!;
+    sql.appendEvent.run(revision, 'DELETED', resource, name, head.revision, value);
+    return { resource, name, revision, value };
+  });
+
+  // A read transaction, so the compaction point and the events come from the same snapshot.
+  const changesSince = db.transaction((after: number, limit: number) => {
+    const { compacted } = sql.meta.get()!;
+    if (after < compacted) throw new CompactedError(after, compacted);
+    return sql.events.all(after, limit).map(toChange);
+  });
+
+  const compact = db.transaction((keep: number): number => {
+    const point = sql.compactionPoint.get(keep);
+    if (point === undefined) return 0;
+    const dropped = sql.dropEvents.run(point).changes;
+    sql.markCompacted.run(point, point);
+    return dropped;
+  });
+
+  async function* scan(resource: string, batchSize = DEFAULT_SCAN_BATCH_SIZE): AsyncIterable<StoredRecord[]> {
+    checkPositiveInteger('batchSize', batchSize);
+    // Keyset paging on the unique index: each batch starts after the last name of the previous one.
+    let afterName = '';
+    for (;;) {
+      const rows = sql.page.all(resource, afterName, batchSize);
+      if (rows.length === 0) return;
+      afterName = rows[rows.length - 1]!.name;
+      yield rows.map(toRecord);
+      if (rows.length < batchSize) return;
+    }
+  }
+
+  return {
+    dialect: 'sqlite',
+    currentRevision: async () => sql.meta.get()!.revision,
+    get: async (resource, name) => {
+      const row = sql.get.get(resource, name);
+      return row && toRecord(row);
+    },
+    // A point query per name: measured as fast as one IN (json_each(?)) query for 20 names, and already in order.
+    getMany: async (resource, names) =>
+      names.flatMap((name) => {
+        const row = sql.get.get(resource, name);
+        return row ? [toRecord(row)] : [];
+      }),
+    scan,
+    count: async (resource) => sql.count.get(resource)!,
+    create: async (resource, name, encode) => create.immediate(resource, name, encode),
+    update: async (resource, name, expected, encode) => update.immediate(resource, name, expected, encode),
+    delete: async (resource, name, expected) => remove.immediate(resource, name, expected),
+    changesSince: async (after, limit) =>
+      changesSince(after, limit === undefined ? -1 : checkPositiveInteger('limit', limit)),
+    compact: async (keep) => compact.immediate(checkKeep(keep)),
+    oldestResumableRevision: async () => sql.meta.get()!.compacted,
+    close: async () => {
+      if (db.open) db.close();
+    },
+  };
+}

@@ -1,0 +1,115 @@
+/** Conformance, part two: the change history (changesSince, compact) and what survives a close and reopen. */
+import { describe, expect, it } from 'vitest';
+import { GADGETS, WIDGETS, decoded, encodeAs, type SuiteContext } from './store-fixtures.suite.js';
+import { CompactedError, type Store } from './types.js';
+
+/** Five writes on two resources; returns their revisions in order. */
+async function writeFive(store: Store): Promise<number[]> {
+  const a = await store.create(WIDGETS, 'a', encodeAs('a1'));
+  const b = await store.create(GADGETS, 'b', encodeAs('b1'));
+  const a2 = await store.update(WIDGETS, 'a', a.revision, encodeAs('a2'));
+  const gone = await store.delete(WIDGETS, 'a', a2.revision);
+  const c = await store.create(WIDGETS, 'c', encodeAs('c1'));
+  return [a.revision, b.revision, a2.revision, gone.revision, c.revision];
+}
+
+export function describeStoreHistory({ store, openStore }: SuiteContext): void {
+  describe('history', () => {
+    it('changesSince lists every write oldest first with its type, value and previous revision', async () => {
+      const [a, b, a2, gone, c] = await writeFive(store());
+      const changes = await store().changesSince(0);
+      expect(
+        changes.map((change) => [change.revision, change.type, change.resource, change.name, change.prevRevision]),
+      ).toEqual([
+        [a, 'ADDED', WIDGETS, 'a', 0],
+        [b, 'ADDED', GADGETS, 'b', 0],
+        [a2, 'MODIFIED', WIDGETS, 'a', a],
+        [gone, 'DELETED', WIDGETS, 'a', a2],
+        [c, 'ADDED', WIDGETS, 'c', 0],
+      ]);
+      // A deletion carries the last value the object had.
+      expect(changes.map((change) => decoded(change).text)).toEqual(['a1', 'b1', 'a2', 'a2', 'c1']);
+      expect(changes.every((change) => Buffer.isBuffer(change.value))).toBe(true);
+    });
+
+    it('changesSince starts after the given revision and honours the limit', async () => {
+      const revisions = await writeFive(store());
+      expect((await store().changesSince(revisions[1]!)).map((change) => change.revision)).toEqual(revisions.slice(2));
+      expect((await store().changesSince(0, 2)).map((change) => change.revision)).toEqual(revisions.slice(0, 2));
+      expect((await store().changesSince(revisions[2]!, 1)).map((change) => change.revision)).toEqual([revisions[3]]);
+      expect(await store().changesSince(await store().currentRevision())).toEqual([]);
+      expect(await store().changesSince(revisions[4]! + 100)).toEqual([]);
+    });
+
+    it('compact(keep) keeps the most recent events; an older resume fails with CompactedError', async () => {
+      const revisions = await writeFive(store());
+      expect(await store().compact(2)).toBe(3);
+      const oldest = await store().oldestResumableRevision();
+      expect(oldest).toBe(revisions[2]);
+      expect((await store().changesSince(oldest)).map((change) => change.revision)).toEqual(revisions.slice(3));
+
+      const tooOld = store().changesSince(oldest - 1);
+      await expect(tooOld).rejects.toBeInstanceOf(CompactedError);
+      await expect(tooOld).rejects.toMatchObject({ requested: oldest - 1, oldest });
+      await expect(store().changesSince(0)).rejects.toBeInstanceOf(CompactedError);
+      // Objects are untouched by compaction, and new writes extend the history.
+      expect(decoded((await store().get(WIDGETS, 'c'))!).text).toBe('c1');
+      const next = await store().create(WIDGETS, 'd', encodeAs('d1'));
+      expect((await store().changesSince(oldest)).map((change) => change.revision)).toEqual([
+        ...revisions.slice(3),
+        next.revision,
+      ]);
+    });
+
+    it('compact drops nothing when the history is short, and everything with keep 0', async () => {
+      const revisions = await writeFive(store());
+      expect(await store().compact(5)).toBe(0);
+      expect(await store().compact(50)).toBe(0);
+      expect(await store().oldestResumableRevision()).toBe(0);
+      expect(await store().compact(0)).toBe(5);
+      expect(await store().compact(0)).toBe(0);
+      expect(await store().oldestResumableRevision()).toBe(revisions[4]);
+      expect(await store().changesSince(revisions[4]!)).toEqual([]);
+      await expect(store().changesSince(revisions[3]!)).rejects.toBeInstanceOf(CompactedError);
+      expect(await store().currentRevision()).toBe(revisions[4]);
+    });
+  });
+
+  describe('durability', () => {
+    it('keeps objects, revisions and history across close and reopen', async () => {
+      const revisions = await writeFive(store());
+      await store().compact(3);
+      const before = {
+        revision: await store().currentRevision(),
+        oldest: await store().oldestResumableRevision(),
+        changes: await store().changesSince(revisions[1]!),
+        objects: await store().getMany(WIDGETS, ['a', 'c']),
+        count: await store().count(GADGETS),
+      };
+      await store().close();
+
+      const reopened = await openStore();
+      expect({
+        revision: await reopened.currentRevision(),
+        oldest: await reopened.oldestResumableRevision(),
+        changes: await reopened.changesSince(revisions[1]!),
+        objects: await reopened.getMany(WIDGETS, ['a', 'c']),
+        count: await reopened.count(GADGETS),
+      }).toEqual(before);
+      const next = await reopened.create(WIDGETS, 'after', encodeAs('after'));
+      expect(next.revision).toBeGreaterThan(before.revision);
+    });
+
+    it('a store compacted to nothing keeps its revision across reopen', async () => {
+      const revisions = await writeFive(store());
+      await store().compact(0);
+      await store().close();
+      const reopened = await openStore();
+      expect(await reopened.currentRevision()).toBe(revisions[4]);
+      expect(await reopened.oldestResumableRevision()).toBe(revisions[4]);
+      const next = await reopened.create(WIDGETS, 'after', encodeAs('after'));
+      expect(next.revision).toBeGreaterThan(revisions[4]!);
+      expect((await reopened.changesSince(revisions[4]!)).map((change) => change.revision)).toEqual([next.revision]);
+    });
+  });
+}
