@@ -40,7 +40,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   const logger = options.logger ?? pino({ level: config.logLevel, base: undefined });
   const store = await openStore(config, options.databaseSchema);
   const registry = new ModelRegistry(store);
-  const objects = new ObjectService(store);
+  const objects = new ObjectService(store, (error) => logger.error({ err: error }, 'a commit listener failed'));
   const router = new DynamicRouter<HttpContext>();
   router.add(generatedRoutes(registry, objects));
   const app = createApp({ logger, router });

@@ -1,9 +1,9 @@
 /**
  * The walkable indexes of a model. A field index (or indexFunc index) is one B-tree from value (natural order) to the
  * group of records holding it: an equality is a lookup, a sort is a walk over it, and a value is stored once however
- * many objects hold it. The name index is a B-tree from name to record.
+ * many objects hold it. The name index is the set of all records in name order.
  */
-import { forEachPairInOrder, newSortedMap, type SortedMap } from './btree.js';
+import { findByName, forEachPairInOrder, newRecordSet, newSortedMap, type RecordSet, type SortedMap } from './btree.js';
 import { recordName, type IndexRecord } from './index-record.js';
 import { NO_VALUE, type Extractor, type Slot } from './index-values.js';
 import { forEachMember, groupAdd, groupDelete, groupSize, type RecordGroup } from './record-group.js';
@@ -101,26 +101,40 @@ export class FieldIndex implements OrderedIndex {
   }
 }
 
-/** All records in name order; each record is its own group. */
+/** All records in name order, found by name; each record is its own group (a name is unique). */
 export class NameIndex implements OrderedIndex {
   readonly name = 'metadata.name';
   readonly multiValued = false;
   readonly slot = NAME_SLOT;
-  private readonly byName: SortedMap<IndexRecord> = newSortedMap();
+  private readonly set: RecordSet = newRecordSet();
+
+  get size(): number {
+    return this.set.size;
+  }
+
+  get(name: string): IndexRecord | undefined {
+    return findByName(this.set, name);
+  }
 
   add(record: IndexRecord): void {
-    this.byName.set(recordName(record), record);
+    this.set.set(record, undefined);
   }
 
   remove(record: IndexRecord): void {
-    this.byName.delete(recordName(record));
+    this.set.delete(record);
   }
 
   names(): string[] {
-    return this.byName.keysArray();
+    const names: string[] = [];
+    this.set.forEachPair((record) => void names.push(recordName(record)));
+    return names;
+  }
+
+  forEachRecord(visit: (record: IndexRecord) => void): void {
+    this.set.forEachPair((record) => void visit(record));
   }
 
   forEachGroup(descending: boolean, visit: (value: string, group: RecordGroup) => boolean): void {
-    forEachPairInOrder(this.byName, descending, visit);
+    forEachPairInOrder(this.set, descending, (record) => visit(recordName(record), record));
   }
 }

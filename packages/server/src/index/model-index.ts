@@ -2,7 +2,7 @@
  * The in-memory indexes of one model. Objects are opaque bytes in the store, so this is what answers list queries
  * (which names, in which order, how many) and guards unique indexes; the caller then reads the page's bytes by name.
  *
- * Per object it keeps one record (name, labels, one value slot per field index), reachable by name and filed in one
+ * Per object it keeps one record (name, labels, one value slot per field index), filed in the name index and in one
  * group per index value; the indexes hold the record itself, so the name string exists once.
  */
 import { alreadyExists, badRequest, conflict, type ExtensionObject, type IndexSpec } from '@svc/plugin-api';
@@ -53,9 +53,8 @@ export interface IndexPage {
 }
 
 export class ModelIndex implements IndexContext {
-  readonly records = new Map<string, IndexRecord>();
+  readonly byName = new NameIndex();
   readonly labels = new LabelIndex();
-  private readonly byName = new NameIndex();
   private readonly fieldIndexes: FieldIndex[] = [];
   private readonly targets = new Map<string, IndexTarget>();
 
@@ -78,11 +77,11 @@ export class ModelIndex implements IndexContext {
   }
 
   get size(): number {
-    return this.records.size;
+    return this.byName.size;
   }
 
   has(name: string): boolean {
-    return this.records.has(name);
+    return this.byName.get(name) !== undefined;
   }
 
   /** Every name, in name order. */
@@ -101,7 +100,7 @@ export class ModelIndex implements IndexContext {
    */
   checkUnique(next: ExtensionObject, options: { creating?: boolean } = {}): void {
     const name = next.metadata.name;
-    if (options.creating && this.records.has(name)) {
+    if (options.creating && this.has(name)) {
       throw alreadyExists(`${this.modelLabel} "${name}" already exists (index ${NAME_INDEX} is unique)`);
     }
     for (const index of this.fieldIndexes) {
@@ -131,7 +130,7 @@ export class ModelIndex implements IndexContext {
     }
     const name = (next ?? prev)?.metadata.name;
     if (name === undefined) return;
-    const existing = this.records.get(name);
+    const existing = this.byName.get(name);
     if (!next) {
       if (existing) this.remove(existing);
       return;
@@ -150,10 +149,7 @@ export class ModelIndex implements IndexContext {
       if (before !== undefined) index.remove(record, before);
       setRecordSlot(record, i, index.add(record, slot));
     });
-    if (!existing) {
-      this.records.set(name, record);
-      this.byName.add(record);
-    }
+    if (!existing) this.byName.add(record);
   }
 
   query(query: IndexQuery): IndexPage {
@@ -168,7 +164,7 @@ export class ModelIndex implements IndexContext {
 
     const pageEnd = Math.min(total, offset + limit);
     let page: IndexRecord[];
-    if ((matches.records || matches.groups) && prefersSorting(total, this.records.size, pageEnd)) {
+    if ((matches.records || matches.groups) && prefersSorting(total, this.size, pageEnd)) {
       let gathered = matches.records;
       if (!gathered) {
         gathered = [];
@@ -176,7 +172,7 @@ export class ModelIndex implements IndexContext {
       }
       page = sortRecords(gathered, keys, offset, limit);
     } else {
-      page = walkPage(keys, matches.accept, this.records.size, offset, limit, groupAllowed(clauses));
+      page = walkPage(keys, matches.accept, this.size, offset, limit, groupAllowed(clauses));
     }
     return { names: page.map(recordName), total };
   }
@@ -214,7 +210,6 @@ export class ModelIndex implements IndexContext {
     this.labels.remove(record, recordLabels(record));
     this.fieldIndexes.forEach((index, i) => index.remove(record, recordSlot(record, i)));
     this.byName.remove(record);
-    this.records.delete(recordName(record));
   }
 
   private clauses(labels: readonly LabelRequirement[], fields: readonly FieldRequirement[]) {

@@ -16,84 +16,68 @@
  */
 export function naturalCompare(a: string, b: string): number {
   if (a === b) return 0;
-  // Fast path: skip the common prefix by code unit; only a difference inside a digit run needs the numeric rule.
-  const length = Math.min(a.length, b.length);
-  let k = 0;
-  while (k < length && a.charCodeAt(k) === b.charCodeAt(k)) k++;
-  // A proper prefix comes first (also when it ends inside a digit run: the longer run is larger or has more zeros).
-  if (k === length) return a.length < b.length ? -1 : a.length > b.length ? 1 : 0;
-  const ca = a.charCodeAt(k);
-  const cb = b.charCodeAt(k);
-  // Start of the digit run the difference falls in (runs before it are identical in both strings).
-  let start = k;
-  while (start > 0 && isDigit(a.charCodeAt(start - 1))) start--;
-  if (start === k && !(isDigit(ca) && isDigit(cb))) return ca < cb ? -1 : 1;
-  if (start < k && !isDigit(ca) && !isDigit(cb)) return ca < cb ? -1 : 1;
-  const order = compareDigitRuns(a, start, b, start);
-  if (order.result !== 0) return order.result;
-  return compareTokens(a, order.endA, b, order.endB);
-}
-
-/** The general token-by-token comparison, from positions i and j. */
-function compareTokens(a: string, i: number, b: string, j: number): number {
   const lengthA = a.length;
   const lengthB = b.length;
-  while (i < lengthA && j < lengthB) {
-    const ca = a.charCodeAt(i);
-    const cb = b.charCodeAt(j);
-    if (isDigit(ca) && isDigit(cb)) {
-      const order = compareDigitRuns(a, i, b, j);
-      if (order.result !== 0) return order.result;
-      i = order.endA;
-      j = order.endB;
-      continue;
-    }
-    if (ca !== cb) return ca < cb ? -1 : 1;
-    i++;
-    j++;
+  const length = lengthA < lengthB ? lengthA : lengthB;
+  // Skip the common prefix by code unit: everything before the first difference is equal in both token sequences.
+  let k = 0;
+  let ca = 0;
+  let cb = 0;
+  while (k < length) {
+    ca = a.charCodeAt(k);
+    cb = b.charCodeAt(k);
+    if (ca !== cb) break;
+    k++;
   }
-  // One string ran out: the shorter remainder (a prefix in token terms) comes first.
-  if (i < lengthA) return 1;
-  if (j < lengthB) return -1;
-  return 0;
+  // A proper prefix comes first (also when it ends inside a digit run: the longer run is larger or has more zeros).
+  if (k === length) return lengthA < lengthB ? -1 : lengthA > lengthB ? 1 : 0;
+  const digitA = isDigit(ca);
+  const digitB = isDigit(cb);
+  // No digit at the difference: any digit run before it ends there in both strings, equal; the code units decide.
+  if (!digitA && !digitB) return ca < cb ? -1 : 1;
+  let start = k;
+  while (start > 0 && isDigit(a.charCodeAt(start - 1))) start--;
+  if (digitA !== digitB) {
+    // A new digit run against another character: digits sit between '/' and ':' as the code units do.
+    if (start === k) return ca < cb ? -1 : 1;
+    // A shared run continues in one string only: that run is longer, so larger or (all zeros) with more zeros.
+    return digitA ? 1 : -1;
+  }
+  return compareRuns(a, b, start, k);
 }
 
 function isDigit(code: number): boolean {
   return code >= 48 && code <= 57;
 }
 
-/** Reused result holder, so comparing digit runs allocates nothing (the function is not reentrant, nor needs to be). */
-const runOrder = { result: 0, endA: 0, endB: 0 };
-
-function compareDigitRuns(a: string, startA: number, b: string, startB: number): typeof runOrder {
-  let endA = startA;
+/**
+ * Both strings have digit runs starting at `start` that first differ at `k` (both digits there): compare the runs by
+ * value, then by length (fewer leading zeros first).
+ */
+function compareRuns(a: string, b: string, start: number, k: number): number {
+  let endA = k + 1;
   while (endA < a.length && isDigit(a.charCodeAt(endA))) endA++;
-  let endB = startB;
+  let endB = k + 1;
   while (endB < b.length && isDigit(b.charCodeAt(endB))) endB++;
-  let significantA = startA;
+  let nonZero = start;
+  while (nonZero < k && a.charCodeAt(nonZero) === 48) nonZero++;
+  if (nonZero < k) {
+    // The shared part has a significant digit: the longer run is larger, else the first differing digit decides.
+    if (endA !== endB) return endA < endB ? -1 : 1;
+    return a.charCodeAt(k) < b.charCodeAt(k) ? -1 : 1;
+  }
+  // Only zeros before k: compare the significant digits from k on.
+  let significantA = k;
   while (significantA < endA - 1 && a.charCodeAt(significantA) === 48) significantA++;
-  let significantB = startB;
+  let significantB = k;
   while (significantB < endB - 1 && b.charCodeAt(significantB) === 48) significantB++;
-
-  runOrder.endA = endA;
-  runOrder.endB = endB;
-  const digitsA = endA - significantA;
-  const digitsB = endB - significantB;
-  if (digitsA !== digitsB) {
-    runOrder.result = digitsA < digitsB ? -1 : 1;
-    return runOrder;
+  const digits = endA - significantA;
+  if (digits !== endB - significantB) return digits < endB - significantB ? -1 : 1;
+  for (let i = 0; i < digits; i++) {
+    const da = a.charCodeAt(significantA + i);
+    const db = b.charCodeAt(significantB + i);
+    if (da !== db) return da < db ? -1 : 1;
   }
-  for (let k = 0; k < digitsA; k++) {
-    const da = a.charCodeAt(significantA + k);
-    const db = b.charCodeAt(significantB + k);
-    if (da !== db) {
-      runOrder.result = da < db ? -1 : 1;
-      return runOrder;
-    }
-  }
-  // Same value: fewer leading zeros (the shorter run) first.
-  const runA = endA - startA;
-  const runB = endB - startB;
-  runOrder.result = runA === runB ? 0 : runA < runB ? -1 : 1;
-  return runOrder;
+  // Equal value: fewer leading zeros (the shorter run) first. The runs differ, so their lengths do.
+  return endA < endB ? -1 : 1;
 }

@@ -3,7 +3,7 @@
  * clauses allow: an equality or set term is a union of groups looked up by value; the smallest such union drives
  * (the other terms only test its members); the count of a single term is the sum of its group sizes.
  */
-import type { FieldIndex } from './field-index.js';
+import type { FieldIndex, NameIndex } from './field-index.js';
 import { recordLabels, recordName, recordSlot, type IndexRecord } from './index-record.js';
 import type { LabelIndex } from './label-index.js';
 import { forEachMember, groupSize, pushMembers, type RecordGroup } from './record-group.js';
@@ -14,7 +14,7 @@ export type IndexTarget = { kind: 'name' } | { kind: 'labels' } | { kind: 'field
 
 /** The parts of a model's index that clauses read. */
 export interface IndexContext {
-  readonly records: ReadonlyMap<string, IndexRecord>;
+  readonly byName: NameIndex;
   readonly labels: LabelIndex;
 }
 
@@ -64,7 +64,7 @@ export function fieldClause(requirement: FieldRequirement, target: IndexTarget, 
     test: negated ? (record: IndexRecord) => !matches(record) : matches,
   });
   if (target.kind === 'name') {
-    const records = present(values.map((name) => context.records.get(name)));
+    const records = present(values.map((name) => context.byName.get(name)));
     return clause(records, true, (record) => values.includes(recordName(record)));
   }
   if (target.kind === 'labels') {
@@ -94,8 +94,8 @@ export function fieldClause(requirement: FieldRequirement, target: IndexTarget, 
 }
 
 /** The objects matching every clause (all terms ANDed). */
-export function findMatches(clauses: Clause[], { records }: IndexContext): Matches {
-  const all = records.size;
+export function findMatches(clauses: Clause[], { byName }: IndexContext): Matches {
+  const all = byName.size;
   if (clauses.length === 0) return { total: all };
   const acceptAll =
     (tests: Clause[]) =>
@@ -135,7 +135,7 @@ export function findMatches(clauses: Clause[], { records }: IndexContext): Match
   }
   // A term no group enumerates (`metadata.labels=`: objects without labels): count by testing every object.
   let total = 0;
-  for (const record of records.values()) if (accept(record)) total++;
+  byName.forEachRecord((record) => void (accept(record) && total++));
   return { total, accept };
 }
 

@@ -10,18 +10,22 @@
  * creationTimestamp have one object per value) and a few are huge (a gender, the objects without a deletionTimestamp):
  * - one member: the record itself (no container at all);
  * - up to ARRAY_MAX members: an array sorted by name (a word a member, binary search, cheap splices);
- * - more: a B-tree from name to record (logarithmic updates; back to an array below ARRAY_MIN, with hysteresis so a
- *   group oscillating around the limit does not convert on every write).
+ * - more: a B-tree set of records in name order (logarithmic updates; back to an array below ARRAY_MIN, with
+ *   hysteresis so a group oscillating around the limit does not convert on every write).
  * Arrays and B-trees are changed in place; the add and delete functions return the group to keep from then on.
  */
-import { isSortedMap, newSortedMap, STOP, type SortedMap } from './btree.js';
+import { isBTree, newRecordSet, STOP, type RecordSet } from './btree.js';
 import { recordName, type IndexRecord } from './index-record.js';
 import { naturalCompare } from './natural-compare.js';
 
-export type RecordGroup = IndexRecord | IndexRecord[] | SortedMap<IndexRecord>;
+export type RecordGroup = IndexRecord | IndexRecord[] | RecordSet;
 
 const ARRAY_MAX = 64;
 const ARRAY_MIN = 32;
+
+function isRecordSet(group: RecordGroup): group is RecordSet {
+  return isBTree(group);
+}
 
 /** A record starts with its name; an array of records starts with a record. */
 function isRecord(group: RecordGroup): group is IndexRecord {
@@ -30,22 +34,16 @@ function isRecord(group: RecordGroup): group is IndexRecord {
 
 export function groupSize(group: RecordGroup | undefined): number {
   if (group === undefined) return 0;
-  if (isSortedMap(group)) return group.size;
+  if (isRecordSet(group)) return group.size;
   return isRecord(group) ? 1 : group.length;
-}
-
-export function groupHas(group: RecordGroup | undefined, name: string): boolean {
-  if (group === undefined) return false;
-  if (isSortedMap(group)) return group.has(name);
-  return isRecord(group) ? recordName(group) === name : search(group, name) >= 0;
 }
 
 /** Adds `record` (idempotent); returns the group to keep. */
 export function groupAdd(group: RecordGroup | undefined, record: IndexRecord): RecordGroup {
   if (group === undefined) return record;
   const name = recordName(record);
-  if (isSortedMap(group)) {
-    group.set(name, record);
+  if (isRecordSet(group)) {
+    group.set(record, undefined);
     return group;
   }
   if (isRecord(group)) {
@@ -58,18 +56,18 @@ export function groupAdd(group: RecordGroup | undefined, record: IndexRecord): R
     group.splice(-at - 1, 0, record);
     return group;
   }
-  const map = newSortedMap<IndexRecord>();
-  for (const member of group) map.set(recordName(member), member);
-  map.set(name, record);
-  return map;
+  const set = newRecordSet();
+  for (const member of group) set.set(member, undefined);
+  set.set(record, undefined);
+  return set;
 }
 
 /** Removes `record`; returns the group to keep, or undefined once it is empty. */
 export function groupDelete(group: RecordGroup | undefined, record: IndexRecord): RecordGroup | undefined {
   if (group === undefined) return undefined;
-  if (isSortedMap(group)) {
-    group.delete(recordName(record));
-    return group.size < ARRAY_MIN ? group.valuesArray() : group;
+  if (isRecordSet(group)) {
+    group.delete(record);
+    return group.size < ARRAY_MIN ? group.keysArray() : group;
   }
   if (isRecord(group)) return group === record ? undefined : group;
   const at = search(group, recordName(record));
@@ -81,9 +79,9 @@ export function groupDelete(group: RecordGroup | undefined, record: IndexRecord)
 /** Calls `visit` on each member in name order until it returns false; returns false when stopped early. */
 export function forEachMember(group: RecordGroup | undefined, visit: (record: IndexRecord) => boolean | void): boolean {
   if (group === undefined) return true;
-  if (isSortedMap(group)) {
+  if (isRecordSet(group)) {
     let completed = true;
-    group.forEachPair((_name, record) => {
+    group.forEachPair((record) => {
       if (visit(record) !== false) return;
       completed = false;
       return STOP;
@@ -98,7 +96,7 @@ export function forEachMember(group: RecordGroup | undefined, visit: (record: In
 /** Appends the members to `out`, in name order. */
 export function pushMembers(group: RecordGroup | undefined, out: IndexRecord[]): void {
   if (group === undefined) return;
-  if (isSortedMap(group)) group.forEachPair((_name, record) => void out.push(record));
+  if (isRecordSet(group)) group.forEachPair((record) => void out.push(record));
   else if (isRecord(group)) out.push(group);
   else for (const record of group) out.push(record);
 }

@@ -65,9 +65,12 @@ export interface WriteOptions {
 
 /**
  * The one generic registry behind every model (after k8s' generic registry store): models differ only by data — their
- * schema, indexes and flags. Writes of one model are serialized so that unique-index checks, the store write and the
- * index update happen as one step; the index is touched only after the store accepted the write, so a failed write
- * leaves both as they were.
+ * schema, indexes and flags.
+ *
+ * Concurrency: writes of one object are serialized; writes of different objects run concurrently, so the store can
+ * commit them together. A write checks unique indexes and applies its change to the index in one synchronous step
+ * (reserving its values against any other writer), then waits for the store; if the store refuses, the index change is
+ * undone. So a failed write leaves store and indexes as they were, and two writers can never both take a unique value.
  */
 export class ObjectService {
   private readonly writes = new KeyedQueue();
@@ -75,6 +78,7 @@ export class ObjectService {
 
   constructor(
     private readonly store: Store,
+    private readonly onListenerError: (error: unknown) => void = () => undefined,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
@@ -84,8 +88,15 @@ export class ObjectService {
     return () => this.listeners.delete(listener);
   }
 
+  /** Listeners run after the commit: one that throws must not undo or fail a write that already happened. */
   private announce(change: CommittedChange): void {
-    for (const listener of this.listeners) listener(change);
+    for (const listener of this.listeners) {
+      try {
+        listener(change);
+      } catch (error) {
+        this.onListenerError(error);
+      }
+    }
   }
 
   async getBytes(served: ServedModel, name: string): Promise<Buffer> {
@@ -108,21 +119,22 @@ export class ObjectService {
   create(served: ServedModel, body: unknown, options: WriteOptions = {}): Promise<Written> {
     const object = this.validated(served, body, 'create', options);
     const meta = object.metadata;
-    return this.writes.run(served.model.resource, async () => {
-      if (!meta.name) meta.name = this.freshName(served, meta.generateName ?? '');
+    if (!meta.name) meta.name = this.freshName(served, meta.generateName ?? '');
+    return this.writes.run(objectKey(served, meta.name), async () => {
+      if (served.index.has(meta.name)) throw nameTaken(served, meta.name);
       meta.uid = randomUUID();
       meta.creationTimestamp = this.now().toISOString();
       meta.version = 0;
       delete meta.deletionTimestamp;
       if (served.model.statusSubresource) delete object.status;
       const stored = canonicalize(object);
-      served.index.checkUnique(stored);
+      reserve(served, undefined, stored);
       const record = await this.store
         .create(served.model.resource, meta.name, (revision) => encodeObject(stored, revision))
         .catch((error: unknown) => {
+          served.index.apply(stored, undefined);
           throw error instanceof KeyExistsError ? nameTaken(served, meta.name) : error;
         });
-      served.index.apply(undefined, stored);
       this.announce({ type: 'ADDED', revision: record.revision, served, object: stored, bytes: record.value });
       return { object: stored, bytes: record.value, removed: false };
     });
@@ -139,7 +151,7 @@ export class ObjectService {
     if (version === undefined) {
       throw conflict('metadata.version is required for an update: get the object, change it, and send it back');
     }
-    return this.writes.run(served.model.resource, async () => {
+    return this.writes.run(objectKey(served, name), async () => {
       const current = await this.read(served, name);
       checkVersion(served, current.object, version);
       return this.replace(served, current, object, options);
@@ -153,7 +165,7 @@ export class ObjectService {
     change: (current: ExtensionObject) => unknown,
     options: WriteOptions = {},
   ): Promise<Written> {
-    return this.writes.run(served.model.resource, async () => {
+    return this.writes.run(objectKey(served, name), async () => {
       const current = await this.read(served, name);
       const patched = change(deepCopy(current.object));
       const object = this.validated(served, patched, 'update', options);
@@ -167,7 +179,7 @@ export class ObjectService {
 
   /** Declares deletion; removes the object at once when it has no finalizers. */
   delete(served: ServedModel, name: string): Promise<Written> {
-    return this.writes.run(served.model.resource, async () => {
+    return this.writes.run(objectKey(served, name), async () => {
       const current = await this.read(served, name);
       if (current.object.metadata.deletionTimestamp) {
         return { object: current.object, bytes: current.record.value, removed: false };
@@ -181,13 +193,13 @@ export class ObjectService {
   async deleteCollection(served: ServedModel, query: Omit<ListQuery, 'sort' | 'page' | 'size'>): Promise<number> {
     const { names } = served.index.query({ ...query, sort: [] });
     let deleted = 0;
-    for (const name of names) {
-      try {
-        await this.delete(served, name);
-        deleted++;
-      } catch (error) {
+    // In slices, so the store can commit many deletions together without holding every promise at once.
+    for (let i = 0; i < names.length; i += 256) {
+      const results = await Promise.allSettled(names.slice(i, i + 256).map((name) => this.delete(served, name)));
+      for (const result of results) {
+        if (result.status === 'fulfilled') deleted++;
         // Removed concurrently by someone else: not ours to count, and not an error.
-        if ((error as { status?: number }).status !== 404) throw error;
+        else if ((result.reason as { status?: number }).status !== 404) throw result.reason;
       }
     }
     return deleted;
@@ -228,29 +240,29 @@ export class ObjectService {
     const stored = canonicalize(next);
     const resource = served.model.resource;
     const name = prev.metadata.name;
+    const removing = Boolean(stored.metadata.deletionTimestamp && !stored.metadata.finalizers?.length);
+    reserve(served, prev, removing ? undefined : stored);
+    let record: StoredRecord;
     try {
-      if (stored.metadata.deletionTimestamp && !stored.metadata.finalizers?.length) {
-        const removed = await this.store.delete(resource, name, current.record.revision);
-        stored.metadata.resourceVersion = String(removed.revision);
-        served.index.apply(prev, undefined);
-        const last = { ...prev, metadata: { ...prev.metadata, resourceVersion: String(removed.revision) } };
-        const lastBytes = Buffer.from(JSON.stringify(last));
-        this.announce({ type: 'DELETED', revision: removed.revision, served, object: last, prevObject: prev, bytes: lastBytes });
-        return { object: stored, bytes: Buffer.from(JSON.stringify(stored)), removed: true };
-      }
-      served.index.checkUnique(stored);
-      const record = await this.store.update(resource, name, current.record.revision, (revision) =>
-        encodeObject(stored, revision),
-      );
-      served.index.apply(prev, stored);
-      this.announce({ type: 'MODIFIED', revision: record.revision, served, object: stored, prevObject: prev, bytes: record.value });
-      return { object: stored, bytes: record.value, removed: false };
+      record = removing
+        ? await this.store.delete(resource, name, current.record.revision)
+        : await this.store.update(resource, name, current.record.revision, (rev) => encodeObject(stored, rev));
     } catch (error) {
+      served.index.apply(removing ? undefined : stored, prev);
       if (error instanceof RevisionConflictError) {
         throw conflict(`${served.model.kind} "${name}" was changed by another writer; get it again and retry`);
       }
       throw error;
     }
+    if (!removing) {
+      this.announce({ type: 'MODIFIED', revision: record.revision, served, object: stored, prevObject: prev, bytes: record.value });
+      return { object: stored, bytes: record.value, removed: false };
+    }
+    stored.metadata.resourceVersion = String(record.revision);
+    const last = { ...prev, metadata: { ...prev.metadata, resourceVersion: String(record.revision) } };
+    const lastBytes = Buffer.from(JSON.stringify(last));
+    this.announce({ type: 'DELETED', revision: record.revision, served, object: last, prevObject: prev, bytes: lastBytes });
+    return { object: stored, bytes: Buffer.from(JSON.stringify(stored)), removed: true };
   }
 
   private validated(served: ServedModel, body: unknown, mode: 'create' | 'update', options: WriteOptions) {
@@ -275,6 +287,16 @@ export class ObjectService {
     }
     throw conflict(`could not generate a free name from "${prefix}"; try again`);
   }
+}
+
+function objectKey(served: ServedModel, name: string): string {
+  return `${served.model.resource}/${name}`;
+}
+
+/** Checks unique indexes and applies the change to the index in one synchronous step (see the class comment). */
+function reserve(served: ServedModel, prev: ExtensionObject | undefined, next: ExtensionObject | undefined): void {
+  if (next) served.index.checkUnique(next);
+  served.index.apply(prev, next);
 }
 
 function checkVersion(served: ServedModel, current: ExtensionObject, version: unknown): void {

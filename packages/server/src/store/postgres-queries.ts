@@ -61,7 +61,8 @@ export const CREATE_TABLES: NamedQuery = {
       PRIMARY KEY (resource, name));
     CREATE TABLE IF NOT EXISTS events (
       revision BIGINT PRIMARY KEY, type TEXT NOT NULL, resource TEXT NOT NULL, name TEXT NOT NULL,
-      prev_revision BIGINT NOT NULL, value BYTEA NOT NULL);
+      prev_revision BIGINT NOT NULL, value BYTEA NOT NULL, prev_value BYTEA);
+    ALTER TABLE events ADD COLUMN IF NOT EXISTS prev_value BYTEA;
     CREATE TABLE IF NOT EXISTS meta (
       id INT PRIMARY KEY CHECK (id = 1), revision BIGINT NOT NULL, compacted BIGINT NOT NULL);
     INSERT INTO meta (id, revision, compacted) VALUES (1, 0, 0) ON CONFLICT DO NOTHING;`,
@@ -116,10 +117,12 @@ export const INSERT_OBJECT: NamedQuery = {
 export const UPDATE_OBJECT: NamedQuery = {
   name: 'update_object',
   text: `
-    WITH updated AS (
+    WITH previous AS (
+      SELECT value FROM objects WHERE resource = $1 AND name = $2 AND revision = $5),
+    updated AS (
       UPDATE objects SET revision = $3, value = $4 WHERE resource = $1 AND name = $2 AND revision = $5 RETURNING 1)
-    INSERT INTO events (revision, type, resource, name, prev_revision, value)
-    SELECT $3::bigint, 'MODIFIED', $1::text, $2::text, $5::bigint, $4::bytea FROM updated
+    INSERT INTO events (revision, type, resource, name, prev_revision, value, prev_value)
+    SELECT $3::bigint, 'MODIFIED', $1::text, $2::text, $5::bigint, $4::bytea, (SELECT value FROM previous) FROM updated
     RETURNING revision`,
 };
 
@@ -169,7 +172,7 @@ export const COUNT_OBJECTS: NamedQuery = {
 export const SELECT_CHANGES: NamedQuery = {
   name: 'select_changes',
   text: `
-    SELECT meta.compacted, e.revision, e.type, e.resource, e.name, e.prev_revision, e.value
+    SELECT meta.compacted, e.revision, e.type, e.resource, e.name, e.prev_revision, e.value, e.prev_value
     FROM meta LEFT JOIN LATERAL (
       SELECT * FROM events WHERE revision > $1 ORDER BY revision LIMIT $2
     ) e ON true

@@ -23,6 +23,7 @@ export interface EventRow {
   name: string;
   prev_revision: number;
   value: Buffer;
+  prev_value: Buffer | null;
 }
 
 /** The two counters kept in the single `meta` row. */
@@ -45,6 +46,7 @@ export function toChange(row: EventRow): Change {
     name: row.name,
     value: row.value,
     prevRevision: row.prev_revision,
+    ...(row.prev_value ? { prevValue: row.prev_value } : {}),
   };
 }
 

@@ -1,6 +1,9 @@
 /**
- * The SQLite store (better-sqlite3). better-sqlite3 is synchronous, so every method does its work at once and returns a
- * settled promise; each write is one transaction, so a throw anywhere in it (the encoder included) leaves nothing.
+ * The SQLite store (better-sqlite3). Reads run at once and return settled promises. Writes are group-committed: the
+ * writes requested during one turn of the event loop run in a single transaction, each inside its own savepoint, so a
+ * write that throws (a conflict, the encoder) leaves nothing and does not disturb the others, and every promise settles
+ * only once the shared transaction has committed. A one-row commit writes several whole pages to the WAL; sharing the
+ * commit between the writes of concurrent requests made creates over HTTP about 3× faster.
  */
 import Database from 'better-sqlite3';
 import {
@@ -40,7 +43,7 @@ const SCHEMA = `
   CREATE UNIQUE INDEX IF NOT EXISTS objects_by_name ON objects (resource, name);
   CREATE TABLE IF NOT EXISTS events (
     revision INTEGER PRIMARY KEY, type TEXT NOT NULL, resource TEXT NOT NULL, name TEXT NOT NULL,
-    prev_revision INTEGER NOT NULL, value BLOB NOT NULL);
+    prev_revision INTEGER NOT NULL, value BLOB NOT NULL, prev_value BLOB);
   CREATE TABLE IF NOT EXISTS meta (
     id INTEGER PRIMARY KEY CHECK (id = 1), revision INTEGER NOT NULL, compacted INTEGER NOT NULL);
   INSERT OR IGNORE INTO meta (id, revision, compacted) VALUES (1, 0, 0);
@@ -55,6 +58,9 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   db.pragma('synchronous = NORMAL');
   db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
   db.exec(SCHEMA);
+  // Databases made before history kept the replaced value gain the column (older events simply have none).
+  const eventColumns = db.prepare<[], { name: string }>('PRAGMA table_info(events)').all();
+  if (!eventColumns.some((c) => c.name === 'prev_value')) db.exec('ALTER TABLE events ADD COLUMN prev_value BLOB');
 
   const sql = {
     meta: db.prepare<[], MetaRow>(
@@ -68,8 +74,8 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     get: db.prepare<[string, string], ObjectRow>(
       'SELECT resource, name, revision, value FROM objects WHERE resource = ? AND name = ?',
     ),
-    head: db.prepare<[string, string], { id: number; revision: number }>(
-      'SELECT id, revision FROM objects WHERE resource = ? AND name = ?',
+    head: db.prepare<[string, string], { id: number; revision: number; value: Buffer }>(
+      'SELECT id, revision, value FROM objects WHERE resource = ? AND name = ?',
     ),
     page: db.prepare<[string, string, number], ObjectRow>(
       'SELECT resource, name, revision, value FROM objects WHERE resource = ? AND name > ? ORDER BY name LIMIT ?',
@@ -80,12 +86,12 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ),
     update: db.prepare<[number, Buffer, number]>('UPDATE objects SET revision = ?, value = ? WHERE id = ?'),
     remove: db.prepare<[number], Buffer>('DELETE FROM objects WHERE id = ? RETURNING value').pluck(),
-    appendEvent: db.prepare<[number, string, string, string, number, Buffer]>(
-      'INSERT INTO events (revision, type, resource, name, prev_revision, value) VALUES (?, ?, ?, ?, ?, ?)',
+    appendEvent: db.prepare<[number, string, string, string, number, Buffer, Buffer | null]>(
+      'INSERT INTO events (revision, type, resource, name, prev_revision, value, prev_value) VALUES (?, ?, ?, ?, ?, ?, ?)',
     ),
     // LIMIT -1 is SQLite's "no limit".
     events: db.prepare<[number, number], EventRow>(
-      `SELECT revision, type, resource, name, prev_revision, value
+      `SELECT revision, type, resource, name, prev_revision, value, prev_value
        FROM events WHERE revision > ? ORDER BY revision LIMIT ?`,
     ),
     // The revision of the newest event that compaction drops: the (keep+1)-th from the end.
@@ -105,14 +111,13 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     return head;
   }
 
-  // IMMEDIATE takes the write lock up front, so a writer in another process cannot slip in between our read of the
-  // counter and our commit (and a deferred upgrade cannot fail with SQLITE_BUSY half way).
+  // Each write is a transaction function; called inside the batch's transaction it runs as a savepoint.
   const create = db.transaction((resource: string, name: string, encode: Encoder): StoredRecord => {
     if (sql.head.get(resource, name)) throw new KeyExistsError(resource, name);
     const revision = nextRevision();
     const value = checkEncoded(encode(revision));
     sql.insert.run(resource, name, revision, value);
-    sql.appendEvent.run(revision, 'ADDED', resource, name, 0, value);
+    sql.appendEvent.run(revision, 'ADDED', resource, name, 0, value, null);
     return { resource, name, revision, value };
   });
 
@@ -121,7 +126,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     const revision = nextRevision();
     const value = checkEncoded(encode(revision));
     sql.update.run(revision, value, head.id);
-    sql.appendEvent.run(revision, 'MODIFIED', resource, name, head.revision, value);
+    sql.appendEvent.run(revision, 'MODIFIED', resource, name, head.revision, value, head.value);
     return { resource, name, revision, value };
   });
 
@@ -129,7 +134,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     const head = expectRevision(resource, name, expected);
     const revision = nextRevision();
     const value = sql.remove.get(head.id)!;
-    sql.appendEvent.run(revision, 'DELETED', resource, name, head.revision, value);
+    sql.appendEvent.run(revision, 'DELETED', resource, name, head.revision, value, null);
     return { resource, name, revision, value };
   });
 
@@ -147,6 +152,8 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     sql.markCompacted.run(point, point);
     return dropped;
   });
+
+  const batch = new WriteBatch(db);
 
   async function* scan(resource: string, batchSize = DEFAULT_SCAN_BATCH_SIZE): AsyncIterable<StoredRecord[]> {
     checkPositiveInteger('batchSize', batchSize);
@@ -176,15 +183,68 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
       }),
     scan,
     count: async (resource) => sql.count.get(resource)!,
-    create: async (resource, name, encode) => create.immediate(resource, name, encode),
-    update: async (resource, name, expected, encode) => update.immediate(resource, name, expected, encode),
-    delete: async (resource, name, expected) => remove.immediate(resource, name, expected),
+    create: (resource, name, encode) => batch.run(() => create(resource, name, encode)),
+    update: (resource, name, expected, encode) => batch.run(() => update(resource, name, expected, encode)),
+    delete: (resource, name, expected) => batch.run(() => remove(resource, name, expected)),
     changesSince: async (after, limit) =>
       changesSince(after, limit === undefined ? -1 : checkPositiveInteger('limit', limit)),
     compact: async (keep) => compact.immediate(checkKeep(keep)),
     oldestResumableRevision: async () => sql.meta.get()!.compacted,
     close: async () => {
+      batch.flush();
       if (db.open) db.close();
     },
   };
+}
+
+interface PendingWrite {
+  write: () => StoredRecord;
+  resolve: (record: StoredRecord) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Collects the writes of one event-loop turn and commits them together (see the file comment). */
+class WriteBatch {
+  private pending: PendingWrite[] = [];
+  private readonly commit: Database.Transaction<(writes: PendingWrite[]) => Array<{ record?: StoredRecord; error?: unknown }>>;
+
+  constructor(db: Database.Database) {
+    this.commit = db.transaction((writes: PendingWrite[]) =>
+      writes.map((w) => {
+        try {
+          return { record: w.write() };
+        } catch (error) {
+          return { error };
+        }
+      }),
+    );
+  }
+
+  run(write: () => StoredRecord): Promise<StoredRecord> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ write, resolve, reject });
+      // setImmediate runs after the poll phase, so every request read in this turn joins the batch.
+      if (this.pending.length === 1) setImmediate(() => this.flush());
+    });
+  }
+
+  flush(): void {
+    const writes = this.pending;
+    if (writes.length === 0) return;
+    this.pending = [];
+    let outcomes: Array<{ record?: StoredRecord; error?: unknown }>;
+    try {
+      // IMMEDIATE takes the write lock up front, so a writer in another process cannot slip in between our read of the
+      // counter and our commit (and a deferred upgrade cannot fail with SQLITE_BUSY half way).
+      outcomes = this.commit.immediate(writes);
+    } catch (error) {
+      for (const w of writes) w.reject(error);
+      return;
+    }
+    outcomes.forEach((outcome, i) => {
+      const w = writes[i]!;
+      if (outcome.record) w.resolve(outcome.record);
+      else w.reject(outcome.error);
+    });
+  }
 }

@@ -32,6 +32,28 @@ export function describeStoreHistory({ store, openStore }: SuiteContext): void {
       expect(changes.every((change) => Buffer.isBuffer(change.value))).toBe(true);
     });
 
+    it('a MODIFIED change carries the value it replaced; ADDED and DELETED carry none', async () => {
+      await writeFive(store());
+      const changes = await store().changesSince(0);
+      const prev = changes.map((change) => (change.prevValue ? decoded({ value: change.prevValue }) : null));
+      expect(prev).toEqual([null, null, { text: 'a1', revision: changes[0]!.revision }, null, null]);
+    });
+
+    it('writes requested together commit together, and one that fails does not disturb the others', async () => {
+      const first = await store().create(WIDGETS, 'taken', encodeAs('t'));
+      const results = await Promise.allSettled([
+        store().create(WIDGETS, 'n1', encodeAs('n1')),
+        store().create(WIDGETS, 'taken', encodeAs('dup')),
+        store().update(WIDGETS, 'taken', first.revision + 99, encodeAs('stale')),
+        store().create(WIDGETS, 'n2', encodeAs('n2')),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+      const [n1, , , n2] = results as PromiseFulfilledResult<{ revision: number }>[];
+      expect(n2!.value.revision).toBeGreaterThan(n1!.value.revision);
+      expect((await store().getMany(WIDGETS, ['taken', 'n1', 'n2'])).map((r) => decoded(r).text)).toEqual(['t', 'n1', 'n2']);
+      expect((await store().changesSince(first.revision)).map((c) => c.name)).toEqual(['n1', 'n2']);
+    });
+
     it('changesSince starts after the given revision and honours the limit', async () => {
       const revisions = await writeFive(store());
       expect((await store().changesSince(revisions[1]!)).map((change) => change.revision)).toEqual(revisions.slice(2));

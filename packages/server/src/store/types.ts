@@ -29,6 +29,9 @@ export interface Change {
   value: Buffer;
   /** Revision of the value this write replaced (0 for ADDED). */
   prevRevision: number;
+  /** For MODIFIED, the value this write replaced: a watch replaying history needs it to tell whether the object moved
+   * into or out of a selection. */
+  prevValue?: Buffer;
 }
 
 /**
