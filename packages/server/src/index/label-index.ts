@@ -26,7 +26,8 @@ export class LabelIndex {
     if (labels === null || typeof labels !== 'object') return undefined;
     let copy: Record<string, string> | undefined;
     for (const [key, value] of Object.entries(labels)) {
-      if (typeof value !== 'string') continue;
+      // `__proto__` cannot be copied as a plain property (and is no valid label key): leave it out everywhere.
+      if (typeof value !== 'string' || key === '__proto__') continue;
       let entry = this.keys.get(key);
       if (!entry) this.keys.set(key, (entry = { byValue: new Map(), values: new Map() }));
       const group = entry.byValue.get(value);
@@ -81,7 +82,7 @@ export class LabelIndex {
 export function sameLabels(a: Labels | undefined, b: unknown): boolean {
   const keysA = a ? Object.keys(a) : [];
   if (b === null || typeof b !== 'object') return keysA.length === 0;
-  const entriesB = Object.entries(b).filter(([, value]) => typeof value === 'string');
+  const entriesB = Object.entries(b).filter(([key, value]) => typeof value === 'string' && key !== '__proto__');
   return entriesB.length === keysA.length && entriesB.every(([key, value]) => a !== undefined && a[key] === value);
 }
 

@@ -240,6 +240,12 @@ describe('ModelIndex: selectors', () => {
     expect(errorOf(() => query(index, { sort: 'metadata.labels' })).status).toBe(400);
   });
 
+  it('validates a watch’s selectors and sort without querying', () => {
+    expect(errorOf(() => index.validate({ fields: parseFieldSelector('spec.nope=1'), sort: [] })).status).toBe(400);
+    expect(errorOf(() => index.validate({ fields: [], sort: parseSort('spec.nope') })).status).toBe(400);
+    expect(() => index.validate({ fields: parseFieldSelector('name=a'), sort: parseSort('spec.age,desc') })).not.toThrow();
+  });
+
   it('matches single objects like the index does (for watches)', () => {
     for (const [labels, fields, expected] of table) {
       const names = ['ann', 'bob', 'cy9', 'cy10'].filter((name) =>

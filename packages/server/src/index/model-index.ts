@@ -52,9 +52,11 @@ export interface IndexPage {
   total: number;
 }
 
-export class ModelIndex implements IndexContext {
-  readonly byName = new NameIndex();
-  readonly labels = new LabelIndex();
+export class ModelIndex {
+  private readonly byName = new NameIndex();
+  private readonly labels = new LabelIndex();
+  /** What query clauses read. */
+  private readonly context: IndexContext = { byName: this.byName, labels: this.labels };
   private readonly fieldIndexes: FieldIndex[] = [];
   private readonly targets = new Map<string, IndexTarget>();
 
@@ -154,7 +156,7 @@ export class ModelIndex implements IndexContext {
 
   query(query: IndexQuery): IndexPage {
     const clauses = this.clauses(query.labels, query.fields);
-    const matches = findMatches(clauses, this);
+    const matches = findMatches(clauses, this.context);
     const keys = this.sortKeys(query.sort);
     const { total } = matches;
     const size = query.size || undefined;
@@ -178,7 +180,7 @@ export class ModelIndex implements IndexContext {
   }
 
   count(labels: readonly LabelRequirement[], fields: readonly FieldRequirement[]): number {
-    return findMatches(this.clauses(labels, fields), this).total;
+    return findMatches(this.clauses(labels, fields), this.context).total;
   }
 
   /** Objects per value of one index (`key=value` for metadata.labels); objects without a value are not counted. */
@@ -214,8 +216,8 @@ export class ModelIndex implements IndexContext {
 
   private clauses(labels: readonly LabelRequirement[], fields: readonly FieldRequirement[]) {
     return [
-      ...fields.map((requirement) => fieldClause(requirement, this.target(requirement.field, 'fieldSelector'), this)),
-      ...labels.map((requirement) => labelClause(requirement, this)),
+      ...fields.map((req) => fieldClause(req, this.target(req.field, 'fieldSelector'), this.context)),
+      ...labels.map((req) => labelClause(req, this.context)),
     ];
   }
 
