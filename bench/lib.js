@@ -1,5 +1,5 @@
 // Helpers shared by the benchmark scripts: child servers, autocannon runs, memory readings.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 
@@ -45,3 +45,16 @@ export async function load(options) {
 }
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** wrk (Debian package `wrk`) is used for creates when installed: autocannon's per-request JavaScript saturates
+ * its own core before the server does. */
+export const hasWrk = spawnSync('wrk', ['--version']).error === undefined;
+
+/** Creates per second over `seconds` with 50 connections, using wrk and bench/create.lua. */
+export function wrkCreates(url, seconds, script) {
+  const out = execFileSync('wrk', ['-t1', '-c50', `-d${seconds}s`, '-s', script, url], { encoding: 'utf8' });
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)[1]);
+  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
+  if (non2xx > 0) throw new Error(`wrk: ${non2xx} creates failed`);
+  return rps;
+}

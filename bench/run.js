@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { load, rssOf, sleep, startProcess } from './lib.js';
+import { hasWrk, load, rssOf, sleep, startProcess, wrkCreates } from './lib.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const arg = (name, fallback) => {
@@ -32,9 +32,18 @@ function svc(dataDir) {
   });
 }
 
+/** Creates `count` persons over HTTP, 50 in flight; bodies are built beforehand so the client does little per request. */
 async function seed(url, count) {
   let i = 0;
   const genders = ['MALE', 'FEMALE'];
+  const bodies = Array.from({ length: count }, (_, n) =>
+    JSON.stringify({
+      apiVersion: 'people.svc.run/v1alpha1',
+      kind: 'Person',
+      metadata: { name: `p-${n}`, labels: { 'people.svc.run/team': `team-${n % 50}` } },
+      spec: { name: `Person ${n}`, age: n % 151, gender: genders[n % 2] },
+    }),
+  );
   const started = process.hrtime.bigint();
   const result = await autocannon({
     url,
@@ -46,13 +55,7 @@ async function seed(url, count) {
         path: BASE,
         headers: { 'content-type': 'application/json' },
         setupRequest: (req) => {
-          const n = i++;
-          req.body = JSON.stringify({
-            apiVersion: 'people.svc.run/v1alpha1',
-            kind: 'Person',
-            metadata: { name: `p-${n}`, labels: { 'people.svc.run/team': `team-${n % 50}` } },
-            spec: { name: `Person ${n}`, age: n % 151, gender: genders[n % 2] },
-          });
+          req.body = bodies[i++];
           return req;
         },
       },
@@ -69,16 +72,26 @@ try {
   console.log(`svc benchmark: ${PERSONS} persons, ${DURATION}s per load run, 50 connections\n`);
   const baseline = await startProcess(process.execPath, [path.join(root, 'bench/baseline-server.js')]);
   const base = await load({ url: `${baseline.url}/doc/x`, duration: DURATION });
-  await baseline.stop();
   report('baseline: bare Fastify GET of a 1 KB JSON from a Map', base.rps, 'req/s');
+  const createScript = path.join(root, 'bench/create.lua');
+  const baseCreate = hasWrk ? wrkCreates(baseline.url, DURATION, createScript) : undefined;
+  if (baseCreate) report('baseline: bare Fastify POST, parse and keep in a Map (wrk)', baseCreate, 'req/s');
+  await baseline.stop();
 
   const empty = await svc(path.join(dataDir, 'empty'));
   await sleep(500);
   const emptyRss = rssOf(empty.child.pid);
   await empty.stop();
 
+  if (hasWrk) {
+    const fresh = await svc(path.join(dataDir, 'creates'));
+    report('create over HTTP, 50 in flight (wrk)', wrkCreates(fresh.url, DURATION, createScript), 'objects/s', baseCreate, '>= 10000');
+    await fresh.stop();
+  } else {
+    console.log('  (install wrk for the create figure: autocannon saturates its own core before the server does)');
+  }
   let server = await svc(path.join(dataDir, 'full'));
-  report('create over HTTP, 50 in flight', await seed(server.url, PERSONS), 'objects/s', undefined, '>= 10000');
+  report('create while seeding (autocannon, 50 in flight)', await seed(server.url, PERSONS), 'objects/s');
 
   const get = await load({ url: `${server.url}${BASE}/p-4242`, duration: DURATION });
   report('GET one object', get.rps, 'req/s', base.rps, '>= 40%');

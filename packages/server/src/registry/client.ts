@@ -51,10 +51,10 @@ export function createExtensionClient(
       return registry.resolve(model).index.countBy(indexName);
     },
     async create<T extends AnyExtensionObject>(object: T) {
-      return (await objects.create(served(object), object, writeOptions)).object as T;
+      return (await objects.create(served(object), structuredClone(object), writeOptions)).object as T;
     },
     async update<T extends AnyExtensionObject>(object: T) {
-      return (await objects.update(served(object), object.metadata.name, object, writeOptions)).object as T;
+      return (await objects.update(served(object), object.metadata.name, structuredClone(object), writeOptions)).object as T;
     },
     async delete<T extends AnyExtensionObject>(model: ModelRef, name: string) {
       return (await objects.delete(registry.resolve(model), name)).object as T;

@@ -277,7 +277,8 @@ export class ObjectService {
         .join('; ');
       throw invalid(`${served.model.kind} is invalid: ${summary}${errors.length > 5 ? '; …' : ''}`, errors);
     }
-    return deepCopy(body as ExtensionObject);
+    // The service takes ownership of the body (a request's freshly parsed JSON); in-process callers pass a copy.
+    return body as ExtensionObject;
   }
 
   private freshName(served: ServedModel, prefix: string): string {

@@ -101,8 +101,10 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     dropEvents: db.prepare<[number]>('DELETE FROM events WHERE revision <= ?'),
   };
 
-  /** Inside a write transaction, which holds the database's write lock. */
-  const nextRevision = (): number => sql.meta.get()!.revision + 1;
+  // Inside a batch's transaction (which holds the write lock) the revision is read once and then counted in memory; a
+  // write that fails does not advance it, so the next one reuses its revision and the history has no gap.
+  let lastRevision: number | undefined;
+  const nextRevision = (): number => (lastRevision ??= sql.meta.get()!.revision) + 1;
 
   /** The stored row's id and revision, provided the revision is the expected one (guards update and delete). */
   function expectRevision(resource: string, name: string, expected: number) {
@@ -118,6 +120,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     const value = checkEncoded(encode(revision));
     sql.insert.run(resource, name, revision, value);
     sql.appendEvent.run(revision, 'ADDED', resource, name, 0, value, null);
+    lastRevision = revision;
     return { resource, name, revision, value };
   });
 
@@ -127,6 +130,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     const value = checkEncoded(encode(revision));
     sql.update.run(revision, value, head.id);
     sql.appendEvent.run(revision, 'MODIFIED', resource, name, head.revision, value, head.value);
+    lastRevision = revision;
     return { resource, name, revision, value };
   });
 
@@ -135,6 +139,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     const revision = nextRevision();
     const value = sql.remove.get(head.id)!;
     sql.appendEvent.run(revision, 'DELETED', resource, name, head.revision, value, null);
+    lastRevision = revision;
     return { resource, name, revision, value };
   });
 
@@ -153,7 +158,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     return dropped;
   });
 
-  const batch = new WriteBatch(db);
+  const batch = new WriteBatch(db, () => (lastRevision = undefined));
 
   async function* scan(resource: string, batchSize = DEFAULT_SCAN_BATCH_SIZE): AsyncIterable<StoredRecord[]> {
     checkPositiveInteger('batchSize', batchSize);
@@ -208,7 +213,11 @@ class WriteBatch {
   private pending: PendingWrite[] = [];
   private readonly commit: Database.Transaction<(writes: PendingWrite[]) => Array<{ record?: StoredRecord; error?: unknown }>>;
 
-  constructor(db: Database.Database) {
+  /** `reset` forgets the in-memory revision: another process may write between two batches. */
+  constructor(
+    db: Database.Database,
+    private readonly reset: () => void,
+  ) {
     this.commit = db.transaction((writes: PendingWrite[]) =>
       writes.map((w) => {
         try {
@@ -233,6 +242,7 @@ class WriteBatch {
     if (writes.length === 0) return;
     this.pending = [];
     let outcomes: Array<{ record?: StoredRecord; error?: unknown }>;
+    this.reset();
     try {
       // IMMEDIATE takes the write lock up front, so a writer in another process cannot slip in between our read of the
       // counter and our commit (and a deferred upgrade cannot fail with SQLITE_BUSY half way).
@@ -240,6 +250,8 @@ class WriteBatch {
     } catch (error) {
       for (const w of writes) w.reject(error);
       return;
+    } finally {
+      this.reset();
     }
     outcomes.forEach((outcome, i) => {
       const w = writes[i]!;
