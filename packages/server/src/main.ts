@@ -11,6 +11,7 @@ import { ObjectService } from './registry/object-service.js';
 import { PluginHost } from './plugins/plugin-host.js';
 import { openPostgresStore } from './store/postgres.js';
 import { openSqliteStore } from './store/sqlite.js';
+import { withReadCache } from './store/cached-store.js';
 import type { Store } from './store/types.js';
 import { HOST_VERSION } from './version.js';
 
@@ -82,5 +83,6 @@ export async function createServer(config: Config, options: ServerOptions = {}):
 async function openStore(config: Config, schema?: string): Promise<Store> {
   if (config.databaseUrl) return openPostgresStore({ connectionString: config.databaseUrl, schema });
   await mkdir(config.dataDir, { recursive: true });
-  return openSqliteStore({ path: path.join(config.dataDir, 'svc.db') });
+  // The embedded database belongs to this process alone, so a read cache in front of it can never go stale.
+  return withReadCache(openSqliteStore({ path: path.join(config.dataDir, 'svc.db') }));
 }

@@ -1,0 +1,64 @@
+import { LRUCache } from 'lru-cache';
+import type { Store, StoredRecord } from './types.js';
+
+/**
+ * A read cache in front of a store that this process alone writes (the embedded SQLite store): the records of recently
+ * written or read objects, bounded by their total size. It has the store's own interface (k8s' cacher habit), so
+ * nothing else knows it is there. A write reaches the cache only after the store committed it, so the cache never
+ * serves a value that is not durable. Not for a database shared by several servers: their writes would not reach it.
+ *
+ * Why: a point query costs ~6 µs here even with every page cached, and a page of 20 is most of a list request.
+ */
+export function withReadCache(store: Store, maxBytes = 4 * 1024 * 1024): Store {
+  const cache = new LRUCache<string, StoredRecord>({
+    maxSize: maxBytes,
+    sizeCalculation: (record) => record.value.length + record.name.length + 64,
+  });
+  const key = (resource: string, name: string) => `${resource}\u0000${name}`;
+  const remember = (record: StoredRecord) => {
+    cache.set(key(record.resource, record.name), record);
+    if (latest !== undefined && record.revision > latest) latest = record.revision;
+    return record;
+  };
+  let latest: number | undefined;
+
+  return {
+    ...store,
+    dialect: store.dialect,
+    async currentRevision() {
+      latest ??= await store.currentRevision();
+      return latest;
+    },
+    async get(resource, name) {
+      const hit = cache.get(key(resource, name));
+      if (hit) return hit;
+      const record = await store.get(resource, name);
+      return record && remember(record);
+    },
+    async getMany(resource, names) {
+      const found = new Map<string, StoredRecord>();
+      const missing: string[] = [];
+      for (const name of names) {
+        const hit = cache.get(key(resource, name));
+        if (hit) found.set(name, hit);
+        else missing.push(name);
+      }
+      if (missing.length > 0) for (const record of await store.getMany(resource, missing)) found.set(record.name, remember(record));
+      return names.flatMap((name) => found.get(name) ?? []);
+    },
+    scan: (resource, batchSize) => store.scan(resource, batchSize),
+    count: (resource) => store.count(resource),
+    create: async (resource, name, encode) => remember(await store.create(resource, name, encode)),
+    update: async (resource, name, expected, encode) => remember(await store.update(resource, name, expected, encode)),
+    async delete(resource, name, expected) {
+      const removed = await store.delete(resource, name, expected);
+      cache.delete(key(resource, name));
+      if (latest !== undefined && removed.revision > latest) latest = removed.revision;
+      return removed;
+    },
+    changesSince: (after, limit) => store.changesSince(after, limit),
+    compact: (keep) => store.compact(keep),
+    oldestResumableRevision: () => store.oldestResumableRevision(),
+    close: () => store.close(),
+  };
+}
