@@ -1,6 +1,7 @@
 import type { AnyExtensionObject, ListOptions, ListResult, ExtensionObject } from './objects.js';
 import type { ModelDefinition, ModelRef } from './models.js';
 import type { CustomRoute } from './routes.js';
+import type { ReconcilerRegistry } from './reconcilers.js';
 
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;
@@ -30,6 +31,11 @@ export interface ExtensionClient {
   update<T extends AnyExtensionObject>(object: T): Promise<T>;
   /** Declares deletion: sets deletionTimestamp; the object is removed once its finalizers are empty. */
   delete<T extends AnyExtensionObject = ExtensionObject>(model: ModelRef, name: string): Promise<T>;
+  /**
+   * Writes only `status`, as the status subresource does (for any model); everything else in
+   * `object` is ignored. `metadata.version` must equal the stored one.
+   */
+  updateStatus<T extends AnyExtensionObject>(object: T): Promise<T>;
 }
 
 export interface RouteRegistry {
@@ -43,6 +49,8 @@ export interface PluginContext {
   readonly models: ModelRegistry;
   readonly client: ExtensionClient;
   readonly routes: RouteRegistry;
+  /** Controllers that reconcile the plugin's (or any) model's objects; stopped when the plugin stops. */
+  readonly reconcilers: ReconcilerRegistry;
 }
 
 export interface Plugin {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { loadConfig, settingsFromArgs } from './config.js';
 import { createServer } from './main.js';
 
-const USAGE = `usage: svc serve [--host H] [--port P] [--data-dir D] [--database-url URL] [--plugins-dir A:B] [--log-level L]`;
+const USAGE = `usage: svc serve [--host H] [--port P] [--data-dir D] [--database-url URL] [--plugins-dir A:B] [--log-level L] [--watch-history N]`;
 
 async function serve(args: string[]): Promise<void> {
   const settings = settingsFromArgs(args, process.env);

@@ -10,7 +10,15 @@ export interface Config {
   pluginsDirs: string[];
   adminUsername: string;
   adminPassword?: string;
+  /** HTTP Basic authentication (`Authorization: Basic`); off unless SVC_BASIC_AUTH=true. */
+  basicAuth: boolean;
+  /** A login session unused for this long ends (SVC_SESSION_IDLE_TIMEOUT). */
+  sessionIdleTimeoutMs: number;
+  /** A login session ends this long after sign-in however busy (SVC_SESSION_MAX_AGE). */
+  sessionMaxAgeMs: number;
   logLevel: string;
+  /** Change events kept for watches to resume from (older ones are compacted away). */
+  watchHistory: number;
 }
 
 export type Settings = Record<string, string | undefined>;
@@ -23,6 +31,7 @@ const FLAGS: Record<string, string> = {
   '--plugins-dir': 'SVC_PLUGINS_DIR',
   '--admin-username': 'SVC_ADMIN_USERNAME',
   '--log-level': 'SVC_LOG_LEVEL',
+  '--watch-history': 'SVC_WATCH_HISTORY',
 };
 
 /** Command-line flags override environment variables of the same name (`--data-dir x` or `--data-dir=x`). */
@@ -48,6 +57,12 @@ export function loadConfig(settings: Settings): Config {
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new Error('SVC_DATABASE_URL must be a postgres:// URL (unset it to use the embedded SQLite store)');
   }
+  const watchHistory = Number(settings.SVC_WATCH_HISTORY || 100_000);
+  if (!Number.isSafeInteger(watchHistory) || watchHistory < 1) {
+    throw new Error(`SVC_WATCH_HISTORY must be a whole number of events, at least 1, got "${settings.SVC_WATCH_HISTORY}"`);
+  }
+  const sessionIdleTimeoutMs = durationSetting(settings, 'SVC_SESSION_IDLE_TIMEOUT', '1h');
+  const sessionMaxAgeMs = durationSetting(settings, 'SVC_SESSION_MAX_AGE', '24h');
   return {
     host: settings.SVC_HOST || '127.0.0.1',
     port,
@@ -59,6 +74,31 @@ export function loadConfig(settings: Settings): Config {
       .map((p) => path.resolve(p)),
     adminUsername: settings.SVC_ADMIN_USERNAME || 'admin',
     adminPassword: settings.SVC_ADMIN_PASSWORD || undefined,
+    basicAuth: booleanSetting(settings, 'SVC_BASIC_AUTH', false),
+    sessionIdleTimeoutMs,
+    sessionMaxAgeMs,
     logLevel: settings.SVC_LOG_LEVEL || 'info',
+    watchHistory,
   };
+}
+
+function booleanSetting(settings: Settings, name: string, fallback: boolean): boolean {
+  const raw = (settings[name] ?? '').trim().toLowerCase();
+  if (raw === '') return fallback;
+  if (raw === 'true' || raw === '1' || raw === 'yes' || raw === 'on') return true;
+  if (raw === 'false' || raw === '0' || raw === 'no' || raw === 'off') return false;
+  throw new Error(`${name} must be true or false, got "${settings[name]}"`);
+}
+
+const DURATION_UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A duration such as `90s`, `30m`, `12h` or `7d` (a bare number is seconds), in milliseconds. */
+function durationSetting(settings: Settings, name: string, fallback: string): number {
+  const raw = (settings[name] || fallback).trim();
+  const match = /^(\d+)\s*([smhd]?)$/.exec(raw);
+  const ms = match ? Number(match[1]) * DURATION_UNITS[match[2] || 's']! : NaN;
+  if (!Number.isSafeInteger(ms) || ms <= 0) {
+    throw new Error(`${name} must be a positive duration such as 30m, 12h or 7d, got "${settings[name]}"`);
+  }
+  return ms;
 }

@@ -14,6 +14,20 @@ import { openSqliteStore } from './store/sqlite.js';
 import { withReadCache } from './store/cached-store.js';
 import type { Store } from './store/types.js';
 import { HOST_VERSION } from './version.js';
+import { postModel } from './content/post-model.js';
+import { postRoutes } from './content/post-routes.js';
+import { normalizeModelDefinition } from './objects/model-definition.js';
+import { startRbac } from './rbac/boot.js';
+import { setupAuthentication, type Authentication } from './authn/index.js';
+import { createSetUserRoles } from './rbac/user-roles.js';
+import { ControllerManager } from './controllers/controller-manager.js';
+import { startGarbageCollector } from './controllers/garbage-collector.js';
+import type { QueueOptions } from './controllers/work-queue.js';
+import { pluginLogger } from './plugins/plugin-context.js';
+import { startHistoryRetention, type Retention } from './watch/history-retention.js';
+import { WatchHub } from './watch/hub.js';
+import { DEFAULT_WATCH_LIMITS, WatchService } from './watch/watch-service.js';
+import type { WatcherLimits } from './watch/watcher.js';
 
 export interface Server {
   app: ReturnType<typeof createApp>;
@@ -21,6 +35,11 @@ export interface Server {
   registry: ModelRegistry;
   objects: ObjectService;
   plugins: PluginHost;
+  watches: WatchService;
+  controllers: ControllerManager;
+  retention: Retention;
+  /** Users, sessions, tokens and the authenticator the authorization hook calls. */
+  authn: Authentication;
   logger: Logger;
   /** Set once listening, e.g. `http://127.0.0.1:8090`. */
   url?: string;
@@ -35,16 +54,52 @@ export interface ServerOptions {
   databaseSchema?: string;
   /** How long a plugin's start may take before it is FAILED (default 30 s). */
   pluginStartTimeoutMs?: number;
+  /** Watch limits (backlog per watcher, bookmark period, …); defaults in DEFAULT_WATCH_LIMITS. */
+  watch?: Partial<WatcherLimits>;
+  /** How often the change history is compacted to `SVC_WATCH_HISTORY` events (default 10 s). */
+  compactionIntervalMs?: number;
+  /** Retry backoff of reconcilers (default 10 ms doubling up to 60 s). */
+  reconcileBackoff?: QueueOptions;
 }
 
 export async function createServer(config: Config, options: ServerOptions = {}): Promise<Server> {
-  const logger = options.logger ?? pino({ level: config.logLevel, base: undefined });
+  const logger =
+    options.logger ??
+    // Credentials never reach a log line, even if request logging is turned on some day.
+    pino({ level: config.logLevel, base: undefined, redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'] });
   const store = await openStore(config, options.databaseSchema);
   const registry = new ModelRegistry(store);
   const objects = new ObjectService(store, (error) => logger.error({ err: error }, 'a commit listener failed'));
+  const hub = await WatchHub.open(store, objects, registry, (error) => logger.error({ err: error }, 'a watch subscriber failed'));
+  const watches = new WatchService(store, hub, { ...DEFAULT_WATCH_LIMITS, ...options.watch }, (error) =>
+    logger.error({ err: error }, 'a watch failed'),
+  );
+  // A model that goes away ends its watches (a client re-lists and gets the 404).
+  registry.onChange((event, served) => event === 'unregistered' && watches.endAll(served.model.resource));
+  const controllers = new ControllerManager({ registry, hub, queueOptions: options.reconcileBackoff });
+  const stopGarbageCollector = startGarbageCollector({ manager: controllers, registry, objects }, pluginLogger(logger, 'core'));
+  const retention = startHistoryRetention(store, config.watchHistory, options.compactionIntervalMs ?? 10_000, (error) =>
+    logger.error({ err: error }, 'compacting the change history failed'),
+  );
   const router = new DynamicRouter<HttpContext>();
-  router.add(generatedRoutes(registry, objects));
+  router.add(generatedRoutes(registry, objects, watches));
+  // Roles before plugins, so the role templates a plugin declares can be created when it starts.
+  const rbac = await startRbac(registry, objects);
+  const authn = await setupAuthentication({
+    store,
+    registry,
+    objects,
+    logger,
+    settings: config,
+    rolesOf: async (username) => rbac.service.boundRoles(username),
+    setUserRoles: createSetUserRoles(objects, rbac.service, rbac.bindings),
+  });
+  await authn.ensureSuperAdministrator();
+  router.add(authn.routes());
+  const posts = await registry.register(normalizeModelDefinition(postModel, { kind: 'system' }), 'system');
+  router.add(postRoutes(objects, posts));
   const app = createApp({ logger, router });
+  app.register(authn.loginRoutes);
   const plugins = new PluginHost({
     registry,
     objects,
@@ -52,6 +107,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
     logger,
     hostVersion: HOST_VERSION,
     startTimeoutMs: options.pluginStartTimeoutMs,
+    controllers,
   });
   await plugins.loadDirectories(config.pluginsDirs);
   await app.ready();
@@ -62,6 +118,10 @@ export async function createServer(config: Config, options: ServerOptions = {}):
     registry,
     objects,
     plugins,
+    watches,
+    controllers,
+    retention,
+    authn,
     logger,
     async listen() {
       await app.listen({ host: config.host, port: config.port });
@@ -72,8 +132,15 @@ export async function createServer(config: Config, options: ServerOptions = {}):
       return server.url;
     },
     async close() {
+      retention.stop();
+      // Open watch streams would keep the HTTP server from closing.
+      watches.endAll();
       await app.close();
       await plugins.shutdown();
+      stopGarbageCollector();
+      await controllers.stopAll();
+      hub.close();
+      authn.close();
       await store.close();
     },
   };

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BACKENDS, PERSONS, person, startTestServer, type TestServer } from './harness.js';
+import { BACKENDS, PERSONS, peopleSettled, person, startTestServer, type TestServer } from './harness.js';
 
 /**
  * Every client mistake the custom-models issue lists gets its 4xx problem+json, and afterwards the stored data and the
@@ -19,6 +19,7 @@ describe.each(BACKENDS)('bad input is refused and changes nothing (%s)', (backen
     t = await startTestServer({ backend });
     expect((await t.request('POST', PERSONS, person('bob', { name: 'Bob', age: 40, gender: 'MALE' }))).status).toBe(201);
     expect((await t.request('POST', PERSONS, person('carol', { name: 'Carol', age: 50 }))).status).toBe(201);
+    await peopleSettled(t);
     before = await snapshot();
   });
   afterAll(() => t.close());

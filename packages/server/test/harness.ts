@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
-import { createServer, type Server } from '../src/main.js';
+import { createServer, type Server, type ServerOptions } from '../src/main.js';
 import { loadConfig } from '../src/config.js';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -39,6 +39,8 @@ export async function startTestServer(
     env?: Record<string, string>;
     logger?: pino.Logger;
     pluginStartTimeoutMs?: number;
+    /** Further options of createServer (watch limits, compaction period, reconciler backoff). */
+    serverOptions?: Omit<ServerOptions, 'logger' | 'databaseSchema'>;
   } = {},
 ): Promise<TestServer> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'svc-test-'));
@@ -55,6 +57,7 @@ export async function startTestServer(
     logger: options.logger ?? pino({ level: 'silent' }),
     databaseSchema: schema,
     pluginStartTimeoutMs: options.pluginStartTimeoutMs,
+    ...options.serverOptions,
   });
   return {
     server,
@@ -105,4 +108,25 @@ export function capturingLogger(): { logger: pino.Logger; lines: () => Array<Rec
   const lines: string[] = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
   return { logger, lines: () => lines.map((l) => JSON.parse(l) as Record<string, unknown>) };
+}
+
+/**
+ * Waits (polling, bounded) until the people plugin's controller has finished with every person: each has its
+ * farewell finalizer and a Ready status for its current spec. Tests that compare versions or snapshots call it first,
+ * since the controller writes right after each create.
+ */
+export async function peopleSettled(t: TestServer, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { body } = await t.request('GET', PERSONS);
+    const settled = (body?.items ?? []).every(
+      (p: any) =>
+        p.metadata.deletionTimestamp === undefined &&
+        p.metadata.finalizers?.includes('people.svc.run/farewell') &&
+        p.status?.conditions?.some((c: any) => c.type === 'Ready' && c.message?.includes(p.spec?.name ?? p.metadata.name)),
+    );
+    if (settled) return;
+    if (Date.now() > deadline) throw new Error('timed out waiting for the people controller to settle');
+    await new Promise((r) => setTimeout(r, 10));
+  }
 }

@@ -1,9 +1,12 @@
 import { definePlugin } from '@svc/plugin-api';
 import { GENDERS, personModel } from './person.js';
+import { personReconciler } from './reconciler.js';
 
 export default definePlugin({
   async start(ctx) {
     await ctx.models.register(personModel);
+    // Fills status (age group, Ready condition) and says farewell through a finalizer before a person is removed.
+    if (!process.env.NO_RECONCILER) ctx.reconcilers.add(personReconciler);
 
     // Answered from the spec.gender index alone: no object is read.
     ctx.routes.add({

@@ -36,6 +36,8 @@ export const personModel: ModelDefinition<Person> = {
       status: { type: 'object' },
     },
   },
+  // status is written by the person controller through …/persons/{name}/status, never by the main route.
+  statusSubresource: true,
   indexes: [
     { name: 'spec.name', unique: true },
     { name: 'spec.age' },

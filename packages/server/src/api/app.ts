@@ -1,4 +1,5 @@
 import Fastify, { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
+import websocket, { type WebSocket } from '@fastify/websocket';
 import type { Logger } from 'pino';
 import { notFound } from '@svc/plugin-api';
 import type { DynamicRouter } from './dynamic-router.js';
@@ -36,15 +37,29 @@ export function createApp({ logger, router }: AppOptions) {
     sendProblem(reply, request, notFound(`no route for ${request.method} ${request.url.split('?')[0]}`)),
   );
 
+  // Liveness for load balancers and orchestrators; public through the built-in anonymous role.
+  app.get('/healthz', async (_request, reply) => reply.type('application/json').send('{"status":"ok"}'));
+
   const dispatch = async (request: FastifyRequest, reply: FastifyReply) => {
     const found = router.find(request.method, request.url);
     if (!found) throw notFound(`no route for ${request.method} ${request.url.split('?')[0]}`);
     await found.route.handler({ request, reply }, found.params);
     return reply;
   };
-  for (const prefix of ['/api', '/apis']) {
-    app.all(prefix, dispatch);
-    app.all(`${prefix}/*`, dispatch);
-  }
+  // A WebSocket upgrade (a watch) goes through the same hooks and the same router as plain HTTP; the route's handler
+  // finds the socket in `websocket`. Routes declared in a child scope, so the websocket plugin sees them.
+  const dispatchWebSocket = async (socket: WebSocket, request: FastifyRequest) => {
+    const found = router.find('GET', request.url);
+    if (!found?.route.websocket) return socket.close(1008, 'this path does not accept WebSocket connections');
+    await found.route.handler({ request, reply: undefined as unknown as FastifyReply, websocket: socket }, found.params);
+  };
+  app.register(websocket, { options: { maxPayload: 64 * 1024 } });
+  app.register(async (scope) => {
+    const others = scope.supportedMethods.filter((method) => method !== 'GET' && method !== 'HEAD');
+    for (const url of ['/api', '/api/*', '/apis', '/apis/*']) {
+      scope.route({ method: 'GET', url, handler: dispatch, wsHandler: dispatchWebSocket });
+      scope.route({ method: others, url, handler: dispatch });
+    }
+  });
   return app;
 }

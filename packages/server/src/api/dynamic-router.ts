@@ -8,6 +8,8 @@ export interface DynamicRoute<Ctx> {
   /** Who added the route (`core`, or a plugin's name); removing an owner removes all its routes. */
   owner: string;
   handler: RouteHandler<Ctx>;
+  /** The handler also serves WebSocket upgrades of this path (a watch); other routes refuse them. */
+  websocket?: boolean;
 }
 
 const options = { ignoreTrailingSlash: true, maxParamLength: 1000, caseSensitive: true };

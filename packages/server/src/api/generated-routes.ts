@@ -4,9 +4,12 @@ import type { ModelRegistry, ServedModel } from '../registry/model-registry.js';
 import type { ObjectService, Written } from '../registry/object-service.js';
 import { applyMergePatch } from '../registry/merge-patch.js';
 import type { DynamicRoute } from './dynamic-router.js';
-import { JSON_TYPE, type HttpContext } from './http-context.js';
+import { JSON_TYPE, actorOf, type HttpContext } from './http-context.js';
 import { pageInfo, parseListQuery } from '../registry/list-query.js';
 import { listEnvelope } from './list-envelope.js';
+import { wantsWatch } from '../authz/request-info.js';
+import type { WatchService } from '../watch/watch-service.js';
+import { watchOverHttp, watchOverWebSocket } from '../watch/http-watch.js';
 
 type Params = Record<string, string | undefined>;
 type Query = Record<string, string | string[] | undefined>;
@@ -15,7 +18,11 @@ type Query = Record<string, string | string[] | undefined>;
  * The generated REST API of every model (CONTRACT section 3): one set of handlers, the model looked up from the path.
  * A model gets no handler code of its own.
  */
-export function generatedRoutes(registry: ModelRegistry, objects: ObjectService): DynamicRoute<HttpContext>[] {
+export function generatedRoutes(
+  registry: ModelRegistry,
+  objects: ObjectService,
+  watches?: WatchService,
+): DynamicRoute<HttpContext>[] {
   const model = (p: Params): ServedModel => {
     const served = registry.findByRoute(p.group ?? '', p.version ?? '', p.plural ?? '');
     if (!served) {
@@ -37,7 +44,10 @@ export function generatedRoutes(registry: ModelRegistry, objects: ObjectService)
 
   const handlers = {
     async list(ctx: HttpContext, p: Params) {
+      // `watch` (CONTRACT section 5): a WebSocket on the collection path, or `?watch=true` as a stream.
+      if (watches && ctx.websocket) return watchOverWebSocket(watches, () => model(p), ctx.request, ctx.websocket);
       const served = model(p);
+      if (watches && wantsWatch(ctx.request.query as Query)) return watchOverHttp(watches, served, ctx.request, ctx.reply);
       const query = parseListQuery(ctx.request.query as Query);
       const page = await objects.list(served, query);
       const body = listEnvelope(
@@ -49,37 +59,37 @@ export function generatedRoutes(registry: ModelRegistry, objects: ObjectService)
     },
     async create(ctx: HttpContext, p: Params) {
       const served = model(p);
-      const written = await objects.create(served, requireJsonBody(ctx));
+      const written = await objects.create(served, requireJsonBody(ctx), { actor: actorOf(ctx) });
       ctx.reply.header('location', `${ctx.request.url.split('?')[0]?.replace(/\/$/, '')}/${written.object.metadata.name}`);
       return sendObject(ctx, written.bytes, 201);
     },
     async deleteCollection(ctx: HttpContext, p: Params) {
       const served = model(p);
       const { labels, fields } = parseListQuery(ctx.request.query as Query);
-      const deleted = await objects.deleteCollection(served, { labels, fields });
+      const deleted = await objects.deleteCollection(served, { labels, fields }, { actor: actorOf(ctx) });
       return ctx.reply.type(JSON_TYPE).send({ deleted });
     },
     async get(ctx: HttpContext, p: Params) {
       return sendObject(ctx, await objects.getBytes(model(p), p.name!));
     },
     async update(ctx: HttpContext, p: Params) {
-      return sendWritten(ctx, await objects.update(model(p), p.name!, requireJsonBody(ctx)));
+      return sendWritten(ctx, await objects.update(model(p), p.name!, requireJsonBody(ctx), { actor: actorOf(ctx) }));
     },
     async patch(ctx: HttpContext, p: Params) {
-      return sendWritten(ctx, await objects.patch(model(p), p.name!, patchFunction(ctx)));
+      return sendWritten(ctx, await objects.patch(model(p), p.name!, patchFunction(ctx), { actor: actorOf(ctx) }));
     },
     async delete(ctx: HttpContext, p: Params) {
-      return sendWritten(ctx, await objects.delete(model(p), p.name!));
+      return sendWritten(ctx, await objects.delete(model(p), p.name!, { actor: actorOf(ctx) }));
     },
     async getStatus(ctx: HttpContext, p: Params) {
       return sendObject(ctx, await objects.getBytes(statusOf(p), p.name!));
     },
     async updateStatus(ctx: HttpContext, p: Params) {
-      return sendWritten(ctx, await objects.update(statusOf(p), p.name!, requireJsonBody(ctx), { subresource: 'status' }));
+      return sendWritten(ctx, await objects.update(statusOf(p), p.name!, requireJsonBody(ctx), { subresource: 'status', actor: actorOf(ctx) }));
     },
     async patchStatus(ctx: HttpContext, p: Params) {
       const served = statusOf(p);
-      return sendWritten(ctx, await objects.patch(served, p.name!, patchFunction(ctx), { subresource: 'status' }));
+      return sendWritten(ctx, await objects.patch(served, p.name!, patchFunction(ctx), { subresource: 'status', actor: actorOf(ctx) }));
     },
   };
 
@@ -87,7 +97,7 @@ export function generatedRoutes(registry: ModelRegistry, objects: ObjectService)
   for (const base of ['/apis/:group/:version/:plural', '/api/:version/:plural']) {
     const add = (method: string, path: string, handler: (ctx: HttpContext, p: Params) => unknown) =>
       routes.push({ method, path, owner: 'core', handler });
-    add('GET', base, handlers.list);
+    routes.push({ method: 'GET', path: base, owner: 'core', handler: handlers.list, websocket: true });
     add('POST', base, handlers.create);
     add('DELETE', base, handlers.deleteCollection);
     add('GET', `${base}/:name`, handlers.get);

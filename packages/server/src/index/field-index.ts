@@ -3,10 +3,30 @@
  * group of records holding it: an equality is a lookup, a sort is a walk over it, and a value is stored once however
  * many objects hold it. The name index is the set of all records in name order.
  */
-import { findByName, forEachPairInOrder, newRecordSet, newSortedMap, type RecordSet, type SortedMap } from './btree.js';
-import { recordName, type IndexRecord } from './index-record.js';
+import {
+  findByName,
+  forEachPairInOrder,
+  loadRecordSet,
+  loadSortedMap,
+  newRecordSet,
+  newSortedMap,
+  type RecordSet,
+  type SortedMap,
+} from './btree.js';
+import { recordName, recordSlot, setRecordSlot, type IndexRecord } from './index-record.js';
 import { NO_VALUE, type Extractor, type Slot } from './index-values.js';
-import { forEachMember, groupAdd, groupDelete, groupSize, type RecordGroup } from './record-group.js';
+import { naturalCompare } from './natural-compare.js';
+import {
+  forEachMember,
+  groupAdd,
+  groupAppend,
+  groupDelete,
+  groupSize,
+  pushMembers,
+  sealGroup,
+  type GrowingGroup,
+  type RecordGroup,
+} from './record-group.js';
 
 /** An index a query can walk in value order: what the page walker needs. */
 export interface OrderedIndex {
@@ -23,7 +43,7 @@ export interface OrderedIndex {
 export const NAME_SLOT = -1;
 
 export class FieldIndex implements OrderedIndex {
-  private readonly byValue: SortedMap<RecordGroup> = newSortedMap();
+  private byValue: SortedMap<RecordGroup> = newSortedMap();
   private multiValuedObjects = 0;
 
   constructor(
@@ -80,6 +100,59 @@ export class FieldIndex implements OrderedIndex {
     return found;
   }
 
+  /**
+   * Bulk load into this empty index, in two steps so that every index of a model is checked before any changes:
+   * files `records` (in name order, each holding its extracted slot) by value and replaces each slot with the
+   * index's own value strings, then returns what installs the groups. For a unique index, a value held twice
+   * throws instead (naming `modelLabel`, the index, the value and two holders).
+   */
+  prepareLoad(records: readonly IndexRecord[], modelLabel: string): () => void {
+    // Value → position in `values` (the first instance of each value string) and `groups`.
+    const positions = new Map<string, number>();
+    const values: string[] = [];
+    const groups: GrowingGroup[] = [];
+    const file = (record: IndexRecord, value: string): string => {
+      let at = positions.get(value);
+      if (at === undefined) {
+        positions.set(value, (at = values.length));
+        values.push(value);
+      }
+      groups[at] = groupAppend(groups[at], record);
+      return values[at]!;
+    };
+    let multiValuedObjects = 0;
+    for (const record of records) {
+      const slot = recordSlot(record, this.slot);
+      if (typeof slot === 'string') {
+        setRecordSlot(record, this.slot, file(record, slot));
+      } else {
+        multiValuedObjects++;
+        setRecordSlot(record, this.slot, slot.map((value) => file(record, value)));
+      }
+    }
+    if (this.unique) this.checkLoaded(values, groups, modelLabel);
+    const order = Array.from(values.keys()).sort((a, b) => naturalCompare(values[a]!, values[b]!));
+    return () => {
+      this.byValue = loadSortedMap(
+        order.map((at) => values[at]!),
+        order.map((at) => sealGroup(groups[at]!)),
+      );
+      this.multiValuedObjects = multiValuedObjects;
+    };
+  }
+
+  private checkLoaded(values: readonly string[], groups: readonly GrowingGroup[], modelLabel: string): void {
+    // An object without a value holds no value: checkUnique lets any number of them be.
+    const at = values.findIndex((value, i) => value !== NO_VALUE && groupSize(groups[i]) > 1);
+    if (at < 0) return;
+    const holders: IndexRecord[] = [];
+    pushMembers(groups[at], holders);
+    const named = holders.slice(0, 3).map((record) => `"${recordName(record)}"`);
+    if (holders.length > 3) named.push(`${holders.length - 3} more`);
+    const where = `${modelLabel}: unique index "${this.name}"`;
+    throw new Error(`${where} holds value "${values[at]}" for ${holders.length} objects: ${named.join(', ')}`);
+  }
+
   private addValue(record: IndexRecord, value: string): string {
     // One descent when the value is new (the record is its own group), one more when it exists.
     if (this.byValue.set(value, record, false)) return value;
@@ -106,7 +179,7 @@ export class NameIndex implements OrderedIndex {
   readonly name = 'metadata.name';
   readonly multiValued = false;
   readonly slot = NAME_SLOT;
-  private readonly set: RecordSet = newRecordSet();
+  private set: RecordSet = newRecordSet();
 
   get size(): number {
     return this.set.size;
@@ -122,6 +195,11 @@ export class NameIndex implements OrderedIndex {
 
   remove(record: IndexRecord): void {
     this.set.delete(record);
+  }
+
+  /** Bulk load into this empty index: `records` are distinct and in name order. */
+  load(records: IndexRecord[]): void {
+    this.set = loadRecordSet(records);
   }
 
   names(): string[] {

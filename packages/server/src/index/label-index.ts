@@ -5,8 +5,16 @@
  *
  * As a field index (`countBy`, a field selector on `metadata.labels`) its values read as `key=value`.
  */
-import type { IndexRecord } from './index-record.js';
-import { groupAdd, groupDelete, groupSize, type RecordGroup } from './record-group.js';
+import { recordLabels, type IndexRecord } from './index-record.js';
+import {
+  groupAdd,
+  groupAppend,
+  groupDelete,
+  groupSize,
+  sealGroup,
+  type GrowingGroup,
+  type RecordGroup,
+} from './record-group.js';
 
 export type Labels = Readonly<Record<string, string>>;
 
@@ -18,26 +26,33 @@ interface KeyEntry {
   values: Map<string, string>;
 }
 
+type Grow = (group: RecordGroup | undefined, record: IndexRecord) => RecordGroup;
+
 export class LabelIndex {
   private readonly keys = new Map<string, KeyEntry>();
 
   /** Files `record` under each of its labels; returns the labels to keep in the record (a private copy). */
   add(record: IndexRecord, labels: unknown): Labels | undefined {
-    if (labels === null || typeof labels !== 'object') return undefined;
-    let copy: Record<string, string> | undefined;
-    for (const [key, value] of Object.entries(labels)) {
-      // `__proto__` cannot be copied as a plain property (and is no valid label key): leave it out everywhere.
-      if (typeof value !== 'string' || key === '__proto__') continue;
-      let entry = this.keys.get(key);
-      if (!entry) this.keys.set(key, (entry = { byValue: new Map(), values: new Map() }));
-      const group = entry.byValue.get(value);
-      const grown = groupAdd(group, record);
-      if (grown !== group) entry.byValue.set(value, grown);
-      let canonical = entry.values.get(value);
-      if (canonical === undefined) entry.values.set(value, (canonical = value));
-      (copy ??= {})[key] = canonical;
-    }
+    const copy = copyLabels(labels);
+    if (copy) for (const key of Object.keys(copy)) copy[key] = this.file(key, copy[key]!, record, groupAdd);
     return copy;
+  }
+
+  /**
+   * Bulk load into this empty index. `records` are in name order and hold copies of their labels (copyLabels), whose
+   * values are replaced with the index's own strings.
+   */
+  load(records: readonly IndexRecord[]): void {
+    // Records come in name order, so each group grows by appending; only once all are in, a group takes its form.
+    // The index starts empty, so every group met here was made by groupAppend.
+    const append = groupAppend as Grow;
+    for (const record of records) {
+      const copy = recordLabels(record) as Record<string, string> | undefined;
+      if (copy) for (const key of Object.keys(copy)) copy[key] = this.file(key, copy[key]!, record, append);
+    }
+    for (const { byValue } of this.keys.values()) {
+      for (const [value, group] of byValue) byValue.set(value, sealGroup(group as GrowingGroup));
+    }
   }
 
   remove(record: IndexRecord, labels: Labels | undefined): void {
@@ -58,6 +73,18 @@ export class LabelIndex {
     }
   }
 
+  /** Files `record` under the label key=value with `grow`; returns the value string the index keeps. */
+  private file(key: string, value: string, record: IndexRecord, grow: Grow): string {
+    let entry = this.keys.get(key);
+    if (!entry) this.keys.set(key, (entry = { byValue: new Map(), values: new Map() }));
+    const group = entry.byValue.get(value);
+    const grown = grow(group, record);
+    if (grown !== group) entry.byValue.set(value, grown);
+    let canonical = entry.values.get(value);
+    if (canonical === undefined) entry.values.set(value, (canonical = value));
+    return canonical;
+  }
+
   group(key: string, value: string): RecordGroup | undefined {
     return this.keys.get(key)?.byValue.get(value);
   }
@@ -76,6 +103,17 @@ export class LabelIndex {
     }
     return counts;
   }
+}
+
+/** A private copy of an object's labels: string values only. */
+export function copyLabels(labels: unknown): Record<string, string> | undefined {
+  if (labels === null || typeof labels !== 'object') return undefined;
+  let copy: Record<string, string> | undefined;
+  for (const [key, value] of Object.entries(labels)) {
+    // `__proto__` cannot be copied as a plain property (and is no valid label key): leave it out everywhere.
+    if (typeof value === 'string' && key !== '__proto__') (copy ??= {})[key] = value;
+  }
+  return copy;
 }
 
 /** Whether two label sets are equal (so an update that keeps the labels leaves the label index alone). */

@@ -135,44 +135,87 @@ function randomFieldTerm(): string {
 
 const SORTABLE = ['metadata.name', 'name', 'spec.age', 'spec.gender', 'spec.tags', 'spec.name', 'metadata.creationTimestamp', 'metadata.deletionTimestamp'];
 
+interface RandomQuery {
+  labels: string | undefined;
+  fields: string | undefined;
+  sort: string[];
+  page: number;
+  size: number | undefined;
+}
+
+function randomQuery(): RandomQuery {
+  const labels = Array.from({ length: Math.floor(random() * 3) }, randomLabelTerm).join(',') || undefined;
+  const fields = Array.from({ length: Math.floor(random() * 3) }, randomFieldTerm).join(',') || undefined;
+  const sort = Array.from({ length: Math.floor(random() * 3) }, () => `${pick(SORTABLE)},${pick(['asc', 'desc'])}`);
+  const size = pick([undefined, 1, 7, 20, 20, 500]);
+  const page = size ? 1 + Math.floor(random() ** 2 * 8) : 1;
+  return { labels, fields, sort, page, size };
+}
+
+function run(index: ModelIndex, { labels, fields, sort, page, size }: RandomQuery) {
+  return index.query({
+    labels: parseLabelSelector(labels),
+    fields: parseFieldSelector(fields),
+    sort: parseSort(sort),
+    page,
+    ...(size ? { size } : {}),
+  });
+}
+
+let serial = 0;
+
+/** A random create, update or delete (of `name`, or of a random name), made to every index and to `objects`. */
+function write(indexes: readonly ModelIndex[], objects: Map<string, ExtensionObject>, name = `p-${Math.floor(random() * 2600)}`) {
+  const prev = objects.get(name);
+  if (prev && chance(0.2)) {
+    for (const index of indexes) index.apply(prev, undefined);
+    objects.delete(name);
+    return;
+  }
+  const next = randomObject(name, serial++);
+  for (const index of indexes) {
+    index.checkUnique(next);
+    index.apply(prev, next);
+  }
+  objects.set(name, next);
+}
+
 describe('ModelIndex against a naive filter-and-sort', () => {
   it('agrees on random queries over 2,000 random objects with random writes', () => {
     const index = new ModelIndex(SPECS, 'Person');
     const objects = new Map<string, ExtensionObject>();
-    let serial = 0;
-    const write = (name = `p-${Math.floor(random() * 2600)}`) => {
-      const prev = objects.get(name);
-      if (prev && chance(0.2)) {
-        index.apply(prev, undefined);
-        objects.delete(name);
-        return;
-      }
-      const next = randomObject(name, serial++);
-      index.checkUnique(next);
-      index.apply(prev, next);
-      objects.set(name, next);
-    };
-    for (let i = 0; i < 2000; i++) write(`p-${i}`);
+    for (let i = 0; i < 2000; i++) write([index], objects, `p-${i}`);
 
     for (let round = 0; round < 1000; round++) {
-      if (round % 50 === 0) for (let w = 0; w < 100; w++) write();
-      const labels = Array.from({ length: Math.floor(random() * 3) }, randomLabelTerm).join(',') || undefined;
-      const fields = Array.from({ length: Math.floor(random() * 3) }, randomFieldTerm).join(',') || undefined;
-      const sort = Array.from({ length: Math.floor(random() * 3) }, () => `${pick(SORTABLE)},${pick(['asc', 'desc'])}`);
-      const size = pick([undefined, 1, 7, 20, 20, 500]);
-      const page = size ? 1 + Math.floor(random() ** 2 * 8) : 1;
-      const expected = naive(objects, labels, fields, sort, page, size);
-      const actual = index.query({
-        labels: parseLabelSelector(labels),
-        fields: parseFieldSelector(fields),
-        sort: parseSort(sort),
-        page,
-        ...(size ? { size } : {}),
-      });
-      const context = { labels, fields, sort, page, size };
-      expect({ ...actual, context }).toEqual({ ...expected, context });
+      if (round % 50 === 0) for (let w = 0; w < 100; w++) write([index], objects);
+      const query = randomQuery();
+      const expected = naive(objects, query.labels, query.fields, query.sort, query.page, query.size);
+      expect({ ...run(index, query), query }).toEqual({ ...expected, query });
     }
     expect(index.size).toBe(objects.size);
     expect(index.names()).toEqual([...objects.keys()].sort(naturalCompare));
+  });
+
+  it('answers alike when bulk-loaded from 2,000 random objects, before and after random writes', () => {
+    seed = 20260202;
+    const objects = new Map<string, ExtensionObject>();
+    for (let i = 0; i < 2000; i++) objects.set(`p-${i}`, randomObject(`p-${i}`, serial++));
+    const applied = new ModelIndex(SPECS, 'Person');
+    for (const object of objects.values()) applied.apply(undefined, object);
+    // In random order, so that the load's own sort is what puts records in name order.
+    const shuffled = [...objects.values()].map((object) => ({ object, key: random() })).sort((a, b) => a.key - b.key);
+    const loaded = new ModelIndex(SPECS, 'Person');
+    loaded.load(shuffled.map(({ object }) => object));
+
+    for (let round = 0; round < 600; round++) {
+      if (round % 50 === 25) for (let w = 0; w < 100; w++) write([applied, loaded], objects);
+      const query = randomQuery();
+      const expected = naive(objects, query.labels, query.fields, query.sort, query.page, query.size);
+      expect({ ...run(loaded, query), query }).toEqual({ ...run(applied, query), query });
+      expect({ ...run(loaded, query), query }).toEqual({ ...expected, query });
+    }
+    for (const name of loaded.indexNames()) expect(loaded.countBy(name)).toEqual(applied.countBy(name));
+    expect(loaded.size).toBe(objects.size);
+    expect(loaded.names()).toEqual(applied.names());
   });
 });

@@ -7,6 +7,7 @@
  */
 import { alreadyExists, badRequest, conflict, type ExtensionObject, type IndexSpec } from '@svc/plugin-api';
 import { FieldIndex, NameIndex, type OrderedIndex } from './field-index.js';
+import { IndexLoader } from './index-loader.js';
 import {
   newRecord,
   recordLabels,
@@ -152,6 +153,22 @@ export class ModelIndex {
       setRecordSlot(record, i, index.add(record, slot));
     });
     if (!existing) this.byName.add(record);
+  }
+
+  /**
+   * Bulk load of this empty index (index-loader.ts): `add` each object, then `finish` once. The index then answers as
+   * if each object had been applied, and takes later `apply` calls as usual.
+   */
+  loader(): IndexLoader {
+    const { byName, labels, fieldIndexes, modelLabel } = this;
+    return new IndexLoader({ byName, labels, fieldIndexes, modelLabel });
+  }
+
+  /** Bulk load of this empty index from `objects`, taken one at a time (so a generator need not hold them all). */
+  load(objects: Iterable<ExtensionObject>): void {
+    const loader = this.loader();
+    for (const object of objects) loader.add(object);
+    loader.finish();
   }
 
   query(query: IndexQuery): IndexPage {

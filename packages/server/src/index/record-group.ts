@@ -13,8 +13,11 @@
  * - more: a B-tree set of records in name order (logarithmic updates; back to an array below ARRAY_MIN, with
  *   hysteresis so a group oscillating around the limit does not convert on every write).
  * Arrays and B-trees are changed in place; the add and delete functions return the group to keep from then on.
+ *
+ * A bulk load (index-loader.ts) meets records in name order: it appends them (`groupAppend`, no search) and then gives
+ * the group its lasting form once (`sealGroup`: a large one is bulk-loaded into its B-tree).
  */
-import { isBTree, newRecordSet, STOP, type RecordSet } from './btree.js';
+import { isBTree, loadRecordSet, newRecordSet, STOP, type RecordSet } from './btree.js';
 import { recordName, type IndexRecord } from './index-record.js';
 import { naturalCompare } from './natural-compare.js';
 
@@ -60,6 +63,24 @@ export function groupAdd(group: RecordGroup | undefined, record: IndexRecord): R
   for (const member of group) set.set(member, undefined);
   set.set(record, undefined);
   return set;
+}
+
+/** A group being built by a bulk load: the first record alone, then an array in the order the records came. */
+export type GrowingGroup = IndexRecord | IndexRecord[];
+
+/** Appends `record`, which sorts after every member (bulk load); returns the group to keep. */
+export function groupAppend(group: GrowingGroup | undefined, record: IndexRecord): GrowingGroup {
+  if (group === undefined) return record;
+  if (isRecord(group)) return [group, record];
+  group.push(record);
+  return group;
+}
+
+/** The lasting form of a group built by `groupAppend`: the one `groupAdd` gives a group of that size. */
+export function sealGroup(group: GrowingGroup): RecordGroup {
+  if (isRecord(group)) return group;
+  // A copy of an array built by push drops its spare capacity (up to half its length again).
+  return group.length > ARRAY_MAX ? loadRecordSet(group) : group.slice();
 }
 
 /** Removes `record`; returns the group to keep, or undefined once it is empty. */

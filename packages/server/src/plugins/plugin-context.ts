@@ -1,5 +1,12 @@
 import type { Logger as PinoLogger } from 'pino';
-import type { CustomRoute, ExtensionClient, Logger, ModelDefinition, PluginContext } from '@svc/plugin-api';
+import type {
+  CustomRoute,
+  ExtensionClient,
+  Logger,
+  ModelDefinition,
+  PluginContext,
+  ReconcilerDefinition,
+} from '@svc/plugin-api';
 import { isGroupOwnedBy, normalizeModelDefinition } from '../objects/model-definition.js';
 import type { ModelRegistry, ServedModel } from '../registry/model-registry.js';
 import { customRouteProblem, groupOf } from '../api/custom-routes.js';
@@ -8,6 +15,8 @@ import { customRouteProblem, groupOf } from '../api/custom-routes.js';
 export interface PluginContributions {
   models: ServedModel[];
   routes: CustomRoute[];
+  /** Started by the host once `start` has succeeded, stopped when the plugin stops. */
+  reconcilers: ReconcilerDefinition[];
 }
 
 export function pluginLogger(base: PinoLogger, plugin: string): Logger {
@@ -55,6 +64,17 @@ export function createPluginContext(
           );
         }
         contributions.routes.push(route);
+      },
+    },
+    reconcilers: {
+      add(definition: ReconcilerDefinition) {
+        if (typeof definition?.reconcile !== 'function' || !definition.name || !definition.model) {
+          throw new Error(`reconciler ${String(definition?.name)} of plugin "${name}" needs a name, a model and a reconcile function`);
+        }
+        if (contributions.reconcilers.some((r) => r.name === definition.name)) {
+          throw new Error(`plugin "${name}" adds two reconcilers named "${definition.name}"`);
+        }
+        contributions.reconcilers.push(definition);
       },
     },
   };

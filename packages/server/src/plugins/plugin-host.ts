@@ -10,6 +10,8 @@ import { customRoutes } from '../api/custom-routes.js';
 import { createExtensionClient } from '../registry/client.js';
 import type { ModelRegistry } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
+import type { Actor } from '../registry/admission.js';
+import type { ControllerManager } from '../controllers/controller-manager.js';
 import { readDeclaredObjects } from './extensions.js';
 import { readManifest, type PluginManifest } from './manifest.js';
 import { createPluginContext, pluginLogger, type PluginContributions } from './plugin-context.js';
@@ -41,6 +43,8 @@ export interface PluginHostDeps {
   logger: PinoLogger;
   hostVersion: string;
   startTimeoutMs?: number;
+  /** Runs the reconcilers plugins add (none run without it). */
+  controllers?: ControllerManager;
 }
 
 /**
@@ -102,19 +106,22 @@ export class PluginHost {
     if (missing.length > 0) return this.fail(record, `required plugins are not started: ${missing.join(', ')}`);
     record.phase = 'STARTING';
     delete record.reason;
-    const contributions: PluginContributions = { models: [], routes: [] };
+    const contributions: PluginContributions = { models: [], routes: [], reconcilers: [] };
     const logger = pluginLogger(this.deps.logger, name);
     let instance: Plugin | undefined;
     const declared: ExtensionObject[] = [];
     try {
       instance = await this.loadEntry(record);
-      const client = createExtensionClient(this.deps.registry, this.deps.objects);
+      const client = createExtensionClient(this.deps.registry, this.deps.objects, { actor: pluginActor(name) });
       const context = createPluginContext(name, { registry: this.deps.registry, client, logger }, contributions);
       await withTimeout(Promise.resolve(instance.start(context)), this.deps.startTimeoutMs ?? 30_000, name);
       for (const { source, object } of await readDeclaredObjects(record.folder)) {
         declared.push(await this.applyDeclared(name, source, object));
       }
       this.deps.router.add(contributions.routes.flatMap((route) => customRoutes(`plugin:${name}`, route)));
+      for (const reconciler of contributions.reconcilers) {
+        this.deps.controllers?.add(`plugin:${name}`, reconciler, { client, logger });
+      }
     } catch (error) {
       await this.undo(name, { instance, contributions, declared }, false);
       return this.fail(record, (error as Error).message);
@@ -156,10 +163,11 @@ export class PluginHost {
 
   private async undo(name: string, running: Partial<Running> & { contributions: PluginContributions; declared: ExtensionObject[] }, callStop: boolean) {
     this.deps.router.removeOwner(`plugin:${name}`);
-    const client = createExtensionClient(this.deps.registry, this.deps.objects);
+    const client = createExtensionClient(this.deps.registry, this.deps.objects, { actor: pluginActor(name) });
     for (const object of [...running.declared].reverse()) {
       await client.delete(object, object.metadata.name).catch(() => undefined);
     }
+    await this.deps.controllers?.removeOwner(`plugin:${name}`);
     if (callStop && running.instance?.stop) {
       const logger = pluginLogger(this.deps.logger, name);
       const context = createPluginContext(name, { registry: this.deps.registry, client, logger }, running.contributions);
@@ -176,7 +184,10 @@ export class PluginHost {
       ...declared,
       metadata: { ...declared.metadata, labels: { ...declared.metadata?.labels, [PLUGIN_NAME_LABEL]: plugin } },
     };
-    const client = createExtensionClient(this.deps.registry, this.deps.objects, { allowUnprefixedLabels: false });
+    const client = createExtensionClient(this.deps.registry, this.deps.objects, {
+      allowUnprefixedLabels: false,
+      actor: pluginActor(plugin),
+    });
     try {
       const existing = await client.fetch(object, object.metadata.name);
       if (!existing) return await client.create(object);
@@ -235,6 +246,10 @@ export class PluginHost {
     if (!record) throw new Error(`no plugin named "${name}" is installed`);
     return record;
   }
+}
+
+function pluginActor(plugin: string): Actor {
+  return { kind: 'plugin', plugin };
 }
 
 function sameDeclaredContent(existing: ExtensionObject, declared: ExtensionObject): boolean {

@@ -56,8 +56,12 @@ export function createExtensionClient(
     async update<T extends AnyExtensionObject>(object: T) {
       return (await objects.update(served(object), object.metadata.name, structuredClone(object), writeOptions)).object as T;
     },
+    async updateStatus<T extends AnyExtensionObject>(object: T) {
+      const options: WriteOptions = { ...writeOptions, subresource: 'status' };
+      return (await objects.update(served(object), object.metadata.name, structuredClone(object), options)).object as T;
+    },
     async delete<T extends AnyExtensionObject>(model: ModelRef, name: string) {
-      return (await objects.delete(registry.resolve(model), name)).object as T;
+      return (await objects.delete(registry.resolve(model), name, writeOptions)).object as T;
     },
   };
 }

@@ -13,6 +13,7 @@ import type { LabelRequirement, FieldRequirement, SortTerm } from '../index/sele
 import { KeyExistsError, RevisionConflictError, type Store, type StoredRecord } from '../store/types.js';
 import { KeyedQueue } from '../util/keyed-queue.js';
 import { canonicalize, decodeObject, deepCopy, encodeObject } from './codec.js';
+import { Admission, SYSTEM, type Actor } from './admission.js';
 import type { ServedModel } from './model-registry.js';
 
 export interface ListQuery {
@@ -61,6 +62,8 @@ export interface WriteOptions {
   subresource?: 'status';
   /** False for objects a plugin declares in `extensions/` (the seed: unprefixed label keys are not for plugins). */
   allowUnprefixedLabels?: boolean;
+  /** Who asks; admission checks read it. In-process callers that pass none act as the service itself. */
+  actor?: Actor;
 }
 
 /**
@@ -75,6 +78,8 @@ export interface WriteOptions {
 export class ObjectService {
   private readonly writes = new KeyedQueue();
   private readonly listeners = new Set<CommitListener>();
+  /** Per-model checks run inside every write, after validation and before the store. */
+  readonly admission = new Admission();
 
   constructor(
     private readonly store: Store,
@@ -128,6 +133,7 @@ export class ObjectService {
       delete meta.deletionTimestamp;
       if (served.model.statusSubresource) delete object.status;
       const stored = canonicalize(object);
+      await this.admission.run({ operation: 'create', served, object: stored, actor: options.actor ?? SYSTEM });
       reserve(served, undefined, stored);
       const record = await this.store
         .create(served.model.resource, meta.name, (revision) => encodeObject(stored, revision))
@@ -178,7 +184,7 @@ export class ObjectService {
   }
 
   /** Declares deletion; removes the object at once when it has no finalizers. */
-  delete(served: ServedModel, name: string): Promise<Written> {
+  delete(served: ServedModel, name: string, options: WriteOptions = {}): Promise<Written> {
     return this.writes.run(objectKey(served, name), async () => {
       const current = await this.read(served, name);
       if (current.object.metadata.deletionTimestamp) {
@@ -186,16 +192,20 @@ export class ObjectService {
       }
       const next = deepCopy(current.object);
       next.metadata.deletionTimestamp = this.now().toISOString();
-      return this.replace(served, current, next, {}, true);
+      return this.replace(served, current, next, options, true);
     });
   }
 
-  async deleteCollection(served: ServedModel, query: Omit<ListQuery, 'sort' | 'page' | 'size'>): Promise<number> {
+  async deleteCollection(
+    served: ServedModel,
+    query: Omit<ListQuery, 'sort' | 'page' | 'size'>,
+    options: WriteOptions = {},
+  ): Promise<number> {
     const { names } = served.index.query({ ...query, sort: [] });
     let deleted = 0;
     // In slices, so the store can commit many deletions together without holding every promise at once.
     for (let i = 0; i < names.length; i += 256) {
-      const results = await Promise.allSettled(names.slice(i, i + 256).map((name) => this.delete(served, name)));
+      const results = await Promise.allSettled(names.slice(i, i + 256).map((name) => this.delete(served, name, options)));
       for (const result of results) {
         if (result.status === 'fulfilled') deleted++;
         // Removed concurrently by someone else: not ours to count, and not an error.
@@ -241,6 +251,14 @@ export class ObjectService {
     const resource = served.model.resource;
     const name = prev.metadata.name;
     const removing = Boolean(stored.metadata.deletionTimestamp && !stored.metadata.finalizers?.length);
+    await this.admission.run({
+      operation: deleting ? 'delete' : 'update',
+      served,
+      object: stored,
+      prevObject: prev,
+      subresource: options.subresource,
+      actor: options.actor ?? SYSTEM,
+    });
     reserve(served, prev, removing ? undefined : stored);
     let record: StoredRecord;
     try {

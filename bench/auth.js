@@ -1,0 +1,73 @@
+// Issue 3's figures: GET one object as a token-authenticated user holding a role template, against the same GET as
+// the super administrator (also by token) and against the bare-route baseline, all in one run.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { load, startProcess } from './lib.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const DURATION = Number(process.argv[process.argv.indexOf('--duration') + 1]) || 5;
+const PERSONS = '/apis/people.svc.run/v1alpha1/persons';
+const CONSOLE = '/apis/api.console.svc.run/v1alpha1';
+const TOKENS = '/apis/uc.api.security.svc.run/v1alpha1/personalaccesstokens';
+
+async function login(url, username, password) {
+  const response = await fetch(`${url}/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password }),
+  });
+  if (response.status !== 200) throw new Error(`login ${username}: ${response.status}`);
+  const cookies = response.headers.getSetCookie().map((c) => c.split(';')[0]);
+  const xsrf = cookies.find((c) => c.startsWith('XSRF-TOKEN=')).slice('XSRF-TOKEN='.length);
+  return { cookie: cookies.join('; '), 'x-xsrf-token': xsrf };
+}
+
+async function call(url, headers, method, route, body) {
+  const response = await fetch(`${url}${route}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: body && JSON.stringify(body),
+  });
+  if (response.status >= 300) throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+async function token(url, session, roles) {
+  const created = await call(url, session, 'POST', TOKENS, { spec: { name: `bench-${roles[0]}`, roles } });
+  return created.metadata.annotations['security.svc.run/access-token'];
+}
+
+const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-bench-auth-'));
+try {
+  const baseline = await startProcess(process.execPath, [path.join(root, 'bench/baseline-server.js')]);
+  const base = await load({ url: `${baseline.url}/doc/x`, duration: DURATION });
+  await baseline.stop();
+
+  const server = await startProcess(process.execPath, [path.join(root, 'packages/server/dist/cli.js'), 'serve'], {
+    SVC_PORT: '0',
+    SVC_DATA_DIR: dataDir,
+    SVC_PLUGINS_DIR: path.join(root, 'plugins'),
+    SVC_LOG_LEVEL: 'warn',
+    SVC_ADMIN_PASSWORD: 'bench-admin-password',
+  });
+  const admin = await login(server.url, 'admin', 'bench-admin-password');
+  await call(server.url, admin, 'POST', `${CONSOLE}/users`, { name: 'viewer', password: 'viewer-password', roles: ['people-role-view-persons'] });
+  const viewer = await login(server.url, 'viewer', 'viewer-password');
+  const adminToken = await token(server.url, admin, ['super-role']);
+  const viewerToken = await token(server.url, viewer, ['people-role-view-persons']);
+
+  const url = `${server.url}${PERSONS}/ada`;
+  const asAdmin = await load({ url, duration: DURATION, headers: { authorization: `Bearer ${adminToken}` } });
+  const asViewer = await load({ url, duration: DURATION, headers: { authorization: `Bearer ${viewerToken}` } });
+  await server.stop();
+  for (const run of [asAdmin, asViewer]) if (run.errors) throw new Error(`${run.errors} requests failed`);
+
+  const pct = (a, b) => `${((a / b) * 100).toFixed(1)}%`;
+  console.log(`baseline: bare Fastify GET of a 1 KB JSON from a Map   ${base.rps.toFixed(0)} req/s`);
+  console.log(`GET one object, super administrator (token)            ${asAdmin.rps.toFixed(0)} req/s  (${pct(asAdmin.rps, base.rps)} of baseline)`);
+  console.log(`GET one object, user with a view template (token)      ${asViewer.rps.toFixed(0)} req/s  (${pct(asViewer.rps, asAdmin.rps)} of super administrator, target >= 80%; ${pct(asViewer.rps, base.rps)} of baseline, target >= 30%)`);
+} finally {
+  rmSync(dataDir, { recursive: true, force: true });
+}

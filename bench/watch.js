@@ -1,0 +1,161 @@
+// `npm run bench:watch` (also part of `npm run bench`): the watch figures of issue 4, each with its baseline from the
+// same run. 100 watchers on the Person model while a writer updates persons: event deliveries per second in total
+// (baseline: a bare `ws` server sending one shared Buffer to 100 clients); write-to-delivery latency p99 at 1,000
+// writes per second; create throughput with 100 idle watchers as a share of create throughput with none.
+// Usage: node bench/watch.js [--watchers 100] [--duration 5]
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { sleep, startProcess } from './lib.js';
+import { countingSocket } from './ws-counter.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const WATCHERS = arg('watchers', 100);
+const DURATION = arg('duration', 5);
+const OBJECTS = 100;
+const BASE = '/apis/people.svc.run/v1alpha1/persons';
+const TICK = 'bench.svc.run/tick';
+
+const line = (name, value, unit, extra = '') =>
+  console.log(`${name.padEnd(62)} ${value.toFixed(unit === '%' || unit === 'ms' ? 1 : 0).padStart(10)} ${unit}${extra}`);
+
+function svc(dataDir) {
+  return startProcess(process.execPath, [path.join(root, 'packages/server/dist/cli.js'), 'serve'], {
+    SVC_PORT: '0',
+    SVC_DATA_DIR: dataDir,
+    SVC_PLUGINS_DIR: path.join(root, 'plugins'),
+    SVC_LOG_LEVEL: 'warn',
+  });
+}
+
+/** `count` WebSocket clients that count messages; `onMessage` (optional) sees the first client's messages. */
+async function connect(url, count, onMessage) {
+  const clients = [];
+  const counter = { messages: 0 };
+  for (let i = 0; i < count; i++) clients.push(await countingSocket(url, counter, i === 0 ? onMessage : undefined));
+  return { counter, clients, close: () => clients.forEach((c) => c.close()) };
+}
+
+async function seedPersons(url, count) {
+  for (let i = 0; i < count; i++) {
+    const body = { apiVersion: 'people.svc.run/v1alpha1', kind: 'Person', metadata: { name: `w-${i}` }, spec: { name: `Watched ${i}`, age: 30, gender: 'FEMALE' } };
+    const response = await fetch(`${url}${BASE}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    if (response.status !== 201) throw new Error(`seeding: ${response.status} ${await response.text()}`);
+  }
+}
+
+/** A label change: no status change, so the people controller writes nothing and each write is one event. */
+const tickPatch = (n) => JSON.stringify({ metadata: { labels: { [TICK]: String(n) } } });
+
+async function deliveries(url) {
+  const watchUrl = `${url}${BASE}?resourceVersion=${await revision(url)}`;
+  const watchers = await connect(watchUrl, WATCHERS);
+  let n = 0;
+  const result = await autocannon({
+    url,
+    connections: 32,
+    duration: DURATION,
+    requests: [{ method: 'PATCH', path: `${BASE}/w-0`, headers: { 'content-type': 'application/merge-patch+json' },
+      setupRequest: (req) => ({ ...req, path: `${BASE}/w-${n % OBJECTS}`, body: tickPatch(n++) }) }],
+  });
+  const delivered = watchers.counter.messages;
+  watchers.close();
+  return { perSecond: delivered / DURATION, writes: result.requests.total, errors: result.non2xx + result.errors };
+}
+
+async function baselineFanOut(payload) {
+  const server = await startProcess(process.execPath, [path.join(root, 'bench/baseline-ws.js')], { BASELINE_PAYLOAD: payload });
+  const watchers = await connect(server.url, WATCHERS);
+  watchers.clients[0].send('start');
+  await sleep(DURATION * 1000);
+  watchers.clients[0].send('stop');
+  const delivered = watchers.counter.messages;
+  watchers.close();
+  await server.stop();
+  return delivered / DURATION;
+}
+
+async function revision(url) {
+  return (await (await fetch(`${url}${BASE}?size=1`)).json()).metadata.resourceVersion;
+}
+
+async function latency(url, writesPerSecond) {
+  const sent = new Map();
+  const samples = [];
+  const onMessage = (data) => {
+    const match = /"bench\.svc\.run\/tick":"(\d+)"/.exec(String(data));
+    const at = match && sent.get(Number(match[1]));
+    if (at !== undefined) samples.push(performance.now() - at);
+  };
+  const watchers = await connect(`${url}${BASE}?resourceVersion=${await revision(url)}`, WATCHERS, onMessage);
+  const batch = writesPerSecond / 100;
+  let n = 1_000_000;
+  const started = performance.now();
+  const inFlight = [];
+  // Every 10 ms, the writes due by then: a steady rate, not a burst per second.
+  for (let step = 0; performance.now() - started < DURATION * 1000; step++) {
+    const due = started + step * 10;
+    const wait = due - performance.now();
+    if (wait > 0) await sleep(wait);
+    for (let i = 0; i < batch; i++) {
+      const tick = n++;
+      sent.set(tick, performance.now());
+      inFlight.push(fetch(`${url}${BASE}/w-${tick % OBJECTS}`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, body: tickPatch(tick) }));
+    }
+  }
+  await Promise.all(inFlight);
+  await sleep(200);
+  watchers.close();
+  samples.sort((a, b) => a - b);
+  const p = (q) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))] ?? NaN;
+  return { p50: p(0.5), p99: p(0.99), samples: samples.length, writes: n - 1_000_000 };
+}
+
+async function createThroughput(dataDir, watcherCount) {
+  const server = await svc(dataDir);
+  const watchers = watcherCount > 0 ? await connect(`${server.url}${BASE}`, watcherCount) : undefined;
+  let i = 0;
+  const result = await autocannon({
+    url: server.url,
+    connections: 50,
+    duration: DURATION,
+    requests: [{ method: 'POST', path: BASE, headers: { 'content-type': 'application/json' },
+      setupRequest: (req) => ({ ...req, body: JSON.stringify({ apiVersion: 'people.svc.run/v1alpha1', kind: 'Person', metadata: { name: `c-${i}` }, spec: { name: `Created ${i++}`, age: 30 } }) }) }],
+  });
+  watchers?.close();
+  await server.stop();
+  if (result.non2xx + result.errors > 0) throw new Error(`creates failed: ${result.non2xx + result.errors}`);
+  return result.requests.total / DURATION;
+}
+
+const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-bench-watch-'));
+try {
+  console.log(`svc watch benchmark: ${WATCHERS} watchers, ${DURATION}s per run\n`);
+  const server = await svc(path.join(dataDir, 'fanout'));
+  await seedPersons(server.url, OBJECTS);
+  await sleep(500);
+  const sample = await (await fetch(`${server.url}${BASE}/w-1`)).text();
+  const payload = `{"type":"MODIFIED","object":${sample}}\n`;
+  const fan = await deliveries(server.url);
+  const lat = await latency(server.url, 1000);
+  await server.stop();
+  const baseline = await baselineFanOut(payload);
+  line(`baseline: bare ws, one ${payload.length}-byte Buffer to ${WATCHERS} clients`, baseline, 'msg/s');
+  line(`watch: event deliveries to ${WATCHERS} watchers while updating`, fan.perSecond, 'events/s',
+    `  (${((fan.perSecond / baseline) * 100).toFixed(1)}% of baseline; ${(fan.writes / DURATION).toFixed(0)} writes/s; target >= 100000)`);
+  if (fan.errors) console.log(`  (errors in the write run: ${fan.errors})`);
+  line(`watch: write-to-delivery latency p99 at 1000 writes/s`, lat.p99, 'ms',
+    `  (p50 ${lat.p50.toFixed(1)} ms over ${lat.samples} events; target < 50)`);
+  const alone = await createThroughput(path.join(dataDir, 'alone'), 0);
+  const watched = await createThroughput(path.join(dataDir, 'watched'), WATCHERS);
+  line('create over HTTP, no watchers (baseline)', alone, 'objects/s');
+  line(`create over HTTP, ${WATCHERS} idle watchers`, watched, 'objects/s', `  (${((watched / alone) * 100).toFixed(1)}% of baseline; target >= 80%)`);
+} finally {
+  rmSync(dataDir, { recursive: true, force: true });
+}

@@ -1,0 +1,129 @@
+import { invalid, notFound, type FieldError } from '@svc/plugin-api';
+import type { DynamicRoute } from '../api/dynamic-router.js';
+import { JSON_TYPE, type HttpContext } from '../api/http-context.js';
+import type { ObjectService } from '../registry/object-service.js';
+import type { Authenticator } from './authenticator.js';
+import type { Credentials } from './credentials.js';
+import type { LoginLimiter } from './login-limiter.js';
+import type { UserSpec } from './models.js';
+import { checkPasswordRules } from './passwords.js';
+import type { SetUserRoles } from './ports.js';
+import type { Principal } from './principal.js';
+import type { Sessions } from './sessions.js';
+import type { UserDirectory } from './user-directory.js';
+
+export interface ConsoleUserRouteDeps {
+  authenticator: Authenticator;
+  objects: ObjectService;
+  users: UserDirectory;
+  credentials: Credentials;
+  sessions: Sessions;
+  limiter: LoginLimiter;
+  /** Absent until role management is wired: creating a user with roles is then refused. */
+  setUserRoles?: SetUserRoles;
+  onBackgroundError?: (error: unknown) => void;
+}
+
+const BASE = '/apis/api.console.svc.run/v1alpha1/users';
+
+/**
+ * The console's user endpoints that need passwords (CONTRACT section 6): create a user, change one's own password, and
+ * reset another user's. Mounted as core routes; the authorization hook has allowed the request before they run.
+ */
+export function consoleUserRoutes(deps: ConsoleUserRouteDeps): DynamicRoute<HttpContext>[] {
+  const caller = async (ctx: HttpContext): Promise<Principal & { username: string }> => {
+    const principal = await deps.authenticator.principalOf(ctx.request);
+    if (!principal.username) throw deps.authenticator.challenge('sign in first');
+    return principal as Principal & { username: string };
+  };
+  return [
+    { method: 'POST', path: BASE, owner: 'core', handler: async (ctx) => createUser(deps, ctx, await caller(ctx)) },
+    {
+      method: 'PUT',
+      path: `${BASE}/-/password`,
+      owner: 'core',
+      handler: async (ctx) => changeOwnPassword(deps, ctx, await caller(ctx)),
+    },
+    {
+      method: 'PUT',
+      path: `${BASE}/:name/password`,
+      owner: 'core',
+      handler: async (ctx, params) => {
+        await caller(ctx);
+        return resetPassword(deps, ctx, params.name!);
+      },
+    },
+  ];
+}
+
+async function createUser(deps: ConsoleUserRouteDeps, ctx: HttpContext, actor: Principal) {
+  const body = objectBody(ctx);
+  const errors: FieldError[] = [];
+  if (typeof body.name !== 'string' || body.name === '') errors.push({ path: '/name', message: 'is required' });
+  for (const field of ['email', 'displayName'] as const) {
+    if (body[field] !== undefined && typeof body[field] !== 'string') errors.push({ path: `/${field}`, message: 'must be a string' });
+  }
+  const roles = body.roles;
+  if (roles !== undefined && (!Array.isArray(roles) || roles.some((r) => typeof r !== 'string' || r === ''))) {
+    errors.push({ path: '/roles', message: 'must be an array of role names' });
+  }
+  if (errors.length > 0) throw invalid(`the user is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, errors);
+  const password = checkPasswordRules(body.password);
+  const name = body.name as string;
+  if (Array.isArray(roles) && roles.length > 0 && !deps.setUserRoles) {
+    throw invalid('roles cannot be assigned: role management is not available', [{ path: '/roles', message: 'cannot be set' }]);
+  }
+
+  const spec: UserSpec = {};
+  if (typeof body.displayName === 'string') spec.displayName = body.displayName;
+  if (typeof body.email === 'string') spec.email = body.email;
+  const served = deps.users.served;
+  const user = { apiVersion: served.model.apiVersion, kind: served.model.kind, metadata: { name }, spec };
+  const written = await deps.objects.create(served, user, { actor: { kind: 'user', principal: actor } });
+  try {
+    await deps.credentials.setPassword(name, password);
+    if (Array.isArray(roles) && roles.length > 0) await deps.setUserRoles!({ kind: 'user', principal: actor }, name, roles as string[]);
+  } catch (error) {
+    // All or nothing: a user whose roles were refused (escalation) is not left behind half made.
+    await deps.credentials.remove(name).catch(deps.onBackgroundError);
+    await deps.objects.delete(served, name).catch(deps.onBackgroundError);
+    throw error;
+  }
+  ctx.reply.header('location', `/api/${served.model.version}/${served.model.plural}/${name}`);
+  return ctx.reply.code(201).type(JSON_TYPE).send(written.bytes);
+}
+
+async function changeOwnPassword(deps: ConsoleUserRouteDeps, ctx: HttpContext, actor: Principal & { username: string }) {
+  const body = objectBody(ctx);
+  if (typeof body.oldPassword !== 'string' || body.oldPassword === '') {
+    throw invalid('oldPassword is required', [{ path: '/oldPassword', message: 'is required' }]);
+  }
+  const password = checkPasswordRules(body.password);
+  const client = ctx.request.ip;
+  // The old password is a password check like a login: limited the same way, or this becomes a guessing oracle.
+  deps.limiter.check(client, actor.username);
+  if (!(await deps.credentials.verify(actor.username, body.oldPassword))) {
+    deps.limiter.recordFailure(client, actor.username);
+    throw invalid('oldPassword is not your current password', [{ path: '/oldPassword', message: 'is not your current password' }]);
+  }
+  deps.limiter.recordSuccess(client, actor.username);
+  await deps.credentials.setPassword(actor.username, password);
+  // Whoever else held a session of this user (perhaps the reason for the change) is signed out; this session stays.
+  await deps.sessions.endSessionsOf(actor.username, actor.via === 'session' ? actor.sessionId : undefined);
+  return ctx.reply.code(204).send();
+}
+
+async function resetPassword(deps: ConsoleUserRouteDeps, ctx: HttpContext, username: string) {
+  const body = objectBody(ctx);
+  const password = checkPasswordRules(body.password);
+  if (!deps.users.exists(username)) throw notFound(`User "${username}" not found`);
+  await deps.credentials.setPassword(username, password);
+  await deps.sessions.endSessionsOf(username);
+  return ctx.reply.code(204).send();
+}
+
+function objectBody(ctx: HttpContext): Record<string, unknown> {
+  const body = ctx.request.body;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('the body must be a JSON object');
+  return body as Record<string, unknown>;
+}

@@ -1,0 +1,125 @@
+import type { Logger } from 'pino';
+import type { DynamicRoute } from '../api/dynamic-router.js';
+import type { HttpContext } from '../api/http-context.js';
+import { normalizeModelDefinition } from '../objects/model-definition.js';
+import type { ModelRegistry } from '../registry/model-registry.js';
+import type { ObjectService } from '../registry/object-service.js';
+import type { Store } from '../store/types.js';
+import { createAuthenticator, type Authenticator } from './authenticator.js';
+import { BasicCredentials } from './basic-auth.js';
+import { consoleUserRoutes } from './console-routes.js';
+import { Credentials } from './credentials.js';
+import { LoginLimiter, type LoginLimits } from './login-limiter.js';
+import { loginRoutes } from './login-routes.js';
+import { personalAccessTokenModel, userModel } from './models.js';
+import { PasswordHasher } from './passwords.js';
+import type { RolesOf, SetUserRoles } from './ports.js';
+import { Sessions, type SessionPolicy } from './sessions.js';
+import { ensureSuperAdministrator, type SuperAdministratorResult } from './super-admin.js';
+import { tokenRoutes } from './token-routes.js';
+import { PersonalAccessTokens } from './tokens.js';
+import { UserDirectory } from './user-directory.js';
+
+export { createAuthenticator, type Authenticator } from './authenticator.js';
+export { ensureSuperAdministrator } from './super-admin.js';
+export type { RolesOf, SetUserRoles } from './ports.js';
+export { ANONYMOUS, type Principal } from './principal.js';
+
+export interface AuthenticationSettings extends SessionPolicy {
+  basicAuth: boolean;
+  adminUsername: string;
+  adminPassword?: string;
+}
+
+export interface AuthenticationDeps {
+  store: Store;
+  registry: ModelRegistry;
+  objects: ObjectService;
+  logger: Logger;
+  settings: AuthenticationSettings;
+  /** The roles bound to a user (role management); needed to create tokens that carry roles. */
+  rolesOf?: RolesOf;
+  /** Binds roles to a user on behalf of an actor (role management); needed to create users with roles. */
+  setUserRoles?: SetUserRoles;
+  /** Tests only: cheaper hashing or other limits. */
+  hasher?: PasswordHasher;
+  limits?: LoginLimits;
+  /** Where the generated administrator password is shown (standard output by default). */
+  announce?: (text: string) => void;
+}
+
+/** Everything authentication offers the composition root. */
+export interface Authentication {
+  authenticator: Authenticator;
+  users: UserDirectory;
+  credentials: Credentials;
+  sessions: Sessions;
+  tokens: PersonalAccessTokens;
+  /** Core routes for the runtime router: console user endpoints and personal access tokens. */
+  routes(): DynamicRoute<HttpContext>[];
+  /** A Fastify plugin with `POST /login` and `POST /logout`: `app.register(auth.loginRoutes)`. */
+  loginRoutes: ReturnType<typeof loginRoutes>;
+  /** First boot: creates the super administrator. Call once the Role and RoleBinding models and built-in roles exist. */
+  ensureSuperAdministrator(): Promise<SuperAdministratorResult>;
+  /** Ends every session of a user (for instance when their roles change). */
+  endSessionsOf(username: string): Promise<void>;
+  /** Stops the background sweep of expired sessions. */
+  close(): void;
+}
+
+const SWEEP_INTERVAL_MS = 60 * 60_000;
+
+/**
+ * Registers the User and PersonalAccessToken models and builds the authentication services around them. Call before
+ * any request is served; the returned pieces are mounted by main.ts.
+ */
+export async function setupAuthentication(deps: AuthenticationDeps): Promise<Authentication> {
+  const { store, registry, objects, logger, settings } = deps;
+  const onBackgroundError = (error: unknown) => logger.error({ err: error }, 'authentication background write failed');
+  const userServed = await registry.register(normalizeModelDefinition(userModel, { kind: 'system' }), 'system');
+  const tokenServed = await registry.register(normalizeModelDefinition(personalAccessTokenModel, { kind: 'system' }), 'system');
+
+  const users = new UserDirectory(userServed, objects, onBackgroundError);
+  await users.start();
+  const credentials = new Credentials(store, deps.hasher ?? new PasswordHasher());
+  const sessions = new Sessions(store, settings, onBackgroundError);
+  const limiter = new LoginLimiter(deps.limits);
+  const tokens = new PersonalAccessTokens(tokenServed, { store, objects, users, rolesOf: deps.rolesOf, onBackgroundError });
+  await tokens.start();
+  const basic = settings.basicAuth ? new BasicCredentials(credentials, users, limiter) : undefined;
+  const authenticator = createAuthenticator({ sessions, tokens, users, basic });
+
+  // A removed or disabled user is signed out everywhere; a removed user's password goes too.
+  users.onLostAccess((username, event) => {
+    void sessions.endSessionsOf(username).catch(onBackgroundError);
+    if (event === 'removed') void credentials.remove(username).catch(onBackgroundError);
+  });
+  const sweep = setInterval(() => void sessions.sweep().catch(onBackgroundError), SWEEP_INTERVAL_MS);
+  sweep.unref();
+
+  return {
+    authenticator,
+    users,
+    credentials,
+    sessions,
+    tokens,
+    routes: () => [
+      ...consoleUserRoutes({ authenticator, objects, users, credentials, sessions, limiter, setUserRoles: deps.setUserRoles, onBackgroundError }),
+      ...tokenRoutes({ authenticator, objects, tokens }),
+    ],
+    loginRoutes: loginRoutes({ authenticator, sessions, credentials, users, limiter }),
+    ensureSuperAdministrator: () =>
+      ensureSuperAdministrator({
+        registry,
+        objects,
+        users,
+        credentials,
+        logger,
+        username: settings.adminUsername,
+        password: settings.adminPassword,
+        announce: deps.announce,
+      }),
+    endSessionsOf: async (username) => void (await sessions.endSessionsOf(username)),
+    close: () => clearInterval(sweep),
+  };
+}

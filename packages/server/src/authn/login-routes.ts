@@ -1,0 +1,87 @@
+import { parse as parseQueryString } from 'node:querystring';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { forbidden, invalid } from '@svc/plugin-api';
+import { sameOrigin, type Authenticator } from './authenticator.js';
+import { SESSION_COOKIE, clearedSessionCookies, readCookie, sessionCookies } from './cookies.js';
+import type { Credentials } from './credentials.js';
+import type { LoginLimiter } from './login-limiter.js';
+import type { Sessions } from './sessions.js';
+import type { UserDirectory } from './user-directory.js';
+
+export interface LoginRouteDeps {
+  authenticator: Authenticator;
+  sessions: Sessions;
+  credentials: Credentials;
+  users: UserDirectory;
+  limiter: LoginLimiter;
+  now?: () => Date;
+}
+
+const FORM_TYPE = 'application/x-www-form-urlencoded';
+
+/**
+ * `POST /login` and `POST /logout` (CONTRACT section 6), registered on the Fastify app by main.ts. They live in their
+ * own scope so the form parser they need does not make every other route accept form bodies.
+ */
+export function loginRoutes(deps: LoginRouteDeps) {
+  return async function login(scope: FastifyInstance): Promise<void> {
+    scope.addContentTypeParser(FORM_TYPE, { parseAs: 'string', bodyLimit: 64 * 1024 }, (_request, body, done) => {
+      done(null, parseQueryString(body as string));
+    });
+    scope.post('/login', (request, reply) => signIn(deps, request, reply));
+    scope.post('/logout', (request, reply) => signOut(deps, request, reply));
+  };
+}
+
+async function signIn(deps: LoginRouteDeps, request: FastifyRequest, reply: FastifyReply) {
+  // A cross-site form must not sign the browser in to someone else's account (login CSRF).
+  if (!sameOrigin(request)) throw forbidden('sign-in requests must come from this server\'s own origin');
+  const { username, password } = readSignIn(request.body);
+  const client = request.ip;
+  deps.limiter.check(client, username);
+  const verified = await deps.credentials.verify(username, password);
+  if (!verified || !deps.users.exists(username)) {
+    deps.limiter.recordFailure(client, username);
+    // One message for an unknown user and a wrong password, so the answer does not tell which usernames exist.
+    throw deps.authenticator.challenge('invalid username or password');
+  }
+  if (!deps.users.isActive(username)) throw deps.authenticator.challenge('this account is disabled');
+  deps.limiter.recordSuccess(client, username);
+
+  // Each sign-in gets a fresh session (no fixation); the one the browser had, if any, ends.
+  const previous = readCookie(request.headers.cookie, SESSION_COOKIE);
+  if (previous) {
+    const session = await deps.sessions.find(previous);
+    if (session) await deps.sessions.end(session.key);
+  }
+  const { id, xsrfToken } = await deps.sessions.create(username);
+  deps.users.recordLogin(username, (deps.now ?? (() => new Date()))());
+  reply.header('set-cookie', sessionCookies(id, xsrfToken, request.protocol === 'https'));
+  reply.header('cache-control', 'no-store');
+  return reply.code(200).send({ username });
+}
+
+async function signOut(deps: LoginRouteDeps, request: FastifyRequest, reply: FastifyReply) {
+  const principal = await deps.authenticator.principalOf(request);
+  if (principal.via === 'session' && principal.sessionId) await deps.sessions.end(principal.sessionId);
+  reply.header('set-cookie', clearedSessionCookies(request.protocol === 'https'));
+  return reply.code(204).send();
+}
+
+function readSignIn(body: unknown): { username: string; password: string } {
+  const fields = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  const username = single(fields.username);
+  const password = single(fields.password);
+  const errors = [];
+  if (!username) errors.push({ path: '/username', message: 'is required' });
+  if (!password) errors.push({ path: '/password', message: 'is required' });
+  if (errors.length > 0 || !username || !password) {
+    throw invalid('sign in with {"username", "password"} as JSON or as a form', errors);
+  }
+  return { username, password };
+}
+
+/** A form may repeat a field; only a single string value counts. */
+function single(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}

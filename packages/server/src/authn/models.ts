@@ -1,0 +1,99 @@
+import type { ExtensionObject, ModelDefinition } from '@svc/plugin-api';
+
+/**
+ * The models authentication serves. Neither holds a secret: password hashes and token digests live in internal store
+ * records (internal-records.ts), so no API, generated or custom, can ever return them.
+ */
+
+const timestamp = { type: 'string', format: 'date-time' };
+
+/** A user; `metadata.name` is the username. Core group: `/api/v1alpha1/users`. */
+export const userModel: ModelDefinition = {
+  group: '',
+  version: 'v1alpha1',
+  kind: 'User',
+  plural: 'users',
+  singular: 'user',
+  // Status (last login) is the server's record: clients cannot write it through the main resource.
+  statusSubresource: true,
+  schema: {
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          displayName: { type: 'string', maxLength: 256 },
+          email: { type: 'string', format: 'email', maxLength: 320 },
+          disabled: { type: 'boolean' },
+        },
+      },
+      status: {
+        type: 'object',
+        properties: { lastLoginAt: timestamp },
+      },
+    },
+  },
+  indexes: [{ name: 'spec.email' }],
+};
+
+export interface UserSpec {
+  displayName?: string;
+  email?: string;
+  disabled?: boolean;
+}
+
+export type UserObject = ExtensionObject<UserSpec, { lastLoginAt?: string }>;
+
+export const TOKEN_GROUP = 'security.svc.run';
+/** The annotation carrying a new token's secret, in the create response only. */
+export const ACCESS_TOKEN_ANNOTATION = 'security.svc.run/access-token';
+
+/** A personal access token, without its secret. `/apis/security.svc.run/v1alpha1/personalaccesstokens`. */
+export const personalAccessTokenModel: ModelDefinition = {
+  group: TOKEN_GROUP,
+  version: 'v1alpha1',
+  kind: 'PersonalAccessToken',
+  plural: 'personalaccesstokens',
+  singular: 'personalaccesstoken',
+  statusSubresource: true,
+  schema: {
+    type: 'object',
+    required: ['spec'],
+    properties: {
+      spec: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['name', 'username', 'roles'],
+        properties: {
+          name: { type: 'string', minLength: 1, maxLength: 100 },
+          description: { type: 'string', maxLength: 1000 },
+          username: { type: 'string', minLength: 1 },
+          roles: { type: 'array', maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 253 } },
+          expiresAt: timestamp,
+          revoked: { type: 'boolean' },
+          revokedAt: timestamp,
+        },
+      },
+      status: {
+        type: 'object',
+        properties: { lastUsedAt: timestamp },
+      },
+    },
+  },
+  indexes: [{ name: 'spec.username' }],
+};
+
+export interface TokenSpec {
+  name: string;
+  description?: string;
+  /** The owner. */
+  username: string;
+  /** The roles the token acts with: a subset of the owner's roles when it was created. */
+  roles: string[];
+  expiresAt?: string;
+  revoked?: boolean;
+  revokedAt?: string;
+}
+
+export type TokenObject = ExtensionObject<TokenSpec, { lastUsedAt?: string }>;

@@ -1,0 +1,16 @@
+import type { Actor } from '../registry/admission.js';
+
+/**
+ * What authentication needs from role management (the RBAC part), as plain functions main.ts wires in. Kept as
+ * functions so neither module imports the other.
+ */
+
+/** The roles bound to a user (through RoleBindings), by role name. */
+export type RolesOf = (username: string) => Promise<readonly string[]>;
+
+/**
+ * Makes `roles` exactly the roles bound to `username`, on behalf of `actor`; refuses (throws a 403 ApiError) what the
+ * actor may not grant. Used by `POST /apis/api.console.svc.run/v1alpha1/users` when the body names roles. (The shape
+ * of rbac/user-roles.ts' function, so it is passed as is.)
+ */
+export type SetUserRoles = (actor: Actor, username: string, roles: readonly string[]) => Promise<unknown>;

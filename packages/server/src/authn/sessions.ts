@@ -1,0 +1,133 @@
+import { LRUCache } from 'lru-cache';
+import type { Store } from '../store/types.js';
+import { InternalRecords, SESSIONS_RESOURCE } from './internal-records.js';
+import { digestOf, randomSecret, sameSecret } from './secrets.js';
+
+export interface SessionPolicy {
+  /** A session unused for this long ends. */
+  sessionIdleTimeoutMs: number;
+  /** A session ends this long after login, however busy. */
+  sessionMaxAgeMs: number;
+}
+
+interface SessionRecord {
+  username: string;
+  /** Digest of the session's CSRF token (the `XSRF-TOKEN` cookie). */
+  xsrfDigest: string;
+  /** Epoch milliseconds. */
+  createdAt: number;
+  lastSeenAt: number;
+}
+
+export interface Session extends SessionRecord {
+  /** The digest of the session id: the store key, and what `Principal.sessionId` holds. Not a secret. */
+  key: string;
+  /** When `lastSeenAt` was last written to the store. */
+  savedAt: number;
+}
+
+/** Written to the store at most this often per session: idle expiry needs only minute precision. */
+const SAVE_INTERVAL_MS = 60_000;
+
+/**
+ * Login sessions. The store keeps them (by the digest of their id, never the id) so they survive a restart; an LRU
+ * cache in front answers the lookups every cookie-authenticated request makes, so the hot path reads nothing from the
+ * store.
+ */
+export class Sessions {
+  private readonly records: InternalRecords<SessionRecord>;
+  private readonly cache = new LRUCache<string, Session>({ max: 10_000 });
+  /** Sessions ended recently, so a lookup that raced with the ending cannot bring one back into the cache. */
+  private readonly ended = new LRUCache<string, true>({ max: 10_000 });
+
+  constructor(
+    store: Store,
+    private readonly policy: SessionPolicy,
+    private readonly onBackgroundError: (error: unknown) => void = () => undefined,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.records = new InternalRecords(store, SESSIONS_RESOURCE);
+  }
+
+  /** Starts a session; the id and CSRF token returned go to the client only (as cookies). */
+  async create(username: string): Promise<{ id: string; xsrfToken: string; session: Session }> {
+    const id = randomSecret();
+    const xsrfToken = randomSecret();
+    const now = this.now();
+    const record: SessionRecord = { username, xsrfDigest: digestOf(xsrfToken), createdAt: now, lastSeenAt: now };
+    const key = digestOf(id);
+    await this.records.put(key, record);
+    const session: Session = { ...record, key, savedAt: now };
+    this.cache.set(key, session);
+    return { id, xsrfToken, session };
+  }
+
+  /** The live session with this id (the cookie's value), or undefined when it is unknown, ended or expired. */
+  async find(id: string): Promise<Session | undefined> {
+    const key = digestOf(id);
+    let session = this.cache.get(key);
+    if (!session) {
+      const record = await this.records.get(key);
+      if (!record || this.ended.has(key)) return undefined;
+      session = { ...record, key, savedAt: record.lastSeenAt };
+      this.cache.set(key, session);
+    }
+    const now = this.now();
+    if (this.isExpired(session, now)) {
+      void this.end(key).catch(this.onBackgroundError);
+      return undefined;
+    }
+    this.touch(session, now);
+    return session;
+  }
+
+  /** True when `token` (the `X-XSRF-TOKEN` header) is this session's CSRF token. */
+  checkXsrf(session: Session, token: string | undefined): boolean {
+    return token !== undefined && token !== '' && sameSecret(digestOf(token), session.xsrfDigest);
+  }
+
+  /** Ends one session, by its key (`Principal.sessionId`). */
+  async end(key: string): Promise<void> {
+    this.ended.set(key, true);
+    this.cache.delete(key);
+    await this.records.delete(key);
+  }
+
+  /** Ends every session of a user except `exceptKey`; returns how many ended. */
+  async endSessionsOf(username: string, exceptKey?: string): Promise<number> {
+    const doomed: string[] = [];
+    for (const [key, session] of this.cache.entries()) {
+      if (session.username === username && key !== exceptKey) doomed.push(key);
+    }
+    for await (const batch of this.records.entries()) {
+      for (const [key, record] of batch) if (record.username === username && key !== exceptKey) doomed.push(key);
+    }
+    const unique = [...new Set(doomed)];
+    await Promise.all(unique.map((key) => this.end(key)));
+    return unique.length;
+  }
+
+  /** Removes expired sessions from the store (they are refused anyway; this only reclaims space). */
+  async sweep(): Promise<number> {
+    const now = this.now();
+    const expired: string[] = [];
+    for await (const batch of this.records.entries()) {
+      for (const [key, record] of batch) if (this.isExpired(record, now)) expired.push(key);
+    }
+    for (const key of expired) await this.end(key);
+    return expired.length;
+  }
+
+  private isExpired(session: SessionRecord, now: number): boolean {
+    return now - session.lastSeenAt > this.policy.sessionIdleTimeoutMs || now - session.createdAt > this.policy.sessionMaxAgeMs;
+  }
+
+  /** Records use; writes it through to the store at most once a minute, off the request's path. */
+  private touch(session: Session, now: number): void {
+    session.lastSeenAt = now;
+    if (now - session.savedAt < SAVE_INTERVAL_MS) return;
+    session.savedAt = now;
+    const { username, xsrfDigest, createdAt, lastSeenAt } = session;
+    void this.records.replace(session.key, { username, xsrfDigest, createdAt, lastSeenAt }).catch(this.onBackgroundError);
+  }
+}

@@ -1,0 +1,63 @@
+import { badRequest } from '@svc/plugin-api';
+import type { DynamicRoute } from '../api/dynamic-router.js';
+import { JSON_TYPE, type HttpContext } from '../api/http-context.js';
+import { listEnvelope } from '../api/list-envelope.js';
+import { pageInfo, parseListQuery } from '../registry/list-query.js';
+import type { ObjectService } from '../registry/object-service.js';
+import type { Authenticator } from './authenticator.js';
+import type { Principal } from './principal.js';
+import type { PersonalAccessTokens } from './tokens.js';
+
+const BASE = '/apis/uc.api.security.svc.run/v1alpha1/personalaccesstokens';
+
+type Query = Record<string, string | string[] | undefined>;
+
+/**
+ * A user's own personal access tokens (CONTRACT section 6): create (the secret is in the response, once), list and get
+ * (never the secret), revoke, delete. Another user's token is not found here; the generated API of
+ * `security.svc.run/v1alpha1/personalaccesstokens` is where an administrator sees them all.
+ */
+export function tokenRoutes(deps: {
+  authenticator: Authenticator;
+  objects: ObjectService;
+  tokens: PersonalAccessTokens;
+}): DynamicRoute<HttpContext>[] {
+  const { tokens, objects } = deps;
+  const caller = async (ctx: HttpContext): Promise<Principal> => {
+    const principal = await deps.authenticator.principalOf(ctx.request);
+    if (!principal.username) throw deps.authenticator.challenge('sign in to manage your personal access tokens');
+    return principal;
+  };
+  const sendJson = (ctx: HttpContext, body: Buffer | string, status = 200) => ctx.reply.code(status).type(JSON_TYPE).send(body);
+  const route = (method: string, path: string, handler: DynamicRoute<HttpContext>['handler']): DynamicRoute<HttpContext> => ({
+    method,
+    path: `${BASE}${path}`,
+    owner: 'core',
+    handler,
+  });
+
+  return [
+    route('POST', '', async (ctx) => {
+      const { object } = await tokens.create(await caller(ctx), ctx.request.body);
+      ctx.reply.header('location', `${BASE}/${object.metadata.name}`);
+      ctx.reply.header('cache-control', 'no-store');
+      return sendJson(ctx, JSON.stringify(object), 201);
+    }),
+    route('GET', '', async (ctx) => {
+      const principal = await caller(ctx);
+      const query = ctx.request.query as Query;
+      if (query.watch !== undefined) throw badRequest('watching personal access tokens is not supported here');
+      const own = `spec.username=${principal.username}`;
+      const selectors = query.fieldSelector === undefined ? [] : ([] as string[]).concat(query.fieldSelector);
+      const list = parseListQuery({ ...query, fieldSelector: [...selectors, own] });
+      const served = tokens.served;
+      const page = await objects.list(served, list);
+      const info = pageInfo(page.total, list.page ?? 1, list.size);
+      const meta = { apiVersion: served.model.apiVersion, kind: served.model.kind, revision: page.revision };
+      return sendJson(ctx, listEnvelope(meta, page.items, info));
+    }),
+    route('GET', '/:name', async (ctx, p) => sendJson(ctx, JSON.stringify(await tokens.getOwn(await caller(ctx), p.name!)))),
+    route('PUT', '/:name/revocation', async (ctx, p) => sendJson(ctx, await tokens.revoke(await caller(ctx), p.name!))),
+    route('DELETE', '/:name', async (ctx, p) => sendJson(ctx, await tokens.remove(await caller(ctx), p.name!))),
+  ];
+}

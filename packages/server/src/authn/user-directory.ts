@@ -1,0 +1,92 @@
+import type { ExtensionObject } from '@svc/plugin-api';
+import type { ServedModel } from '../registry/model-registry.js';
+import type { CommittedChange, ObjectService } from '../registry/object-service.js';
+import type { UserObject } from './models.js';
+
+/** What happened to a user that ends their access: removed, or disabled (or being deleted). */
+export type UserEvent = 'removed' | 'deactivated';
+
+/**
+ * Which users exist and may sign in, held in memory and kept in step with every committed write of the User model,
+ * so that checking a session's or token's owner on each request reads nothing from the store.
+ */
+export class UserDirectory {
+  /** Username → active (exists, not disabled, not being deleted). */
+  private readonly users = new Map<string, boolean>();
+  private readonly listeners = new Set<(username: string, event: UserEvent) => void>();
+
+  constructor(
+    readonly served: ServedModel,
+    private readonly objects: ObjectService,
+    private readonly onBackgroundError: (error: unknown) => void = () => undefined,
+  ) {}
+
+  async start(): Promise<void> {
+    const page = await this.objects.list(this.served, { labels: [], fields: [], sort: [] });
+    for (const bytes of page.items) {
+      const user = JSON.parse(bytes.toString('utf8')) as UserObject;
+      this.users.set(user.metadata.name, isActive(user));
+    }
+    this.objects.onCommitted((change) => this.follow(change));
+  }
+
+  get size(): number {
+    return this.users.size;
+  }
+
+  exists(username: string): boolean {
+    return this.users.has(username);
+  }
+
+  isActive(username: string): boolean {
+    return this.users.get(username) === true;
+  }
+
+  /** Listens for users losing access (sessions and tokens of theirs end). */
+  onLostAccess(listener: (username: string, event: UserEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Records a successful sign-in in `status.lastLoginAt`, off the request's path. */
+  recordLogin(username: string, at: Date): void {
+    const write = this.objects.patch(
+      this.served,
+      username,
+      (user: ExtensionObject) => ({ ...user, status: { ...user.status, lastLoginAt: at.toISOString() } }),
+      { subresource: 'status' },
+    );
+    void write.catch((error: unknown) => {
+      // The user was removed meanwhile: nothing to record.
+      if ((error as { status?: number }).status !== 404) this.onBackgroundError(error);
+    });
+  }
+
+  private follow(change: CommittedChange): void {
+    if (change.served.model.resource !== this.served.model.resource) return;
+    const name = change.object.metadata.name;
+    const wasActive = this.users.get(name) === true;
+    if (change.type === 'DELETED') {
+      this.users.delete(name);
+      this.announce(name, 'removed');
+      return;
+    }
+    const active = isActive(change.object as UserObject);
+    this.users.set(name, active);
+    if (wasActive && !active) this.announce(name, 'deactivated');
+  }
+
+  private announce(username: string, event: UserEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(username, event);
+      } catch (error) {
+        this.onBackgroundError(error);
+      }
+    }
+  }
+}
+
+function isActive(user: UserObject): boolean {
+  return user.spec?.disabled !== true && !user.metadata.deletionTimestamp;
+}

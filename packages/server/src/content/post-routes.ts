@@ -1,0 +1,83 @@
+import { badRequest, notFound } from '@svc/plugin-api';
+import type { DynamicRoute } from '../api/dynamic-router.js';
+import { JSON_TYPE, actorOf, type HttpContext } from '../api/http-context.js';
+import { pageInfo, parseListQuery } from '../registry/list-query.js';
+import type { ServedModel } from '../registry/model-registry.js';
+import type { ObjectService } from '../registry/object-service.js';
+import type { Post } from './post-model.js';
+
+const UC = '/apis/uc.api.content.svc.run/v1alpha1/posts';
+const PUBLIC = '/apis/api.content.svc.run/v1alpha1/posts';
+type Query = Record<string, string | string[] | undefined>;
+
+/**
+ * Posts for their owners (user center: a user works on their own posts only, the server sets the owner) and for
+ * everyone (published posts). Editors manage all posts through the generated API of `content.svc.run`.
+ */
+export function postRoutes(objects: ObjectService, posts: ServedModel): DynamicRoute<HttpContext>[] {
+  const owner = (ctx: HttpContext) => {
+    const name = ctx.request.principal?.username;
+    if (!name) throw badRequest('sign in to work on your posts');
+    return name;
+  };
+  const own = async (ctx: HttpContext, name: string) => {
+    const post = (await objects.get(posts, name)) as unknown as Post;
+    if (post.spec?.owner !== owner(ctx)) throw notFound(`Post "${name}" not found`);
+    return post;
+  };
+  const send = (ctx: HttpContext, body: unknown, status = 200) =>
+    ctx.reply.code(status).type(JSON_TYPE).send(typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body));
+  const list = async (ctx: HttpContext, field: string) => {
+    const query = parseListQuery(ctx.request.query as Query);
+    const selected = { ...query, fields: [...query.fields, { field, operator: 'in' as const, values: [field === 'spec.owner' ? owner(ctx) : 'true'] }] };
+    const page = await objects.list(posts, selected);
+    const info = pageInfo(page.total, query.page ?? 1, query.size);
+    return send(ctx, { ...info, items: page.items.map((b) => JSON.parse(b.toString('utf8')) as unknown) });
+  };
+  const setPublished = (published: boolean) => async (ctx: HttpContext, p: Record<string, string | undefined>) => {
+    const post = await own(ctx, p.name!);
+    const spec = { ...post.spec!, published, publishedAt: published ? new Date().toISOString() : undefined };
+    if (!published) delete spec.publishedAt;
+    return send(ctx, (await objects.update(posts, post.metadata.name, { ...post, spec }, { actor: actorOf(ctx) })).bytes);
+  };
+  const body = (ctx: HttpContext) => {
+    const b = ctx.request.body as Post | undefined;
+    if (!b || typeof b !== 'object') throw badRequest('a JSON Post body is required');
+    return b;
+  };
+
+  const route = (method: string, path: string, handler: DynamicRoute<HttpContext>['handler']): DynamicRoute<HttpContext> => ({ method, path, owner: 'core', handler });
+  return [
+    route('GET', UC, (ctx) => list(ctx, 'spec.owner')),
+    route('POST', UC, async (ctx) => {
+      const post = body(ctx);
+      const spec = { ...post.spec, owner: owner(ctx), published: false };
+      delete (spec as { publishedAt?: string }).publishedAt;
+      const created = await objects.create(posts, { ...post, apiVersion: 'content.svc.run/v1alpha1', kind: 'Post', spec }, { actor: actorOf(ctx) });
+      ctx.reply.header('location', `${UC}/${created.object.metadata.name}`);
+      return send(ctx, created.bytes, 201);
+    }),
+    route('GET', `${UC}/:name`, async (ctx, p) => send(ctx, await own(ctx, p.name!))),
+    route('PUT', `${UC}/:name`, async (ctx, p) => {
+      const current = await own(ctx, p.name!);
+      const next = body(ctx);
+      // The owner and the publish state are not the writer's to change here.
+      const spec = { ...next.spec, owner: current.spec!.owner, published: current.spec!.published, publishedAt: current.spec!.publishedAt };
+      if (!spec.publishedAt) delete spec.publishedAt;
+      const written = await objects.update(posts, p.name!, { ...next, apiVersion: current.apiVersion, kind: current.kind, spec }, { actor: actorOf(ctx) });
+      return send(ctx, written.bytes);
+    }),
+    route('DELETE', `${UC}/:name`, async (ctx, p) => {
+      await own(ctx, p.name!);
+      return send(ctx, (await objects.delete(posts, p.name!, { actor: actorOf(ctx) })).bytes);
+    }),
+    route('PUT', `${UC}/:name/publish`, setPublished(true)),
+    route('PUT', `${UC}/:name/unpublish`, setPublished(false)),
+    route('GET', PUBLIC, (ctx) => list(ctx, 'spec.published')),
+    route('GET', `${PUBLIC}/:name`, async (ctx, p) => {
+      const post = (await objects.get(posts, p.name!).catch(() => undefined)) as unknown as Post | undefined;
+      if (!post?.spec?.published) throw notFound(`Post "${p.name}" not found`);
+      return send(ctx, post);
+    }),
+  ];
+}

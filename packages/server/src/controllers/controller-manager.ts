@@ -1,0 +1,77 @@
+/**
+ * Every reconciler running in the server, by owner (`core`, or `plugin:<name>`), so that stopping a plugin stops
+ * exactly its reconcilers. Turns a plugin's ReconcilerDefinition into a runner: the model resolved, the selectors
+ * parsed and checked against the model's indexes.
+ */
+import type { Logger, ReconcileContext, ReconcilerDefinition } from '@svc/plugin-api';
+import { parseFieldSelector, parseLabelSelector } from '../index/selectors.js';
+import type { ModelRegistry } from '../registry/model-registry.js';
+import type { WatchHub } from '../watch/hub.js';
+import { selectionOf } from '../watch/selection-filter.js';
+import { ReconcilerRunner, type RunnerSpec } from './reconciler-runner.js';
+import type { QueueOptions } from './work-queue.js';
+
+export interface ControllerManagerDeps {
+  registry: ModelRegistry;
+  hub: WatchHub;
+  queueOptions?: QueueOptions;
+}
+
+export class ControllerManager {
+  private readonly byOwner = new Map<string, ReconcilerRunner[]>();
+
+  constructor(private readonly deps: ControllerManagerDeps) {}
+
+  /** Starts a reconciler of `owner`; throws (400/404) when its model or selectors are wrong. */
+  add(owner: string, definition: ReconcilerDefinition, context: ReconcileContext): ReconcilerRunner {
+    const served = this.deps.registry.resolve(definition.model);
+    const selection = selectionOf(
+      served.index,
+      parseLabelSelector(definition.labelSelector),
+      parseFieldSelector(definition.fieldSelector),
+    );
+    return this.run(
+      owner,
+      {
+        name: definition.name,
+        served,
+        selection,
+        workers: definition.workers ?? 1,
+        reconcile: (request) => definition.reconcile(request, context),
+      },
+      context.logger,
+    );
+  }
+
+  /** Starts a runner built by core code. */
+  run(owner: string, spec: RunnerSpec, logger: Logger): ReconcilerRunner {
+    const runner = new ReconcilerRunner(spec, this.deps.hub, logger, this.deps.queueOptions);
+    const runners = this.byOwner.get(owner) ?? [];
+    runners.push(runner);
+    this.byOwner.set(owner, runners);
+    runner.start();
+    return runner;
+  }
+
+  /** Stops one runner (for example when its model is unregistered). */
+  async remove(owner: string, runner: ReconcilerRunner): Promise<void> {
+    const runners = this.byOwner.get(owner) ?? [];
+    this.byOwner.set(owner, runners.filter((r) => r !== runner));
+    await runner.stop();
+  }
+
+  async removeOwner(owner: string): Promise<void> {
+    const runners = this.byOwner.get(owner) ?? [];
+    this.byOwner.delete(owner);
+    await Promise.all(runners.map((runner) => runner.stop()));
+  }
+
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.byOwner.keys()].map((owner) => this.removeOwner(owner)));
+  }
+
+  /** Names of the running reconcilers of `owner`. */
+  names(owner: string): string[] {
+    return (this.byOwner.get(owner) ?? []).map((runner) => runner.spec.name);
+  }
+}

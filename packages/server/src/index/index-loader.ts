@@ -1,0 +1,74 @@
+/**
+ * Fills a model's empty index with many objects at once (at boot, from the store): the index `apply` would build one
+ * object at a time, about three times faster. `apply` files an object by searching the name index, each field index's
+ * values and the group of its value, and each label's group: a B-tree descent or binary search each, a dozen or more
+ * naturalCompare calls apiece. Here the records are sorted by name once; each group is then built by appending
+ * records in that order, and each B-tree is bulk-loaded from sorted arrays, with no search per entry. What is left
+ * is that one sort and, per index, a sort of its distinct values.
+ *
+ * Each object is turned into its record as it is added, so the caller need not keep the objects (nor their bytes).
+ */
+import type { ExtensionObject } from '@svc/plugin-api';
+import { byName } from './btree.js';
+import type { FieldIndex, NameIndex } from './field-index.js';
+import { newRecord, recordName, setRecordLabels, setRecordSlot, type IndexRecord } from './index-record.js';
+import { copyLabels, type LabelIndex } from './label-index.js';
+
+/** The parts of a ModelIndex that a load fills. */
+export interface LoadTarget {
+  readonly byName: NameIndex;
+  readonly labels: LabelIndex;
+  readonly fieldIndexes: readonly FieldIndex[];
+  readonly modelLabel: string;
+}
+
+export class IndexLoader {
+  private records: IndexRecord[] = [];
+
+  constructor(private readonly target: LoadTarget) {}
+
+  /** Takes one object in; throws if an indexFunc throws on it (the index is still untouched). */
+  add(object: ExtensionObject): void {
+    const name = object.metadata.name;
+    if (name === undefined) return;
+    const { fieldIndexes } = this.target;
+    const record = newRecord(name, fieldIndexes.length);
+    // Copies (and, until finish, the extracted slots) are all the record keeps: the object can go.
+    setRecordLabels(record, copyLabels(object.metadata.labels));
+    for (let i = 0; i < fieldIndexes.length; i++) setRecordSlot(record, i, fieldIndexes[i]!.extract(object));
+    this.records.push(record);
+  }
+
+  /**
+   * Files every object added into the index, which must still be empty. Of objects added under one name the last
+   * counts, as with `apply` (the store holds one object per name anyway).
+   *
+   * When a unique index would hold a value for two objects, throws naming the index, the value and the objects, and
+   * leaves the index empty: `apply` does not enforce unique indexes (checkUnique guards writes), but stored data that
+   * breaks one can only come from a model that gained a unique index since (a plugin upgrade), and serving that
+   * model as declared would be wrong, so its registration fails instead.
+   */
+  finish(): void {
+    const { byName: names, labels, fieldIndexes, modelLabel } = this.target;
+    if (names.size > 0) throw new Error(`${modelLabel}: a bulk load needs an empty index`);
+    const records = lastPerName(this.records.sort(byName));
+    this.records = [];
+    // Every index is checked before any is filled.
+    const commits = fieldIndexes.map((index) => index.prepareLoad(records, modelLabel));
+    for (const commit of commits) commit();
+    labels.load(records);
+    names.load(records);
+  }
+}
+
+/** Keeps, in place, the last record of each run of one name (the sort is stable: the one added last). */
+function lastPerName(records: IndexRecord[]): IndexRecord[] {
+  let kept = 0;
+  for (let i = 0; i < records.length; i++) {
+    const record = records[i]!;
+    if (i + 1 < records.length && recordName(records[i + 1]!) === recordName(record)) continue;
+    records[kept++] = record;
+  }
+  records.length = kept;
+  return records;
+}

@@ -1,0 +1,39 @@
+import type { ExtensionObject } from '@svc/plugin-api';
+import { normalizeModelDefinition } from '../objects/model-definition.js';
+import { SYSTEM } from '../registry/admission.js';
+import type { ModelRegistry, ServedModel } from '../registry/model-registry.js';
+import type { ObjectService } from '../registry/object-service.js';
+import { BUILT_IN_ROLES, CORE_TEMPLATES } from './built-in-roles.js';
+import { roleBindingModel, roleModel, type RoleObject } from './models.js';
+import { installRoleAdmission } from './role-admission.js';
+import { RoleService } from './role-service.js';
+
+/** Registers Role and RoleBinding, restores the service's own roles, and starts the role service that follows them. */
+export async function startRbac(registry: ModelRegistry, objects: ObjectService) {
+  const roles = await registry.register(normalizeModelDefinition(roleModel, { kind: 'system' }), 'system');
+  const bindings = await registry.register(normalizeModelDefinition(roleBindingModel, { kind: 'system' }), 'system');
+  const service = new RoleService(roles, bindings);
+  installRoleAdmission(objects, service, { roles: roles.model.resource, bindings: bindings.model.resource });
+  for (const role of [...BUILT_IN_ROLES, ...CORE_TEMPLATES]) await restore(objects, roles, role);
+  await service.start(objects);
+  return { service, roles, bindings };
+}
+
+/** Creates the role, or puts it back as the service defines it if someone changed it in the store. */
+async function restore(objects: ObjectService, served: ServedModel, role: RoleObject): Promise<void> {
+  const existing = await objects.get(served, role.metadata.name).catch(() => undefined);
+  if (!existing) {
+    await objects.create(served, structuredClone(role), { actor: SYSTEM });
+    return;
+  }
+  if (sameRole(existing, role)) return;
+  const restored = structuredClone(role);
+  restored.metadata.version = existing.metadata.version;
+  await objects.update(served, role.metadata.name, restored, { actor: SYSTEM });
+}
+
+function sameRole(a: ExtensionObject, b: RoleObject): boolean {
+  const shape = (o: ExtensionObject) =>
+    JSON.stringify([o.metadata.labels ?? {}, o.metadata.annotations ?? {}, (o as RoleObject).rules ?? []]);
+  return shape(a) === shape(b);
+}

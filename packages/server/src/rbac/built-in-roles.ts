@@ -1,0 +1,166 @@
+import type { PolicyRule } from '../authz/rules.js';
+import {
+  AGGREGATE_TO_LABEL_PREFIX,
+  DEPENDENCIES_ANNOTATION,
+  HIDDEN_LABEL,
+  ROLE_TEMPLATE_LABEL,
+  UI_PERMISSIONS_ANNOTATION,
+} from '../authz/roles.js';
+import type { RoleObject } from './models.js';
+
+export const MODULE_ANNOTATION = 'rbac.authorization.svc.run/module';
+export const DISPLAY_NAME_ANNOTATION = 'rbac.authorization.svc.run/display-name';
+
+const CONSOLE = 'api.console.svc.run';
+const CONTENT = 'content.svc.run';
+const READ = ['get', 'list', 'watch'];
+const WRITE = ['create', 'update', 'patch', 'delete', 'deletecollection'];
+
+interface RoleSpec {
+  name: string;
+  displayName: string;
+  rules: PolicyRule[];
+  dependencies?: string[];
+  template?: { module: string; ui?: string[]; hidden?: boolean; aggregateTo?: string[] };
+  hidden?: boolean;
+}
+
+function role(spec: RoleSpec): RoleObject {
+  const labels: Record<string, string> = {};
+  const annotations: Record<string, string> = { [DISPLAY_NAME_ANNOTATION]: spec.displayName };
+  if (spec.hidden) labels[HIDDEN_LABEL] = 'true';
+  if (spec.dependencies) annotations[DEPENDENCIES_ANNOTATION] = JSON.stringify(spec.dependencies);
+  if (spec.template) {
+    labels[ROLE_TEMPLATE_LABEL] = 'true';
+    if (spec.template.hidden) labels[HIDDEN_LABEL] = 'true';
+    for (const target of spec.template.aggregateTo ?? []) labels[`${AGGREGATE_TO_LABEL_PREFIX}${target}`] = 'true';
+    annotations[MODULE_ANNOTATION] = spec.template.module;
+    if (spec.template.ui) annotations[UI_PERMISSIONS_ANNOTATION] = JSON.stringify(spec.template.ui);
+  }
+  return { apiVersion: 'v1alpha1', kind: 'Role', metadata: { name: spec.name, labels, annotations }, rules: spec.rules };
+}
+
+/** A view and a manage template for one module; manage depends on view, so manage is never granted without view. */
+function viewAndManage(module: string, key: string, view: PolicyRule[], manage: PolicyRule[]): RoleObject[] {
+  return [
+    role({ name: `role-template-view-${key}`, displayName: `${module} view`, rules: view, template: { module, ui: [`system:${key}:view`] } }),
+    role({
+      name: `role-template-manage-${key}`,
+      displayName: `${module} management`,
+      rules: manage,
+      dependencies: [`role-template-view-${key}`],
+      template: { module, ui: [`system:${key}:manage`] },
+    }),
+  ];
+}
+
+/**
+ * The roles the service defines. Built-in roles (the seed's table) cannot be edited or deleted through the API and are
+ * restored at every boot; the core templates are restored too. Self-service templates are hidden and aggregated into
+ * `authenticated`, so every logged-in user holds them.
+ */
+export const BUILT_IN_ROLES: RoleObject[] = [
+  role({
+    name: 'super-role',
+    displayName: 'Super administrator',
+    rules: [
+      { apiGroups: ['*'], resources: ['*'], verbs: ['*'] },
+      { nonResourceURLs: ['*'], verbs: ['*'] },
+    ],
+  }),
+  role({
+    name: 'anonymous',
+    displayName: 'Anonymous',
+    hidden: true,
+    rules: [
+      { nonResourceURLs: ['/login', '/logout', '/healthz'], verbs: ['*'] },
+      // Published posts are public.
+      { apiGroups: [`api.${CONTENT}`], resources: ['posts'], verbs: ['get', 'list'] },
+    ],
+  }),
+  role({ name: 'authenticated', displayName: 'Authenticated', hidden: true, rules: [] }),
+  role({ name: 'guest', displayName: 'Guest', dependencies: ['anonymous', 'authenticated'], rules: [] }),
+  role({
+    name: 'contributor',
+    displayName: 'Contributor',
+    dependencies: ['guest'],
+    rules: [{ apiGroups: [`uc.api.${CONTENT}`], resources: ['posts'], verbs: ['create', 'get', 'list', 'update', 'delete'] }],
+  }),
+  role({
+    name: 'author',
+    displayName: 'Author',
+    dependencies: ['contributor'],
+    rules: [{ apiGroups: [`uc.api.${CONTENT}`], resources: ['posts/publish', 'posts/unpublish'], verbs: ['update'] }],
+  }),
+  role({
+    name: 'editor',
+    displayName: 'Post manager',
+    dependencies: ['author'],
+    rules: [{ apiGroups: [CONTENT], resources: ['posts', 'posts/status'], verbs: ['*'] }],
+  }),
+];
+
+export const CORE_TEMPLATES: RoleObject[] = [
+  ...viewAndManage(
+    'Users',
+    'users',
+    [
+      { apiGroups: [''], resources: ['users'], verbs: READ },
+      { apiGroups: [CONSOLE], resources: ['users/permissions'], verbs: ['get'] },
+    ],
+    [
+      { apiGroups: [''], resources: ['users'], verbs: WRITE },
+      { apiGroups: [CONSOLE], resources: ['users', 'users/permissions', 'users/password'], verbs: ['create', 'update'] },
+    ],
+  ),
+  ...viewAndManage(
+    'Roles',
+    'roles',
+    [{ apiGroups: [''], resources: ['roles', 'rolebindings'], verbs: READ }],
+    [
+      { apiGroups: [''], resources: ['roles', 'rolebindings'], verbs: WRITE },
+      { apiGroups: [CONSOLE], resources: ['accessreviews'], verbs: ['create'] },
+    ],
+  ),
+  ...viewAndManage(
+    'Plugins',
+    'plugins',
+    [
+      { apiGroups: ['plugin.svc.run'], resources: ['plugins'], verbs: READ },
+      { apiGroups: [CONSOLE], resources: ['plugins', 'plugins/logs'], verbs: ['get', 'list'] },
+    ],
+    [
+      { apiGroups: ['plugin.svc.run'], resources: ['plugins'], verbs: WRITE },
+      { apiGroups: [CONSOLE], resources: ['plugins', 'plugins/upgrade', 'plugins/plugin-state'], verbs: ['*'] },
+    ],
+  ),
+  ...viewAndManage(
+    'Posts',
+    'posts',
+    [{ apiGroups: [CONTENT], resources: ['posts'], verbs: READ }],
+    [{ apiGroups: [CONTENT], resources: ['posts', 'posts/status'], verbs: WRITE }],
+  ),
+  role({
+    name: 'role-template-own-permissions',
+    displayName: 'Own permissions and password',
+    rules: [
+      { apiGroups: [CONSOLE], resources: ['users/permissions'], resourceNames: ['-'], verbs: ['get'] },
+      { apiGroups: [CONSOLE], resources: ['users/password'], resourceNames: ['-'], verbs: ['update'] },
+    ],
+    template: { module: 'Self-service', hidden: true, aggregateTo: ['authenticated'] },
+  }),
+  role({
+    name: 'role-template-own-tokens',
+    displayName: 'Own personal access tokens',
+    rules: [
+      {
+        apiGroups: ['uc.api.security.svc.run'],
+        resources: ['personalaccesstokens', 'personalaccesstokens/revocation'],
+        verbs: ['*'],
+      },
+    ],
+    template: { module: 'Self-service', hidden: true, aggregateTo: ['authenticated'] },
+  }),
+];
+
+export const SYSTEM_ROLE_NAMES = new Set([...BUILT_IN_ROLES, ...CORE_TEMPLATES].map((r) => r.metadata.name));

@@ -1,0 +1,96 @@
+import type { ExtensionObject, ModelDefinition } from '@svc/plugin-api';
+import type { PolicyRule } from '../authz/rules.js';
+import type { Role } from '../authz/roles.js';
+
+const stringList = { type: 'array', items: { type: 'string', minLength: 1 } };
+
+/** The seed's Role: rules at the top level, template flags in labels and annotations. Core group, `/api/v1alpha1/roles`. */
+export const roleModel: ModelDefinition = {
+  group: '',
+  version: 'v1alpha1',
+  kind: 'Role',
+  plural: 'roles',
+  singular: 'role',
+  schema: {
+    type: 'object',
+    properties: {
+      rules: {
+        type: 'array',
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['verbs'],
+          properties: {
+            apiGroups: { type: 'array', items: { type: 'string' } },
+            resources: stringList,
+            resourceNames: stringList,
+            nonResourceURLs: stringList,
+            verbs: { ...stringList, minItems: 1 },
+          },
+        },
+      },
+    },
+  },
+  indexes: [],
+};
+
+/** The seed's RoleBinding: one role to users. Core group, `/api/v1alpha1/rolebindings`. */
+export const roleBindingModel: ModelDefinition = {
+  group: '',
+  version: 'v1alpha1',
+  kind: 'RoleBinding',
+  plural: 'rolebindings',
+  singular: 'rolebinding',
+  schema: {
+    type: 'object',
+    required: ['roleRef', 'subjects'],
+    properties: {
+      roleRef: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['kind', 'name'],
+        properties: {
+          apiGroup: { const: '' },
+          kind: { const: 'Role' },
+          name: { type: 'string', minLength: 1 },
+        },
+      },
+      subjects: {
+        type: 'array',
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['kind', 'name'],
+          properties: {
+            apiGroup: { const: '' },
+            kind: { const: 'User' },
+            name: { type: 'string', minLength: 1 },
+          },
+        },
+      },
+    },
+  },
+  indexes: [
+    { name: 'roleRef.name' },
+    { name: 'subjects.name', indexFunc: (o) => ((o as RoleBindingObject).subjects ?? []).map((s) => s.name) },
+  ],
+};
+
+export interface RoleObject extends ExtensionObject {
+  rules?: PolicyRule[];
+}
+
+export interface RoleBindingObject extends ExtensionObject {
+  roleRef: { apiGroup?: string; kind: 'Role'; name: string };
+  subjects: Array<{ apiGroup?: string; kind: 'User'; name: string }>;
+}
+
+/** The stored object as the pure authorization code sees it. */
+export function toRole(object: ExtensionObject): Role {
+  return {
+    name: object.metadata.name,
+    labels: object.metadata.labels ?? {},
+    annotations: object.metadata.annotations ?? {},
+    rules: (object as RoleObject).rules ?? [],
+  };
+}

@@ -1,0 +1,98 @@
+import { badRequest, notFound } from '@svc/plugin-api';
+import type { Principal } from '../authn/principal.js';
+import { classifyRequest } from '../authz/request-info.js';
+import { HIDDEN_LABEL, UI_PERMISSIONS_ANNOTATION, annotationList } from '../authz/roles.js';
+import type { DynamicRoute } from '../api/dynamic-router.js';
+import { JSON_TYPE, actorOf, type HttpContext } from '../api/http-context.js';
+import type { createAttributeResolver } from './authorization-hook.js';
+import type { RoleService } from './role-service.js';
+import type { SetUserRoles } from './user-roles.js';
+
+const BASE = '/apis/api.console.svc.run/v1alpha1';
+
+export interface PermissionRouteDeps {
+  roles: RoleService;
+  setUserRoles: SetUserRoles;
+  /** Whether a user exists (the user model belongs to authentication). */
+  userExists: (username: string) => Promise<boolean>;
+  /** Ends a user's sessions, so new roles take effect at once. */
+  endSessionsOf: (username: string) => Promise<void>;
+  attributesOf: ReturnType<typeof createAttributeResolver>;
+}
+
+/**
+ * The console's permission endpoints (CONTRACT section 6): what a user holds, setting a user's roles, and access
+ * reviews that say whether a request would be allowed and by which role and rule.
+ */
+export function permissionRoutes(deps: PermissionRouteDeps): DynamicRoute<HttpContext>[] {
+  const { roles } = deps;
+  const caller = (ctx: HttpContext) => ctx.request.principal?.username;
+  const subject = async (ctx: HttpContext, name: string | undefined): Promise<string> => {
+    const username = name === '-' ? caller(ctx) : name;
+    if (!username) throw badRequest('"-" means the signed-in user; sign in first');
+    if (!(await deps.userExists(username))) throw notFound(`user "${username}" not found`);
+    return username;
+  };
+
+  const permissionsOf = (username: string) => {
+    const principal: Principal = { username, via: 'session' };
+    const expanded = roles.expandFor(principal);
+    const visible = [...expanded.roleNames].filter((name) => roles.role(name)?.labels[HIDDEN_LABEL] !== 'true').sort();
+    const uiPermissions = new Set<string>();
+    for (const name of expanded.roleNames) {
+      for (const p of annotationList(roles.role(name) ?? { annotations: {} }, UI_PERMISSIONS_ANNOTATION) ?? []) uiPermissions.add(p);
+    }
+    return {
+      username,
+      roles: roles.boundRoles(username),
+      permissions: visible,
+      uiPermissions: [...uiPermissions].sort(),
+      rules: expanded.rules.map(({ role, rule }) => ({ role, ...rule })),
+    };
+  };
+
+  const send = (ctx: HttpContext, body: unknown, status = 200) =>
+    ctx.reply.code(status).type(JSON_TYPE).send(JSON.stringify(body));
+
+  return [
+    {
+      method: 'GET',
+      path: `${BASE}/users/:name/permissions`,
+      owner: 'core',
+      handler: async (ctx, p) => send(ctx, permissionsOf(await subject(ctx, p.name))),
+    },
+    {
+      method: 'POST',
+      path: `${BASE}/users/:name/permissions`,
+      owner: 'core',
+      handler: async (ctx, p) => {
+        const username = await subject(ctx, p.name);
+        const body = ctx.request.body as { roles?: unknown } | undefined;
+        if (!Array.isArray(body?.roles) || !body.roles.every((r) => typeof r === 'string')) {
+          throw badRequest('the body must be {"roles": ["<role name>", …]}');
+        }
+        await deps.setUserRoles(actorOf(ctx), username, body.roles as string[]);
+        await deps.endSessionsOf(username);
+        return send(ctx, permissionsOf(username));
+      },
+    },
+    {
+      method: 'POST',
+      path: `${BASE}/accessreviews`,
+      owner: 'core',
+      handler: async (ctx) => {
+        const body = ctx.request.body as { method?: unknown; path?: unknown; user?: unknown } | undefined;
+        if (typeof body?.method !== 'string' || typeof body.path !== 'string' || !body.path.startsWith('/')) {
+          throw badRequest('the body must be {"method": "GET", "path": "/apis/…", "user"?: "<name>"}');
+        }
+        const username = typeof body.user === 'string' ? await subject(ctx, body.user) : caller(ctx);
+        const principal: Principal = username ? { username, via: 'session' } : { username: undefined, via: 'anonymous' };
+        const [path, query] = body.path.split('?') as [string, string | undefined];
+        const method = body.method.toUpperCase();
+        const info = classifyRequest({ method, path, query: Object.fromEntries(new URLSearchParams(query ?? '')) });
+        const decision = roles.authorize(principal, deps.attributesOf(info, method, path));
+        return send(ctx, { user: username ?? null, allowed: decision.allowed, reason: decision.reason, role: decision.role, rule: decision.ruleIndex });
+      },
+    },
+  ];
+}

@@ -1,0 +1,65 @@
+import { forbidden, invalid } from '@svc/plugin-api';
+import { canBind, canWriteRole, type EscalationResult } from '../authz/escalation.js';
+import { renderRule } from '../authz/rules.js';
+import { AGGREGATE_TO_LABEL_PREFIX, SUPER_ROLE, validateRoleAnnotations } from '../authz/roles.js';
+import type { Actor, AdmissionRequest } from '../registry/admission.js';
+import type { ObjectService } from '../registry/object-service.js';
+import { SYSTEM_ROLE_NAMES } from './built-in-roles.js';
+import { toRole, type RoleBindingObject } from './models.js';
+import type { RoleService } from './role-service.js';
+
+/**
+ * The rules every Role and RoleBinding write obeys, whoever writes it:
+ * - the service's own roles are restored at boot and cannot be edited or deleted through the API;
+ * - nobody but the super administrator grants what they do not hold (k8s' ConfirmNoEscalation): a role's rules, what
+ *   it aggregates or depends on, and a binding's role are checked against the writer's own permissions;
+ * - no role aggregates into `super-role`;
+ * - a binding names an existing role, and role annotations hold valid JSON.
+ */
+export function installRoleAdmission(objects: ObjectService, roles: RoleService, resources: { roles: string; bindings: string }) {
+  objects.admission.add(resources.roles, (request) => admitRole(request, roles));
+  objects.admission.add(resources.bindings, (request) => admitBinding(request, roles));
+}
+
+function admitRole(request: AdmissionRequest, roles: RoleService): void {
+  const { actor, object } = request;
+  const name = object.metadata.name;
+  if (actor.kind !== 'system' && SYSTEM_ROLE_NAMES.has(name)) {
+    throw forbidden(`role "${name}" is built into the service and cannot be ${request.operation}d through the API`);
+  }
+  if (request.operation === 'delete') return;
+  const role = toRole(object);
+  const errors = validateRoleAnnotations(role);
+  if (errors.length > 0) throw invalid(`Role "${name}" is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, errors);
+  if (actor.kind !== 'system' && role.labels[`${AGGREGATE_TO_LABEL_PREFIX}${SUPER_ROLE}`] !== undefined) {
+    throw forbidden(`role "${name}" may not aggregate into ${SUPER_ROLE}: it is reserved`);
+  }
+  const held = heldBy(actor, roles);
+  if (held) refuseEscalation(canWriteRole(held, role, roles.allRoles()), `write role "${name}"`);
+}
+
+function admitBinding(request: AdmissionRequest, roles: RoleService): void {
+  if (request.operation === 'delete') return;
+  const binding = request.object as RoleBindingObject;
+  const roleName = binding.roleRef.name;
+  if (!roles.role(roleName)) {
+    throw invalid(`RoleBinding "${binding.metadata.name}" names role "${roleName}", which does not exist`, [
+      { path: '/roleRef/name', message: `must name an existing role` },
+    ]);
+  }
+  const held = heldBy(request.actor, roles);
+  if (held) refuseEscalation(canBind(held, roles.expand([roleName])), `bind role "${roleName}"`);
+}
+
+/** The writer's permissions, or undefined when no escalation check applies (the service, or a super administrator). */
+function heldBy(actor: Actor, roles: RoleService) {
+  if (actor.kind !== 'user') return undefined;
+  const held = roles.expandFor(actor.principal);
+  return held.roleNames.has(SUPER_ROLE) ? undefined : held;
+}
+
+function refuseEscalation(result: EscalationResult, what: string): void {
+  if (result.ok) return;
+  const missing = result.missing.slice(0, 5).map(renderRule).join('; ');
+  throw forbidden(`you may not ${what}: it grants permissions you do not hold (${missing}${result.missing.length > 5 ? '; …' : ''})`);
+}

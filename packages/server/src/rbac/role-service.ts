@@ -1,0 +1,119 @@
+import type { ExtensionObject } from '@svc/plugin-api';
+import type { Principal } from '../authn/principal.js';
+import { authorize, type Decision } from '../authz/authorizer.js';
+import { aggregationIndex, expandRoles, type AggregationIndex, type ExpandedRoles, type Role } from '../authz/roles.js';
+import { ANONYMOUS_ROLE, AUTHENTICATED_ROLE, SUPER_ROLE } from '../authz/roles.js';
+import type { Attributes } from '../authz/rules.js';
+import type { CommittedChange, ObjectService } from '../registry/object-service.js';
+import type { ServedModel } from '../registry/model-registry.js';
+import { toRole, type RoleBindingObject } from './models.js';
+
+/**
+ * Roles and bindings held in memory, kept in step with every committed write, so authorizing a request reads nothing
+ * from the store. Expansions (dependencies and aggregation) are cached per set of starting roles and dropped whenever
+ * a role changes; a binding change only changes which roles a user starts from.
+ */
+export class RoleService {
+  private readonly roles = new Map<string, Role>();
+  private readonly bindings = new Map<string, RoleBindingObject>();
+  private readonly rolesByUser = new Map<string, Set<string>>();
+  private aggregation: AggregationIndex = new Map();
+  private expansions = new Map<string, ExpandedRoles>();
+
+  constructor(
+    private readonly roleModel: ServedModel,
+    private readonly bindingModel: ServedModel,
+  ) {}
+
+  /** Loads every role and binding, then follows writes. */
+  async start(objects: ObjectService): Promise<void> {
+    for (const bytes of (await objects.list(this.roleModel, { labels: [], fields: [], sort: [] })).items) {
+      const role = toRole(JSON.parse(bytes.toString('utf8')) as ExtensionObject);
+      this.roles.set(role.name, role);
+    }
+    for (const bytes of (await objects.list(this.bindingModel, { labels: [], fields: [], sort: [] })).items) {
+      const binding = JSON.parse(bytes.toString('utf8')) as RoleBindingObject;
+      this.bindings.set(binding.metadata.name, binding);
+    }
+    this.rebuildUserIndex();
+    this.rolesChanged();
+    objects.onCommitted((change) => this.follow(change));
+  }
+
+  role(name: string): Role | undefined {
+    return this.roles.get(name);
+  }
+
+  allRoles(): ReadonlyMap<string, Role> {
+    return this.roles;
+  }
+
+  /** The roles bound to a user (not expanded). */
+  boundRoles(username: string): string[] {
+    return [...(this.rolesByUser.get(username) ?? [])].sort();
+  }
+
+  bindingsOf(username: string): RoleBindingObject[] {
+    return [...this.bindings.values()].filter((b) => b.subjects.some((s) => s.kind === 'User' && s.name === username));
+  }
+
+  /** The roles a principal starts from: `anonymous`, plus `authenticated` and its bindings when logged in. */
+  startingRoles(principal: Principal): string[] {
+    if (!principal.username) return [ANONYMOUS_ROLE];
+    let bound = this.boundRoles(principal.username);
+    if (principal.restrictedToRoles) bound = bound.filter((r) => principal.restrictedToRoles!.includes(r));
+    return [ANONYMOUS_ROLE, AUTHENTICATED_ROLE, ...bound];
+  }
+
+  expand(roleNames: readonly string[]): ExpandedRoles {
+    const key = [...roleNames].sort().join('\n');
+    let expanded = this.expansions.get(key);
+    if (!expanded) {
+      expanded = expandRoles(roleNames, this.roles, this.aggregation);
+      this.expansions.set(key, expanded);
+    }
+    return expanded;
+  }
+
+  expandFor(principal: Principal): ExpandedRoles {
+    return this.expand(this.startingRoles(principal));
+  }
+
+  isSuper(principal: Principal): boolean {
+    return this.expandFor(principal).roleNames.has(SUPER_ROLE);
+  }
+
+  authorize(principal: Principal, attributes: Attributes): Decision {
+    return authorize(attributes, this.expandFor(principal), { subject: principal.username });
+  }
+
+  private follow(change: CommittedChange): void {
+    const resource = change.served.model.resource;
+    if (resource === this.roleModel.model.resource) {
+      if (change.type === 'DELETED') this.roles.delete(change.object.metadata.name);
+      else this.roles.set(change.object.metadata.name, toRole(change.object));
+      this.rolesChanged();
+    } else if (resource === this.bindingModel.model.resource) {
+      if (change.type === 'DELETED') this.bindings.delete(change.object.metadata.name);
+      else this.bindings.set(change.object.metadata.name, change.object as RoleBindingObject);
+      this.rebuildUserIndex();
+    }
+  }
+
+  private rebuildUserIndex(): void {
+    this.rolesByUser.clear();
+    for (const binding of this.bindings.values()) {
+      for (const subject of binding.subjects ?? []) {
+        if (subject.kind !== 'User') continue;
+        let set = this.rolesByUser.get(subject.name);
+        if (!set) this.rolesByUser.set(subject.name, (set = new Set()));
+        set.add(binding.roleRef.name);
+      }
+    }
+  }
+
+  private rolesChanged(): void {
+    this.aggregation = aggregationIndex(this.roles);
+    this.expansions = new Map();
+  }
+}

@@ -1,0 +1,48 @@
+import type { ExtensionObject } from '@svc/plugin-api';
+import type { Principal } from '../authn/principal.js';
+import type { ServedModel } from './model-registry.js';
+
+/** Who asks for a write: a user over HTTP, a plugin through its client, or the service itself. */
+export type Actor =
+  | { kind: 'user'; principal: Principal }
+  | { kind: 'plugin'; plugin: string }
+  | { kind: 'system' };
+
+export const SYSTEM: Actor = Object.freeze({ kind: 'system' });
+
+export interface AdmissionRequest {
+  operation: 'create' | 'update' | 'delete';
+  served: ServedModel;
+  /** The object as it will be stored (for a delete, with its deletionTimestamp). */
+  object: ExtensionObject;
+  prevObject?: ExtensionObject;
+  subresource?: 'status';
+  actor: Actor;
+}
+
+/**
+ * A check a write must pass after validation and before the store (k8s' validating admission): rules that need other
+ * objects or the actor, such as "a binding names an existing role" or "nobody grants what they do not hold". It throws
+ * an ApiError to refuse.
+ */
+export type AdmissionCheck = (request: AdmissionRequest) => void | Promise<void>;
+
+/** Admission checks by store resource (`<group>/<plural>`). */
+export class Admission {
+  private readonly checks = new Map<string, AdmissionCheck[]>();
+
+  add(resource: string, check: AdmissionCheck): () => void {
+    const list = this.checks.get(resource) ?? [];
+    list.push(check);
+    this.checks.set(resource, list);
+    return () => {
+      const remaining = (this.checks.get(resource) ?? []).filter((c) => c !== check);
+      if (remaining.length > 0) this.checks.set(resource, remaining);
+      else this.checks.delete(resource);
+    };
+  }
+
+  async run(request: AdmissionRequest): Promise<void> {
+    for (const check of this.checks.get(request.served.model.resource) ?? []) await check(request);
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * The wire form of watch events (CONTRACT section 5): one JSON object per event, `{"type":…,"object":…}`, followed by
+ * a newline. The same bytes serve both transports: a WebSocket text message (the newline is harmless JSON whitespace)
+ * and one line of the `?watch=true` stream. Built around the object's stored bytes, so an object is never re-serialized.
+ */
+import type { ExtensionObject } from '@svc/plugin-api';
+
+export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+const HEADS = new Map<EventType, Buffer>(
+  (['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR'] as const).map((type) => [
+    type,
+    Buffer.from(`{"type":"${type}","object":`),
+  ]),
+);
+const TAIL = Buffer.from('}\n');
+
+/** One event around already-serialized object bytes. */
+export function encodeEvent(type: EventType, objectBytes: Buffer): Buffer {
+  const head = HEADS.get(type)!;
+  const out = Buffer.allocUnsafe(head.length + objectBytes.length + TAIL.length);
+  head.copy(out, 0);
+  objectBytes.copy(out, head.length);
+  TAIL.copy(out, head.length + objectBytes.length);
+  return out;
+}
+
+/**
+ * An object as of another revision: a DELETED event carries the object's last state with the deletion's revision in
+ * `metadata.resourceVersion`, so a client resuming from it continues after the deletion.
+ */
+export function atRevision(object: ExtensionObject, revision: number): Buffer {
+  return Buffer.from(
+    JSON.stringify({ ...object, metadata: { ...object.metadata, resourceVersion: String(revision) } }),
+  );
+}
+
+/** A BOOKMARK: an object with only its kind and the latest revision, so a client can resume from there. */
+export function bookmarkEvent(model: { apiVersion: string; kind: string }, revision: number): Buffer {
+  const object = { apiVersion: model.apiVersion, kind: model.kind, metadata: { resourceVersion: String(revision) } };
+  return encodeEvent('BOOKMARK', Buffer.from(JSON.stringify(object)));
+}
+
+export interface WatchStatus {
+  kind: 'Status';
+  apiVersion: 'v1';
+  status: 'Failure';
+  code: number;
+  reason: string;
+  message: string;
+}
+
+/** The Kubernetes Status object an ERROR event carries. */
+export function statusObject(code: number, reason: string, message: string): WatchStatus {
+  return { kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message };
+}
+
+export function errorEvent(status: WatchStatus): Buffer {
+  return encodeEvent('ERROR', Buffer.from(JSON.stringify(status)));
+}
+
+/** The requested revision is older than the retained history: the client re-lists (CONTRACT section 5). */
+export function expiredStatus(requested: number, oldest: number): WatchStatus {
+  return statusObject(
+    410,
+    'Expired',
+    `too old resource version: ${requested} (the oldest retained is ${oldest}); list again and watch from the list's metadata.resourceVersion`,
+  );
+}

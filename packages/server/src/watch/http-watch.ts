@@ -1,0 +1,44 @@
+/**
+ * The two transports of a watch, as the generated list route calls them: a WebSocket (already upgraded; errors are
+ * ERROR events) and `?watch=true`, a streamed `application/json` response of newline-delimited events (errors found
+ * before streaming are ordinary problem+json responses).
+ */
+import type { WebSocket } from '@fastify/websocket';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ServedModel } from '../registry/model-registry.js';
+import { httpStreamSink, webSocketSink } from './sink.js';
+import type { WatchService } from './watch-service.js';
+
+export function watchOverWebSocket(
+  watches: WatchService,
+  served: () => ServedModel,
+  request: FastifyRequest,
+  socket: WebSocket,
+): void {
+  const sink = webSocketSink(socket);
+  let prepared;
+  try {
+    prepared = watches.prepare(served(), request.query as Record<string, unknown>);
+  } catch (error) {
+    return watches.refuse(sink, error);
+  }
+  watches.start(prepared, sink);
+}
+
+export function watchOverHttp(watches: WatchService, served: ServedModel, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const prepared = watches.prepare(served, request.query as Record<string, unknown>);
+  // The stream is written directly: Fastify sends nothing more for this request.
+  reply.hijack();
+  watches.start(prepared, httpStreamSink(reply.raw, headersSetByHooks(reply)));
+  return reply;
+}
+
+/** Headers hooks set on the reply before the handler ran (reply.hijack bypasses Fastify's sending of them). */
+function headersSetByHooks(reply: FastifyReply): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(reply.getHeaders())) {
+    if (typeof value === 'string') headers[name] = value;
+    else if (typeof value === 'number') headers[name] = String(value);
+  }
+  return headers;
+}

@@ -1,0 +1,154 @@
+/**
+ * The watch hub: fed by the object service's commit announcements, it hands each change to the subscribers of that
+ * change's resource (watchers and reconcilers), wrapped once in a LiveChange so encodings are shared, strictly in
+ * revision order, each revision once. `lastRevision` is the point a new watch without a revision starts from, and
+ * what a bookmark carries.
+ *
+ * Announcements can arrive out of order (writes committed in one batch resume in any order; PostgreSQL replies race
+ * on separate connections), and some revisions are never announced (records written to the store directly). So the
+ * hub publishes only contiguous revisions: a change after a gap waits until the gap's announcements arrive, or, if
+ * they do not arrive at once, until the gap is read from the store's history (published from there, or skipped when
+ * the revision belongs to no model).
+ */
+import type { ModelRegistry } from '../registry/model-registry.js';
+import type { ObjectService } from '../registry/object-service.js';
+import type { Store } from '../store/types.js';
+import { LiveChange } from './live-change.js';
+
+export type LiveListener = (change: LiveChange) => void;
+
+export class WatchHub {
+  private readonly byResource = new Map<string, Set<LiveListener>>();
+  private waiters: Array<{ revision: number; resolve: () => void }> = [];
+  /** Announced this turn, not yet sorted. */
+  private announced: LiveChange[] = [];
+  /** Waiting for a gap before them to close, in revision order. */
+  private held: LiveChange[] = [];
+  private filling = false;
+  private closed = false;
+  private readonly stopListening: () => void;
+
+  private constructor(
+    objects: ObjectService,
+    private readonly store: Store,
+    private readonly registry: ModelRegistry,
+    private published: number,
+    private readonly onError: (error: unknown) => void,
+  ) {
+    this.stopListening = objects.onCommitted((change) => this.collect(new LiveChange(change)));
+  }
+
+  static async open(store: Store, objects: ObjectService, registry: ModelRegistry, onError: (error: unknown) => void) {
+    const hub = new WatchHub(objects, store, registry, 0, onError);
+    // Subscribed first: a write committing meanwhile is announced after this revision and published as usual.
+    hub.published = await store.currentRevision();
+    return hub;
+  }
+
+  /** The revision up to which every change has been published. */
+  get lastRevision(): number {
+    return this.published;
+  }
+
+  subscribe(resource: string, listener: LiveListener): () => void {
+    let listeners = this.byResource.get(resource);
+    if (!listeners) this.byResource.set(resource, (listeners = new Set()));
+    listeners.add(listener);
+    return () => {
+      listeners.delete(listener);
+      if (listeners.size === 0 && this.byResource.get(resource) === listeners) this.byResource.delete(resource);
+    };
+  }
+
+  /** Resolves once every change up to `revision` (a committed one) has been published. */
+  reached(revision: number): Promise<void> {
+    if (this.published >= revision || this.closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.waiters.push({ revision, resolve });
+      // Its announcement may be a moment away; if not, the history has it (or it is no model's).
+      setImmediate(() => this.fillGap(revision));
+    });
+  }
+
+  close(): void {
+    this.closed = true;
+    this.stopListening();
+    this.byResource.clear();
+    for (const waiter of this.waiters.splice(0)) waiter.resolve();
+  }
+
+  private collect(change: LiveChange): void {
+    this.announced.push(change);
+    // A tick queued from a microtask runs once the microtask queue has drained: every write of the batch is in.
+    if (this.announced.length === 1) process.nextTick(() => this.flush());
+  }
+
+  private flush(): void {
+    const fresh = this.announced;
+    this.announced = [];
+    this.held = this.held.concat(fresh).sort((a, b) => a.revision - b.revision);
+    this.drain();
+    if (this.held.length > 0) setImmediate(() => this.fillGap(this.held[0] ? this.held[0].revision - 1 : 0));
+  }
+
+  /** Publishes the held changes that follow on without a gap; drops revisions already published. */
+  private drain(): void {
+    let i = 0;
+    for (; i < this.held.length && this.held[i]!.revision <= this.published + 1; i++) {
+      if (this.held[i]!.revision > this.published) this.publish(this.held[i]!);
+    }
+    if (i > 0) this.held = this.held.slice(i);
+  }
+
+  /** Closes the gap up to `revision` from the store's history. */
+  private fillGap(revision: number): void {
+    if (this.filling || this.closed || revision <= this.published) return;
+    this.filling = true;
+    const from = this.published;
+    this.store
+      .changesSince(from, revision - from)
+      .then((changes) => {
+        for (const change of changes) {
+          if (change.revision > revision) break;
+          if (change.revision <= this.published) continue;
+          const served = this.registry.all().find((s) => s.model.resource === change.resource);
+          if (served) this.publish(LiveChange.fromHistory(change, served));
+          else this.published = change.revision;
+        }
+      })
+      .catch((error: unknown) => {
+        // Compacted meanwhile: what is gone cannot be published; go on after it.
+        this.onError(error);
+        this.published = Math.max(this.published, revision);
+      })
+      .finally(() => {
+        this.filling = false;
+        this.drain();
+        this.release();
+        const next = this.held[0] ? this.held[0].revision - 1 : this.waiters.reduce((m, w) => Math.max(m, w.revision), 0);
+        if (next > this.published) setImmediate(() => this.fillGap(next));
+      });
+  }
+
+  private publish(change: LiveChange): void {
+    this.published = change.revision;
+    const listeners = this.byResource.get(change.change.served.model.resource);
+    if (listeners) {
+      for (const listener of listeners) {
+        try {
+          listener(change);
+        } catch (error) {
+          this.onError(error);
+        }
+      }
+    }
+    if (this.waiters.length > 0) this.release();
+  }
+
+  private release(): void {
+    const due = this.waiters.filter((w) => w.revision <= this.published);
+    if (due.length === 0) return;
+    this.waiters = this.waiters.filter((w) => w.revision > this.published);
+    for (const waiter of due) waiter.resolve();
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * What the HTTP layer calls to serve a watch: check the request (a 400 before anything is streamed), then run a
+ * watcher on a sink. Keeps every open watcher, so the server can end them all when it closes.
+ */
+import { isApiError } from '@svc/plugin-api';
+import type { ServedModel } from '../registry/model-registry.js';
+import type { Store } from '../store/types.js';
+import { errorEvent, statusObject } from './events.js';
+import type { WatchHub } from './hub.js';
+import { replayHistory, sendSnapshot } from './catch-up.js';
+import { selectionOf, type Selection } from './selection-filter.js';
+import type { WatchSink } from './sink.js';
+import { parseWatchRequest, type WatchRequest } from './watch-request.js';
+import { Watcher, type WatcherLimits } from './watcher.js';
+
+export interface PreparedWatch {
+  served: ServedModel;
+  request: WatchRequest;
+  selection: Selection;
+}
+
+export const DEFAULT_WATCH_LIMITS: WatcherLimits = {
+  maxBufferedBytes: 4 * 1024 * 1024,
+  maxPendingChanges: 100_000,
+  bookmarkIntervalMs: 60_000,
+  closeGraceMs: 5_000,
+};
+
+export class WatchService {
+  private readonly watchers = new Set<Watcher>();
+  /** The largest backlog any watcher has had, ended ones included. */
+  private peak = 0;
+
+  constructor(
+    private readonly store: Store,
+    readonly hub: WatchHub,
+    private readonly limits: WatcherLimits,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  /** Parses and checks a watch's query parameters against the model; throws the ApiError a client should get. */
+  prepare(served: ServedModel, query: Record<string, unknown>): PreparedWatch {
+    const request = parseWatchRequest(query);
+    return { served, request, selection: selectionOf(served.index, request.labels, request.fields) };
+  }
+
+  start({ served, request, selection }: PreparedWatch, sink: WatchSink): Watcher {
+    const watcher = new Watcher(served, selection, sink, this.limits, () => this.hub.lastRevision);
+    this.watchers.add(watcher);
+    // Live first: whatever commits while catching up is buffered, then delivered without gap or duplicate.
+    const unsubscribe = this.hub.subscribe(served.model.resource, watcher.onLive);
+    watcher.onEnd(() => {
+      unsubscribe();
+      this.watchers.delete(watcher);
+      this.peak = Math.max(this.peak, watcher.peakBuffered);
+    });
+    const deps = { store: this.store, hub: this.hub };
+    const caughtUp =
+      request.resourceVersion === undefined
+        ? sendSnapshot(watcher, deps)
+        : replayHistory(watcher, deps, request.resourceVersion);
+    caughtUp.then(
+      (revision) => {
+        if (revision === undefined) return;
+        watcher.goLive(revision, { bookmarks: request.allowWatchBookmarks, timeoutSeconds: request.timeoutSeconds });
+      },
+      (error: unknown) => {
+        this.onError(error);
+        watcher.fail(statusObject(500, 'InternalError', 'the watch failed while catching up; resume from the last resourceVersion received'));
+      },
+    );
+    return watcher;
+  }
+
+  /** Reports a request that could not start as an ERROR event (for WebSockets, already upgraded), then closes. */
+  refuse(sink: WatchSink, error: unknown): void {
+    if (!isApiError(error)) this.onError(error);
+    const status = isApiError(error)
+      ? statusObject(error.status, error.reason, error.message)
+      : statusObject(500, 'InternalError', 'the watch could not start');
+    sink.send(errorEvent(status));
+    sink.end();
+  }
+
+  /** Ends the watches of one model (when it is unregistered), or all. */
+  endAll(resource?: string): void {
+    for (const watcher of [...this.watchers]) {
+      if (resource === undefined || watcher.served.model.resource === resource) watcher.end();
+    }
+  }
+
+  stats(): { watchers: number; peakBufferedBytes: number } {
+    let peak = this.peak;
+    for (const watcher of this.watchers) peak = Math.max(peak, watcher.peakBuffered);
+    return { watchers: this.watchers.size, peakBufferedBytes: peak };
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * The Person controller: keeps `status` in step with `spec` (an age group and a Ready condition, written through the
+ * status subresource so it never fights users over `spec`), and holds a finalizer so it can say farewell before a
+ * deleted person is removed.
+ */
+import { handleFinalizer, type ReconcileContext, type ReconcileRequest, type ReconcilerDefinition } from '@svc/plugin-api';
+import { personModel, type Person } from './person.js';
+
+export const FAREWELL_FINALIZER = 'people.svc.run/farewell';
+
+export type AgeGroup = 'unknown' | 'child' | 'teen' | 'adult' | 'senior';
+
+export interface Condition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+}
+
+export interface PersonStatus {
+  ageGroup: AgeGroup;
+  conditions: Condition[];
+  /** The person's `metadata.version` when this status was last computed. */
+  observedVersion: number;
+}
+
+/** Pure. */
+export function ageGroupOf(age: number | undefined): AgeGroup {
+  if (age === undefined) return 'unknown';
+  if (age < 13) return 'child';
+  if (age < 20) return 'teen';
+  if (age < 65) return 'adult';
+  return 'senior';
+}
+
+/**
+ * The status `person` should have, or undefined when its status already says so. Pure. Only a change of what is
+ * computed writes a new status, so the controller's own status write (which bumps `metadata.version`) does not cause
+ * another one.
+ */
+export function nextStatus(person: Person, now: Date): PersonStatus | undefined {
+  const current = person.status as Partial<PersonStatus> | undefined;
+  const ageGroup = ageGroupOf(person.spec?.age);
+  const ready = {
+    type: 'Ready',
+    status: 'True' as const,
+    reason: 'AgeGroupComputed',
+    message: `${person.spec?.name ?? person.metadata.name} is in age group ${ageGroup}`,
+  };
+  const previous = current?.conditions?.find((c) => c.type === 'Ready');
+  const upToDate =
+    current?.ageGroup === ageGroup &&
+    previous?.status === ready.status &&
+    previous.reason === ready.reason &&
+    previous.message === ready.message;
+  if (upToDate) return undefined;
+  const lastTransitionTime = previous?.status === ready.status ? previous.lastTransitionTime : now.toISOString();
+  return {
+    ageGroup,
+    conditions: [{ ...ready, lastTransitionTime }],
+    observedVersion: person.metadata.version ?? 0,
+  };
+}
+
+export async function reconcilePerson({ name }: ReconcileRequest, { client, logger }: ReconcileContext): Promise<void> {
+  const person = await client.fetch<Person>(personModel, name);
+  if (!person) return;
+  const outcome = await handleFinalizer(client, person, FAREWELL_FINALIZER, (leaving) => {
+    logger.info(`farewell, ${leaving.spec?.name ?? name}`, { person: name });
+  });
+  if (outcome.deleting) return;
+  const status = nextStatus(outcome.object, new Date());
+  if (status) await client.updateStatus({ ...outcome.object, status: { ...status } });
+}
+
+export const personReconciler: ReconcilerDefinition = {
+  name: 'person-status',
+  model: personModel,
+  workers: 2,
+  reconcile: reconcilePerson,
+};
