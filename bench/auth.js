@@ -4,40 +4,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { load, startProcess } from './lib.js';
+import { BENCH_ADMIN_PASSWORD, load, login, startProcess, tokenHeader } from './lib.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DURATION = Number(process.argv[process.argv.indexOf('--duration') + 1]) || 5;
 const PERSONS = '/apis/people.svc.run/v1alpha1/persons';
 const CONSOLE = '/apis/api.console.svc.run/v1alpha1';
-const TOKENS = '/apis/uc.api.security.svc.run/v1alpha1/personalaccesstokens';
-
-async function login(url, username, password) {
-  const response = await fetch(`${url}/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username, password }),
-  });
-  if (response.status !== 200) throw new Error(`login ${username}: ${response.status}`);
-  const cookies = response.headers.getSetCookie().map((c) => c.split(';')[0]);
-  const xsrf = cookies.find((c) => c.startsWith('XSRF-TOKEN=')).slice('XSRF-TOKEN='.length);
-  return { cookie: cookies.join('; '), 'x-xsrf-token': xsrf };
-}
-
-async function call(url, headers, method, route, body) {
-  const response = await fetch(`${url}${route}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...headers },
-    body: body && JSON.stringify(body),
-  });
-  if (response.status >= 300) throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`);
-  return response.json();
-}
-
-async function token(url, session, roles) {
-  const created = await call(url, session, 'POST', TOKENS, { spec: { name: `bench-${roles[0]}`, roles } });
-  return created.metadata.annotations['security.svc.run/access-token'];
-}
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-bench-auth-'));
 try {
@@ -50,17 +22,22 @@ try {
     SVC_DATA_DIR: dataDir,
     SVC_PLUGINS_DIR: path.join(root, 'plugins'),
     SVC_LOG_LEVEL: 'warn',
-    SVC_ADMIN_PASSWORD: 'bench-admin-password',
+    SVC_ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD,
   });
-  const admin = await login(server.url, 'admin', 'bench-admin-password');
-  await call(server.url, admin, 'POST', `${CONSOLE}/users`, { name: 'viewer', password: 'viewer-password', roles: ['people-role-view-persons'] });
+  const admin = await login(server.url, 'admin', BENCH_ADMIN_PASSWORD);
+  const created = await fetch(`${server.url}${CONSOLE}/users`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...admin },
+    body: JSON.stringify({ name: 'viewer', password: 'viewer-password', roles: ['people-role-view-persons'] }),
+  });
+  if (created.status !== 201) throw new Error(`creating the viewer: ${created.status} ${await created.text()}`);
   const viewer = await login(server.url, 'viewer', 'viewer-password');
-  const adminToken = await token(server.url, admin, ['super-role']);
-  const viewerToken = await token(server.url, viewer, ['people-role-view-persons']);
+  const adminAuth = await tokenHeader(server.url, admin, ['super-role']);
+  const viewerAuth = await tokenHeader(server.url, viewer, ['people-role-view-persons']);
 
   const url = `${server.url}${PERSONS}/ada`;
-  const asAdmin = await load({ url, duration: DURATION, headers: { authorization: `Bearer ${adminToken}` } });
-  const asViewer = await load({ url, duration: DURATION, headers: { authorization: `Bearer ${viewerToken}` } });
+  const asAdmin = await load({ url, duration: DURATION, headers: adminAuth });
+  const asViewer = await load({ url, duration: DURATION, headers: viewerAuth });
   await server.stop();
   for (const run of [asAdmin, asViewer]) if (run.errors) throw new Error(`${run.errors} requests failed`);
 

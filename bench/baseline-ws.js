@@ -3,17 +3,18 @@
 import { WebSocketServer } from 'ws';
 
 const payload = Buffer.from(process.env.BASELINE_PAYLOAD ?? '{}');
+// `plain`: one ws.send per message, as an application would; `corked`: ws at its best, 64 sends per write.
+const corked = process.env.BASELINE_MODE === 'corked';
 const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
 let sending = false;
 
 function pump() {
   if (!sending) return;
-  // ws at its best: 64 sends per client per turn, corked into one write.
   for (const client of wss.clients) {
     if (client.bufferedAmount >= 1 << 20) continue;
-    client._socket.cork();
+    if (corked) client._socket.cork();
     for (let round = 0; round < 64; round++) client.send(payload, { binary: false });
-    client._socket.uncork();
+    if (corked) client._socket.uncork();
   }
   setImmediate(pump);
 }

@@ -51,10 +51,44 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 export const hasWrk = spawnSync('wrk', ['--version']).error === undefined;
 
 /** Creates per second over `seconds` with 50 connections, using wrk and bench/create.lua. */
-export function wrkCreates(url, seconds, script) {
-  const out = execFileSync('wrk', ['-t1', '-c50', `-d${seconds}s`, '-s', script, url], { encoding: 'utf8' });
+export function wrkCreates(url, seconds, script, headers = {}) {
+  const extra = Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
+  const out = execFileSync('wrk', ['-t1', '-c50', `-d${seconds}s`, '-s', script, ...extra, url], { encoding: 'utf8' });
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)[1]);
   const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
   if (non2xx > 0) throw new Error(`wrk: ${non2xx} creates failed`);
   return rps;
+}
+
+/** The administrator password the benchmarks start svc with. */
+export const BENCH_ADMIN_PASSWORD = 'bench-admin-password';
+
+/** Signs in through POST /login; returns the session's headers (cookies and the CSRF token). */
+export async function login(url, username, password) {
+  const response = await fetch(`${url}/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password }),
+  });
+  if (response.status !== 200) throw new Error(`login ${username}: ${response.status}`);
+  const cookies = response.headers.getSetCookie().map((c) => c.split(';')[0]);
+  const xsrf = cookies.find((c) => c.startsWith('XSRF-TOKEN=')).slice('XSRF-TOKEN='.length);
+  return { cookie: cookies.join('; '), 'x-xsrf-token': xsrf };
+}
+
+/** Creates a personal access token for the signed-in session; returns the Authorization header that carries it. */
+export async function tokenHeader(url, session, roles, name = `bench-${roles.join('-')}`) {
+  const response = await fetch(`${url}/apis/uc.api.security.svc.run/v1alpha1/personalaccesstokens`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...session },
+    body: JSON.stringify({ spec: { name, roles } }),
+  });
+  if (response.status !== 201) throw new Error(`token: ${response.status} ${await response.text()}`);
+  const token = (await response.json()).metadata.annotations['security.svc.run/access-token'];
+  return { authorization: `Bearer ${token}` };
+}
+
+/** The super administrator's token header on a server started with BENCH_ADMIN_PASSWORD. */
+export async function adminToken(url) {
+  return tokenHeader(url, await login(url, 'admin', BENCH_ADMIN_PASSWORD), ['super-role']);
 }

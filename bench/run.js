@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { hasWrk, load, rssOf, sleep, startProcess, wrkCreates } from './lib.js';
+import { BENCH_ADMIN_PASSWORD, adminToken, hasWrk, load, rssOf, sleep, startProcess, wrkCreates } from './lib.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const arg = (name, fallback) => {
@@ -29,11 +29,12 @@ function svc(dataDir) {
     SVC_DATA_DIR: dataDir,
     SVC_PLUGINS_DIR: path.join(root, 'plugins'),
     SVC_LOG_LEVEL: 'warn',
+    SVC_ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD,
   });
 }
 
 /** Creates `count` persons over HTTP, 50 in flight; bodies are built beforehand so the client does little per request. */
-async function seed(url, count) {
+async function seed(url, count, auth) {
   let i = 0;
   const genders = ['MALE', 'FEMALE'];
   const bodies = Array.from({ length: count }, (_, n) =>
@@ -53,7 +54,7 @@ async function seed(url, count) {
       {
         method: 'POST',
         path: BASE,
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...auth },
         setupRequest: (req) => {
           req.body = bodies[i++];
           return req;
@@ -85,26 +86,29 @@ try {
 
   if (hasWrk) {
     const fresh = await svc(path.join(dataDir, 'creates'));
-    report('create over HTTP, 50 in flight (wrk)', wrkCreates(fresh.url, DURATION, createScript), 'objects/s', baseCreate, '>= 10000');
+    const freshAuth = await adminToken(fresh.url);
+    report('create over HTTP, 50 in flight (wrk)', wrkCreates(fresh.url, DURATION, createScript, freshAuth), 'objects/s', baseCreate, '>= 10000');
     await fresh.stop();
   } else {
     console.log('  (install wrk for the create figure: autocannon saturates its own core before the server does)');
   }
   let server = await svc(path.join(dataDir, 'full'));
-  report('create while seeding (autocannon, 50 in flight)', await seed(server.url, PERSONS), 'objects/s');
+  const auth = await adminToken(server.url);
+  report('create while seeding (autocannon, 50 in flight)', await seed(server.url, PERSONS, auth), 'objects/s');
 
-  const get = await load({ url: `${server.url}${BASE}/p-4242`, duration: DURATION });
+  const get = await load({ url: `${server.url}${BASE}/p-4242`, duration: DURATION, headers: auth });
   report('GET one object', get.rps, 'req/s', base.rps, '>= 40%');
   const filtered = await load({
     url: `${server.url}${BASE}?fieldSelector=spec.gender=FEMALE&sort=spec.age,desc&size=20`,
     duration: DURATION,
+    headers: auth,
   });
   report(`list ${PERSONS}: gender=FEMALE, sort age desc, size 20`, filtered.rps, 'req/s', base.rps, '>= 10%');
-  const firstPage = await load({ url: `${server.url}${BASE}?size=20`, duration: DURATION });
+  const firstPage = await load({ url: `${server.url}${BASE}?size=20`, duration: DURATION, headers: auth });
   report(`list ${PERSONS}: default order, first page of 20`, firstPage.rps, 'req/s', base.rps, '>= 20%');
   for (const run of [get, filtered, firstPage]) if (run.errors) console.log(`  (errors in a run: ${run.errors})`);
 
-  const sample = await (await fetch(`${server.url}${BASE}?size=200&page=3`)).json();
+  const sample = await (await fetch(`${server.url}${BASE}?size=200&page=3`, { headers: auth })).json();
   const avgJson = sample.items.reduce((n, o) => n + Buffer.byteLength(JSON.stringify(o)), 0) / sample.items.length;
   await server.stop();
 

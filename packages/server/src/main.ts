@@ -20,6 +20,8 @@ import { normalizeModelDefinition } from './objects/model-definition.js';
 import { startRbac } from './rbac/boot.js';
 import { setupAuthentication, type Authentication } from './authn/index.js';
 import { createSetUserRoles } from './rbac/user-roles.js';
+import { createAttributeResolver, createAuthorizationHook } from './rbac/authorization-hook.js';
+import { permissionRoutes } from './rbac/permission-routes.js';
 import { ControllerManager } from './controllers/controller-manager.js';
 import { startGarbageCollector } from './controllers/garbage-collector.js';
 import type { QueueOptions } from './controllers/work-queue.js';
@@ -100,6 +102,20 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   router.add(postRoutes(objects, posts));
   const app = createApp({ logger, router });
   app.register(authn.loginRoutes);
+  // The one gate every request passes before its body is read: classify, authenticate, authorize.
+  app.addHook(
+    'onRequest',
+    createAuthorizationHook({ authenticate: (request) => authn.authenticator.authenticate(request), roles: rbac.service, registry, router }),
+  );
+  router.add(
+    permissionRoutes({
+      roles: rbac.service,
+      setUserRoles: createSetUserRoles(objects, rbac.service, rbac.bindings),
+      userExists: async (username) => authn.users.exists(username),
+      endSessionsOf: async (username) => void (await authn.endSessionsOf(username)),
+      attributesOf: createAttributeResolver(registry, router),
+    }),
+  );
   const plugins = new PluginHost({
     registry,
     objects,

@@ -1,6 +1,6 @@
 import type { TestResponse, TestServer } from './harness.js';
 
-export const ADMIN = { username: 'admin', password: 'admin-password-for-tests' };
+export { TEST_ADMIN as ADMIN } from './harness.js';
 export const CONSOLE = '/apis/api.console.svc.run/v1alpha1';
 
 /** A signed-in browser: the session cookie, and the CSRF token every unsafe request must echo. */
@@ -11,7 +11,7 @@ export interface Session {
 
 /** Signs in through `POST /login`, as a browser would. */
 export async function login(t: TestServer, username: string, password: string): Promise<Session> {
-  const response = await t.request('POST', '/login', { username, password });
+  const response = await t.anonymous('POST', '/login', { username, password });
   if (response.status !== 200) throw new Error(`login of ${username} failed: ${response.status} ${response.text}`);
   const cookies = ([] as string[]).concat(response.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]!);
   const xsrf = cookies.find((c) => c.startsWith('XSRF-TOKEN='))?.slice('XSRF-TOKEN='.length) ?? '';
@@ -21,7 +21,7 @@ export async function login(t: TestServer, username: string, password: string): 
 /** A request on behalf of a session (or anonymously when `as` is undefined). */
 export function as(t: TestServer, session: Session | undefined) {
   return (method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<TestResponse> =>
-    t.request(method, url, body, { ...(session?.headers ?? {}), ...headers });
+    t.anonymous(method, url, body, { ...(session?.headers ?? {}), ...headers });
 }
 
 /** Creates a user with roles (as the administrator) and signs them in. */

@@ -9,7 +9,7 @@ export async function startAuthServer(
   pluginsDirs: string[] = [],
   backend: Backend = 'sqlite',
 ): Promise<TestServer> {
-  return startTestServer({ env: { SVC_ADMIN_PASSWORD: ADMIN_PASSWORD, ...env }, pluginsDirs, backend });
+  return startTestServer({ env: { SVC_ADMIN_PASSWORD: ADMIN_PASSWORD, ...env }, pluginsDirs, backend, credentials: 'none' });
 }
 
 /** The cookies a response sets, as name → value (an expired cookie maps to ''). */

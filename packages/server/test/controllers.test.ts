@@ -105,7 +105,7 @@ describe.each(BACKENDS)('controllers (%s)', (backend) => {
       },
     });
     const listed = await t.request('GET', NOTES);
-    const watch = watchWebSocket(t.server.url ?? (await t.server.listen()), `${NOTES}?resourceVersion=${listed.body.metadata.resourceVersion}&labelSelector=example.com/kept`);
+    const watch = watchWebSocket(t.server.url ?? (await t.server.listen()), `${NOTES}?resourceVersion=${listed.body.metadata.resourceVersion}&labelSelector=example.com/kept`, { headers: t.adminHeaders });
     await t.request('POST', NOTES, note('kept', {}, { 'example.com/kept': 'yes' }));
     await eventually(async () => (await t.request('GET', `${NOTES}/kept`)).body.metadata.finalizers?.length === 1, 'the finalizer');
     expect((await t.request('DELETE', `${NOTES}/kept`)).status).toBe(200);

@@ -3,13 +3,20 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PEOPLE_PLUGINS, PERSONS, REPO, person } from './harness.js';
+import { PEOPLE_PLUGINS, PERSONS, REPO, TEST_ADMIN, person } from './harness.js';
 
 const CLI = path.join(REPO, 'packages/server/dist/cli.js');
 
 function serve(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, [CLI, 'serve'], {
-    env: { ...process.env, SVC_PORT: '0', SVC_DATA_DIR: dataDir, SVC_PLUGINS_DIR: PEOPLE_PLUGINS, SVC_LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      SVC_PORT: '0',
+      SVC_DATA_DIR: dataDir,
+      SVC_PLUGINS_DIR: PEOPLE_PLUGINS,
+      SVC_LOG_LEVEL: 'warn',
+      SVC_ADMIN_PASSWORD: TEST_ADMIN.password,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {
@@ -23,6 +30,18 @@ function serve(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
   });
 }
 
+/** Signs in as the administrator; returns the headers of every later request. */
+async function signIn(url: string): Promise<Record<string, string>> {
+  const response = await fetch(`${url}/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(TEST_ADMIN),
+  });
+  const cookies = response.headers.getSetCookie().map((c) => c.split(';')[0]!);
+  const xsrf = cookies.find((c) => c.startsWith('XSRF-TOKEN='))!.slice('XSRF-TOKEN='.length);
+  return { cookie: cookies.join('; '), 'x-xsrf-token': xsrf };
+}
+
 /** A 2xx answer means the write survives a kill -9 of the process (SQLite WAL, committed before answering). */
 describe('durability of acknowledged writes', () => {
   const dirs: string[] = [];
@@ -34,6 +53,7 @@ describe('durability of acknowledged writes', () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'svc-crash-'));
     dirs.push(dataDir);
     const first = await serve(dataDir);
+    const auth = await signIn(first.url);
     const acknowledged: string[] = [];
     let killed = false;
     const writers = Array.from({ length: 8 }, async (_, w) => {
@@ -42,7 +62,7 @@ describe('durability of acknowledged writes', () => {
         try {
           const response = await fetch(`${first.url}${PERSONS}`, {
             method: 'POST',
-            headers: { 'content-type': 'application/json' },
+            headers: { 'content-type': 'application/json', ...auth },
             body: JSON.stringify(person(name, { name: `Crash ${w} ${i}`, age: i % 150 })),
           });
           if (response.status === 201) acknowledged.push(name);
@@ -62,12 +82,13 @@ describe('durability of acknowledged writes', () => {
 
     const second = await serve(dataDir);
     try {
-      const list = await (await fetch(`${second.url}${PERSONS}?fieldSelector=spec.gender=FEMALE`)).json();
+      // The session survives the restart too: it is stored, not held in memory only.
+      const list = await (await fetch(`${second.url}${PERSONS}?fieldSelector=spec.gender=FEMALE`, { headers: auth })).json();
       const names = new Set(list.items.map((o: { metadata: { name: string } }) => o.metadata.name));
       const missing = acknowledged.filter((n) => !names.has(n));
       expect(missing).toEqual([]);
       expect(list.total).toBe(list.items.length);
-      const one = await fetch(`${second.url}${PERSONS}/${acknowledged[0]}`);
+      const one = await fetch(`${second.url}${PERSONS}/${acknowledged[0]}`, { headers: auth });
       expect(one.status).toBe(200);
     } finally {
       second.child.kill('SIGKILL');

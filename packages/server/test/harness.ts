@@ -14,10 +14,19 @@ export const PERSONS = '/apis/people.svc.run/v1alpha1/persons';
 export type Backend = 'sqlite' | 'postgres';
 export const BACKENDS: Backend[] = ['sqlite', 'postgres'];
 
+/** The administrator the harness creates on first boot (unless a test sets SVC_ADMIN_PASSWORD itself). */
+export const TEST_ADMIN = { username: 'admin', password: 'admin-password-for-tests' };
+
 export interface TestServer {
   server: Server;
   dataDir: string;
+  /** A request as the signed-in administrator (session cookie and CSRF header), unless the server was started with
+   * `credentials: 'none'` or the request carries its own `cookie` or `authorization` header. */
   request(method: string, url: string, body?: unknown, headers?: Record<string, string>): Promise<TestResponse>;
+  /** A request with no credentials at all. */
+  anonymous(method: string, url: string, body?: unknown, headers?: Record<string, string>): Promise<TestResponse>;
+  /** The administrator's session headers, for clients that open their own sockets ({} with `credentials: 'none'`). */
+  adminHeaders: Record<string, string>;
   close(): Promise<void>;
 }
 
@@ -41,6 +50,8 @@ export async function startTestServer(
     pluginStartTimeoutMs?: number;
     /** Further options of createServer (watch limits, compaction period, reconciler backoff). */
     serverOptions?: Omit<ServerOptions, 'logger' | 'databaseSchema'>;
+    /** `admin` (default): requests go as the signed-in administrator; `none`: as whatever the test sends. */
+    credentials?: 'admin' | 'none';
   } = {},
 ): Promise<TestServer> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'svc-test-'));
@@ -51,6 +62,7 @@ export async function startTestServer(
     SVC_PORT: '0',
     SVC_PLUGINS_DIR: (options.pluginsDirs ?? [PEOPLE_PLUGINS]).join(':'),
     SVC_DATABASE_URL: backend === 'postgres' ? PG_URL : undefined,
+    SVC_ADMIN_PASSWORD: TEST_ADMIN.password,
     ...options.env,
   });
   const server = await createServer(config, {
@@ -59,31 +71,52 @@ export async function startTestServer(
     pluginStartTimeoutMs: options.pluginStartTimeoutMs,
     ...options.serverOptions,
   });
+  const send = async (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const isRaw = typeof body === 'string' || Buffer.isBuffer(body);
+    const response = await server.app.inject({
+      method: method as 'GET',
+      url,
+      payload: body === undefined ? undefined : isRaw ? (body as string) : JSON.stringify(body),
+      headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+    });
+    let parsed: unknown;
+    try {
+      parsed = response.body ? JSON.parse(response.body) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: response.statusCode, headers: response.headers, body: parsed, text: response.body };
+  };
+  const adminHeaders =
+    options.credentials === 'none' ? {} : await signInHeaders(send, config.adminUsername, config.adminPassword!);
   return {
     server,
     dataDir,
-    async request(method, url, body, headers = {}) {
-      const isRaw = typeof body === 'string' || Buffer.isBuffer(body);
-      const response = await server.app.inject({
-        method: method as 'GET',
-        url,
-        payload: body === undefined ? undefined : isRaw ? (body as string) : JSON.stringify(body),
-        headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
-      });
-      let parsed: unknown;
-      try {
-        parsed = response.body ? JSON.parse(response.body) : undefined;
-      } catch {
-        parsed = undefined;
-      }
-      return { status: response.statusCode, headers: response.headers, body: parsed, text: response.body };
+    adminHeaders,
+    request(method, url, body, headers = {}) {
+      const own = Object.keys(headers).some((h) => h.toLowerCase() === 'cookie' || h.toLowerCase() === 'authorization');
+      return send(method, url, body, own ? headers : { ...adminHeaders, ...headers });
     },
+    anonymous: send,
     async close() {
       await server.close();
       if (backend === 'postgres') await dropSchema(schema);
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Signs in through `POST /login` and returns the headers a browser would send: the cookies and the CSRF token. */
+async function signInHeaders(
+  send: (method: string, url: string, body?: unknown) => Promise<TestResponse>,
+  username: string,
+  password: string,
+): Promise<Record<string, string>> {
+  const response = await send('POST', '/login', { username, password });
+  if (response.status !== 200) throw new Error(`test administrator could not sign in: ${response.status} ${response.text}`);
+  const cookies = ([] as string[]).concat(response.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]!);
+  const xsrf = cookies.find((c) => c.startsWith('XSRF-TOKEN='))?.slice('XSRF-TOKEN='.length) ?? '';
+  return { cookie: cookies.join('; '), 'x-xsrf-token': xsrf };
 }
 
 async function dropSchema(schema: string) {

@@ -27,7 +27,7 @@ describe.each(BACKENDS)('the people controller (%s)', (backend) => {
 
   it('runs the full cycle: create, status, spec change, delete, farewell, final DELETED', async () => {
     const listed = await t.request('GET', PERSONS);
-    const watch = watchWebSocket(t.server.url!, `${PERSONS}?resourceVersion=${listed.body.metadata.resourceVersion}&fieldSelector=metadata.name=kim`);
+    const watch = watchWebSocket(t.server.url!, `${PERSONS}?resourceVersion=${listed.body.metadata.resourceVersion}&fieldSelector=metadata.name=kim`, { headers: t.adminHeaders });
     expect((await t.request('POST', PERSONS, person('kim', { name: 'Kim', age: 15 }))).status).toBe(201);
     await eventually(async () => (await get('kim')).status?.ageGroup === 'teen', 'kim to be a teen');
     const teen = await get('kim');

@@ -43,7 +43,7 @@ describe.each(BACKENDS)('every subject against every kind of API (%s)', (backend
   const sessions = new Map<Subject, Session | undefined>();
 
   beforeAll(async () => {
-    t = await startTestServer({ backend, env: { SVC_ADMIN_PASSWORD: ADMIN.password } });
+    t = await startTestServer({ backend });
     const admin = await login(t, ADMIN.username, ADMIN.password);
     sessions.set('anonymous', undefined);
     sessions.set('super', admin);

@@ -44,11 +44,17 @@ function client(events: WatchEvent[], ended: Promise<void>, state: { ended: bool
   };
 }
 
+export interface WatchOptions {
+  /** Credentials (the harness's `adminHeaders`). */
+  headers?: Record<string, string>;
+  onEvent?: (event: WatchEvent, socket: WebSocket) => void;
+}
+
 /** A watch over WebSocket (`ws://…` on the collection path). */
-export function watchWebSocket(base: string, pathAndQuery: string, onEvent?: (event: WatchEvent, socket: WebSocket) => void): WatchClient {
+export function watchWebSocket(base: string, pathAndQuery: string, { headers, onEvent }: WatchOptions = {}): WatchClient {
   const events: WatchEvent[] = [];
   const state = { ended: false };
-  const socket = new WebSocket(`${base.replace(/^http/, 'ws')}${pathAndQuery}`);
+  const socket = new WebSocket(`${base.replace(/^http/, 'ws')}${pathAndQuery}`, { headers });
   const ended = new Promise<void>((resolve) => {
     socket.on('close', () => {
       state.ended = true;
@@ -65,7 +71,11 @@ export function watchWebSocket(base: string, pathAndQuery: string, onEvent?: (ev
 }
 
 /** A watch over HTTP (`?watch=true`): newline-delimited events. `response` is exposed to pause reading. */
-export function watchHttp(base: string, pathAndQuery: string): WatchClient & { response: Promise<http.IncomingMessage> } {
+export function watchHttp(
+  base: string,
+  pathAndQuery: string,
+  { headers }: WatchOptions = {},
+): WatchClient & { response: Promise<http.IncomingMessage> } {
   const events: WatchEvent[] = [];
   const state = { ended: false };
   let request: http.ClientRequest;
@@ -76,7 +86,7 @@ export function watchHttp(base: string, pathAndQuery: string): WatchClient & { r
     settle();
   };
   const response = new Promise<http.IncomingMessage>((resolve, reject) => {
-    request = http.get(`${base}${pathAndQuery}`, (res) => {
+    request = http.get(`${base}${pathAndQuery}`, { headers }, (res) => {
       let partial = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {

@@ -44,14 +44,14 @@ describe.each(BACKENDS)('watch resume (%s)', (backend) => {
         const dropAfter = 1 + Math.floor(next() * 1500);
         let seen = 0;
         points.push(last);
-        const watch = (current = watchWebSocket(base, `${NOTES}?resourceVersion=${last}`, (event, socket) => {
+        const watch = (current = watchWebSocket(base, `${NOTES}?resourceVersion=${last}`, { headers: t.adminHeaders, onEvent: (event, socket) => {
           if (socket.readyState !== socket.OPEN) return;
           // Events after the decision to drop are the ones the client never processed.
           if (seen >= dropAfter) return;
           received.push(event);
           last = Number(event.object.metadata.resourceVersion);
           if (++seen >= dropAfter) socket.terminate();
-        }));
+        } }));
         await watch.ended;
         reconnects++;
       }

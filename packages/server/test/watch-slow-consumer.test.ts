@@ -23,11 +23,11 @@ describe('a watcher that cannot keep up', () => {
 
   it('is ended with ERROR, its backlog stays bounded, and a watcher that keeps up is unaffected', async () => {
     await t.request('POST', NOTES, note('big', { text: '' }));
-    const stalled = watchHttp(base, `${NOTES}?watch=true`);
+    const stalled = watchHttp(base, `${NOTES}?watch=true`, { headers: t.adminHeaders });
     const response = await stalled.response;
     await stalled.until((e) => e.length === 1, 'the initial ADDED');
     response.pause();
-    const healthy = watchWebSocket(base, `${NOTES}?watch=true`);
+    const healthy = watchWebSocket(base, `${NOTES}?watch=true`, { headers: t.adminHeaders });
     await healthy.until((e) => e.length === 1, 'the initial ADDED');
 
     // Far more than the limit plus what the kernel's socket buffers absorb; every write completes meanwhile.

@@ -23,7 +23,7 @@ describe.each(BACKENDS)('watch streams (%s)', (backend) => {
   it('starts with the current objects as ADDED, then streams changes (WebSocket)', async () => {
     await t.request('POST', NOTES, note('w-one', { color: 'red' }));
     await t.request('POST', NOTES, note('w-two', { color: 'blue' }));
-    const watch = watchWebSocket(base, `${NOTES}?fieldSelector=spec.color=red`);
+    const watch = watchWebSocket(base, `${NOTES}?fieldSelector=spec.color=red`, { headers: t.adminHeaders });
     await watch.until((e) => e.length === 1, 'the initial ADDED');
     expect(summary(watch.events)[0]?.slice(0, 2)).toEqual(['ADDED', 'w-one']);
     const changed = await t.request('PATCH', `${NOTES}/w-one`, { spec: { text: 'hi' } }, merge);
@@ -34,7 +34,7 @@ describe.each(BACKENDS)('watch streams (%s)', (backend) => {
   });
 
   it('serves ?watch=true as newline-delimited JSON over HTTP', async () => {
-    const watch = watchHttp(base, `${NOTES}?watch=1&labelSelector=example.com/http=yes`);
+    const watch = watchHttp(base, `${NOTES}?watch=1&labelSelector=example.com/http=yes`, { headers: t.adminHeaders });
     const response = await watch.response;
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/^application\/json/);
@@ -50,7 +50,7 @@ describe.each(BACKENDS)('watch streams (%s)', (backend) => {
     const http = await t.request('GET', `${NOTES}?watch=true&fieldSelector=spec.unknown=1`);
     expect(http.status).toBe(400);
     expect(http.body.detail).toMatch(/spec\.unknown/);
-    const ws = watchWebSocket(base, `${NOTES}?resourceVersion=abc`);
+    const ws = watchWebSocket(base, `${NOTES}?resourceVersion=abc`, { headers: t.adminHeaders });
     await ws.ended;
     expect(ws.events).toEqual([{ type: 'ERROR', object: expect.objectContaining({ kind: 'Status', code: 400 }) }]);
   });
@@ -83,7 +83,7 @@ describe.each(BACKENDS)('watch streams (%s)', (backend) => {
   };
 
   it('reports objects moving into and out of the selection, live', async () => {
-    const watch = watchWebSocket(base, `${NOTES}?labelSelector=example.com/move=live`);
+    const watch = watchWebSocket(base, `${NOTES}?labelSelector=example.com/move=live`, { headers: t.adminHeaders });
     // Once the watch has seen this, it is live: the moves below reach it as they happen.
     await t.request('POST', NOTES, note('sentinel-live', {}, { 'example.com/move': 'live' }));
     await watch.until((e) => e.length === 1, 'the sentinel');
@@ -95,7 +95,7 @@ describe.each(BACKENDS)('watch streams (%s)', (backend) => {
 
   it('reports the same moves when replaying history from a revision', async () => {
     const { start, selector } = await moves('replay');
-    const watch = watchWebSocket(base, `${NOTES}?resourceVersion=${start}&${selector}`);
+    const watch = watchWebSocket(base, `${NOTES}?resourceVersion=${start}&${selector}`, { headers: t.adminHeaders });
     await watch.until((e) => e.length === 5, 'five replayed events');
     expectedMoves(watch.events, 'replay');
     watch.close();
@@ -105,13 +105,13 @@ describe.each(BACKENDS)('watch streams (%s)', (backend) => {
     const first = await t.request('POST', NOTES, note('old-1'));
     for (let i = 0; i < 5; i++) await t.request('PATCH', `${NOTES}/old-1`, { spec: { n: i } }, merge);
     await t.server.store.compact(2);
-    const expired = watchWebSocket(base, `${NOTES}?resourceVersion=${revisionOf(first)}`);
+    const expired = watchWebSocket(base, `${NOTES}?resourceVersion=${revisionOf(first)}`, { headers: t.adminHeaders });
     await expired.ended;
     expect(expired.events).toEqual([
       { type: 'ERROR', object: expect.objectContaining({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 410, reason: 'Expired' }) },
     ]);
     const listed = await t.request('GET', NOTES);
-    const resumed = watchWebSocket(base, `${NOTES}?resourceVersion=${listed.body.metadata.resourceVersion}`);
+    const resumed = watchWebSocket(base, `${NOTES}?resourceVersion=${listed.body.metadata.resourceVersion}`, { headers: t.adminHeaders });
     const changed = await t.request('PATCH', `${NOTES}/old-1`, { spec: { n: 99 } }, merge);
     await resumed.until((e) => e.length === 1, 'the change after the list');
     expect(summary(resumed.events)).toEqual([['MODIFIED', 'old-1', revisionOf(changed)]]);
@@ -119,9 +119,9 @@ describe.each(BACKENDS)('watch streams (%s)', (backend) => {
   });
 
   it('sends bookmarks with the latest revision only to watches that ask for them', async () => {
-    const quiet = watchWebSocket(base, `${NOTES}?resourceVersion=${revisionOf(await t.request('GET', NOTES))}`);
+    const quiet = watchWebSocket(base, `${NOTES}?resourceVersion=${revisionOf(await t.request('GET', NOTES))}`, { headers: t.adminHeaders });
     const written = await t.request('POST', NOTES, note('bm-1'));
-    const marked = watchHttp(base, `${NOTES}?watch=true&allowWatchBookmarks=true&resourceVersion=${revisionOf(written)}`);
+    const marked = watchHttp(base, `${NOTES}?watch=true&allowWatchBookmarks=true&resourceVersion=${revisionOf(written)}`, { headers: t.adminHeaders });
     await marked.until((e) => e.filter((x) => x.type === 'BOOKMARK').length >= 3, 'three bookmarks');
     const bookmark = marked.events.find((e) => e.type === 'BOOKMARK')!;
     expect(bookmark.object).toEqual({ apiVersion: 'notes.svc.run/v1', kind: 'Note', metadata: { resourceVersion: expect.any(String) } });
@@ -133,15 +133,15 @@ describe.each(BACKENDS)('watch streams (%s)', (backend) => {
   });
 
   it('ends a watch after timeoutSeconds, on both transports', async () => {
-    const ws = watchWebSocket(base, `${NOTES}?timeoutSeconds=1`);
-    const http = watchHttp(base, `${NOTES}?watch=true&timeoutSeconds=1`);
+    const ws = watchWebSocket(base, `${NOTES}?timeoutSeconds=1`, { headers: t.adminHeaders });
+    const http = watchHttp(base, `${NOTES}?watch=true&timeoutSeconds=1`, { headers: t.adminHeaders });
     await Promise.all([ws.ended, http.ended]);
     expect(ws.events.every((e) => e.type === 'ADDED')).toBe(true);
     expect(http.events.every((e) => e.type === 'ADDED')).toBe(true);
   });
 
   it('refuses a WebSocket on a path that does not watch', async () => {
-    const ws = watchWebSocket(base, `${NOTES}/w-one`);
+    const ws = watchWebSocket(base, `${NOTES}/w-one`, { headers: t.adminHeaders });
     await ws.ended;
     expect(ws.events).toEqual([]);
   });

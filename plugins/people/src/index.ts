@@ -6,7 +6,7 @@ export default definePlugin({
   async start(ctx) {
     await ctx.models.register(personModel);
     // Fills status (age group, Ready condition) and says farewell through a finalizer before a person is removed.
-    if (!process.env.NO_RECONCILER) ctx.reconcilers.add(personReconciler);
+    ctx.reconcilers.add(personReconciler);
 
     // Answered from the spec.gender index alone: no object is read.
     ctx.routes.add({

@@ -101,44 +101,36 @@ export class FieldIndex implements OrderedIndex {
   }
 
   /**
-   * Bulk load into this empty index, in two steps so that every index of a model is checked before any changes:
-   * files `records` (in name order, each holding its extracted slot) by value and replaces each slot with the
-   * index's own value strings, then returns what installs the groups. For a unique index, a value held twice
-   * throws instead (naming `modelLabel`, the index, the value and two holders).
+   * The first step of a bulk load into this empty index (so that a model checks all its indexes before it changes
+   * any): files `records` (in name order, each holding its extracted slot) by value, replaces each slot with the
+   * index's own value strings, and builds what `commitLoad` installs. For a unique index, a value held twice throws
+   * instead (naming `modelLabel`, the index, the value and its holders).
    */
-  prepareLoad(records: readonly IndexRecord[], modelLabel: string): () => void {
-    // Value → position in `values` (the first instance of each value string) and `groups`.
-    const positions = new Map<string, number>();
-    const values: string[] = [];
-    const groups: GrowingGroup[] = [];
-    const file = (record: IndexRecord, value: string): string => {
-      let at = positions.get(value);
-      if (at === undefined) {
-        positions.set(value, (at = values.length));
-        values.push(value);
-      }
-      groups[at] = groupAppend(groups[at], record);
-      return values[at]!;
-    };
+  prepareLoad(records: readonly IndexRecord[], modelLabel: string): LoadedValues {
+    const buckets = new ValueBuckets();
     let multiValuedObjects = 0;
     for (const record of records) {
       const slot = recordSlot(record, this.slot);
       if (typeof slot === 'string') {
-        setRecordSlot(record, this.slot, file(record, slot));
+        setRecordSlot(record, this.slot, buckets.file(record, slot));
       } else {
         multiValuedObjects++;
-        setRecordSlot(record, this.slot, slot.map((value) => file(record, value)));
+        setRecordSlot(record, this.slot, slot.map((value) => buckets.file(record, value)));
       }
     }
+    const { values, groups } = buckets;
     if (this.unique) this.checkLoaded(values, groups, modelLabel);
     const order = Array.from(values.keys()).sort((a, b) => naturalCompare(values[a]!, values[b]!));
-    return () => {
-      this.byValue = loadSortedMap(
-        order.map((at) => values[at]!),
-        order.map((at) => sealGroup(groups[at]!)),
-      );
-      this.multiValuedObjects = multiValuedObjects;
-    };
+    const byValue = loadSortedMap(
+      order.map((at) => values[at]!),
+      order.map((at) => sealGroup(groups[at]!)),
+    );
+    return { byValue, multiValuedObjects };
+  }
+
+  commitLoad(loaded: LoadedValues): void {
+    this.byValue = loaded.byValue;
+    this.multiValuedObjects = loaded.multiValuedObjects;
   }
 
   private checkLoaded(values: readonly string[], groups: readonly GrowingGroup[], modelLabel: string): void {
@@ -171,6 +163,30 @@ export class FieldIndex implements OrderedIndex {
       if (shrunk === undefined) return { delete: true };
       return shrunk === group ? undefined : { value: shrunk };
     });
+  }
+}
+
+/** A field index's content built by a bulk load, before it is installed. */
+export interface LoadedValues {
+  readonly byValue: SortedMap<RecordGroup>;
+  readonly multiValuedObjects: number;
+}
+
+/** Records filed by value during a bulk load: each distinct value once (its first instance), with its group. */
+class ValueBuckets {
+  readonly values: string[] = [];
+  readonly groups: GrowingGroup[] = [];
+  private readonly positions = new Map<string, number>();
+
+  /** Files `record`, which sorts after the records filed so far; returns the value string to keep. */
+  file(record: IndexRecord, value: string): string {
+    let at = this.positions.get(value);
+    if (at === undefined) {
+      this.positions.set(value, (at = this.values.length));
+      this.values.push(value);
+    }
+    this.groups[at] = groupAppend(this.groups[at], record);
+    return this.values[at]!;
   }
 }
 

@@ -33,7 +33,7 @@ export class IndexLoader {
     if (name === undefined) return;
     const { fieldIndexes } = this.target;
     const record = newRecord(name, fieldIndexes.length);
-    // Copies (and, until finish, the extracted slots) are all the record keeps: the object can go.
+    // The record holds only a copy of the labels and the extracted values: the object itself can go.
     setRecordLabels(record, copyLabels(object.metadata.labels));
     for (let i = 0; i < fieldIndexes.length; i++) setRecordSlot(record, i, fieldIndexes[i]!.extract(object));
     this.records.push(record);
@@ -54,8 +54,8 @@ export class IndexLoader {
     const records = lastPerName(this.records.sort(byName));
     this.records = [];
     // Every index is checked before any is filled.
-    const commits = fieldIndexes.map((index) => index.prepareLoad(records, modelLabel));
-    for (const commit of commits) commit();
+    const loaded = fieldIndexes.map((index) => index.prepareLoad(records, modelLabel));
+    fieldIndexes.forEach((index, i) => index.commitLoad(loaded[i]!));
     labels.load(records);
     names.load(records);
   }

@@ -64,6 +64,28 @@ export function expiredStatus(requested: number, oldest: number): WatchStatus {
   return statusObject(
     410,
     'Expired',
-    `too old resource version: ${requested} (the oldest retained is ${oldest}); list again and watch from the list's metadata.resourceVersion`,
+    `too old resource version: ${requested} (the oldest retained is ${oldest}); ` +
+      "list again and watch from the list's metadata.resourceVersion",
   );
+}
+
+/**
+ * An event as a complete WebSocket text frame (server frames are unmasked, so the frame is the same for every
+ * client): built once per event and written as is to every watching socket.
+ */
+export function webSocketFrame(event: Buffer): Buffer {
+  const length = event.length;
+  const headerLength = length < 126 ? 2 : length < 65_536 ? 4 : 10;
+  const frame = Buffer.allocUnsafe(headerLength + length);
+  frame[0] = 0x81; // FIN, text
+  if (length < 126) frame[1] = length;
+  else if (length < 65_536) {
+    frame[1] = 126;
+    frame.writeUInt16BE(length, 2);
+  } else {
+    frame[1] = 127;
+    frame.writeBigUInt64BE(BigInt(length), 2);
+  }
+  event.copy(frame, headerLength);
+  return frame;
 }

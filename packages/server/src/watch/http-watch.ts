@@ -25,7 +25,12 @@ export function watchOverWebSocket(
   watches.start(prepared, sink);
 }
 
-export function watchOverHttp(watches: WatchService, served: ServedModel, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function watchOverHttp(
+  watches: WatchService,
+  served: ServedModel,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
   const prepared = watches.prepare(served, request.query as Record<string, unknown>);
   // The stream is written directly: Fastify sends nothing more for this request.
   reply.hijack();

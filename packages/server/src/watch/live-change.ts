@@ -8,12 +8,13 @@ import { decodeObject } from '../registry/codec.js';
 import type { ServedModel } from '../registry/model-registry.js';
 import type { CommittedChange } from '../registry/object-service.js';
 import type { Change } from '../store/types.js';
-import { atRevision, encodeEvent } from './events.js';
+import { atRevision, encodeEvent, webSocketFrame } from './events.js';
 import { transition, type ChangeType } from './selection.js';
 import type { Selection } from './selection-filter.js';
 
 export class LiveChange {
   private readonly events = new Map<ChangeType, Buffer>();
+  private readonly frames = new Map<ChangeType, Buffer>();
   private outcomes: Map<string, ChangeType | undefined> | undefined;
 
   constructor(readonly change: CommittedChange) {}
@@ -57,6 +58,13 @@ export class LiveChange {
     const outcome = transition(type, wasIn, isIn);
     this.outcomes.set(selection.key, outcome);
     return outcome;
+  }
+
+  /** The event as a WebSocket frame; shared by every WebSocket watcher that receives it. */
+  frame(type: ChangeType): Buffer {
+    let frame = this.frames.get(type);
+    if (!frame) this.frames.set(type, (frame = webSocketFrame(this.event(type))));
+    return frame;
   }
 
   /** The encoded event of that type; shared by every watcher that receives it. */

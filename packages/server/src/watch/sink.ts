@@ -9,6 +9,8 @@ import type { WebSocket } from '@fastify/websocket';
 
 export interface WatchSink {
   send(chunk: Buffer): void;
+  /** For WebSockets: sends a complete frame (LiveChange.frame), written as is. */
+  sendFrame?(frame: Buffer): void;
   /** Holds sends in memory until `uncork`, so events delivered together leave in one write (one syscall). */
   cork(): void;
   uncork(): void;
@@ -33,6 +35,11 @@ export function webSocketSink(socket: WebSocket): WatchSink {
   return {
     send: (chunk) => {
       if (socket.readyState === OPEN) socket.send(chunk, sendOptions);
+    },
+    // Frames are written straight to the socket, in order with what ws itself writes (no compression, so ws queues
+    // nothing): one shared Buffer per event, no framing per client.
+    sendFrame: (frame) => {
+      if (socket.readyState === OPEN) raw()?.write(frame);
     },
     cork: () => raw()?.cork(),
     uncork: () => raw()?.uncork(),

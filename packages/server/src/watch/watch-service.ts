@@ -66,7 +66,8 @@ export class WatchService {
       },
       (error: unknown) => {
         this.onError(error);
-        watcher.fail(statusObject(500, 'InternalError', 'the watch failed while catching up; resume from the last resourceVersion received'));
+        const message = 'the watch failed while catching up; resume from the last resourceVersion received';
+        watcher.fail(statusObject(500, 'InternalError', message));
       },
     );
     return watcher;

@@ -62,7 +62,8 @@ export class Watcher {
     if (this.pending) {
       this.pending.push(change);
       if (this.pending.length > this.limits.maxPendingChanges) {
-        this.fail(statusObject(429, 'TooManyRequests', 'the watch fell too far behind while catching up; resume from the last resourceVersion received'));
+        const message = 'the watch fell too far behind while catching up; resume from the last resourceVersion received';
+        this.fail(statusObject(429, 'TooManyRequests', message));
       }
       return;
     }
@@ -134,7 +135,8 @@ export class Watcher {
         this.sink.uncork();
       });
     }
-    this.sink.send(change.event(type));
+    if (this.sink.sendFrame) this.sink.sendFrame(change.frame(type));
+    else this.sink.send(change.event(type));
     this.checkBacklog();
   }
 
@@ -146,7 +148,8 @@ export class Watcher {
         statusObject(
           429,
           'TooManyRequests',
-          `the watcher could not keep up: ${backlog} bytes were waiting to be sent (the limit is ${this.limits.maxBufferedBytes}); ` +
+          `the watcher could not keep up: ${backlog} bytes were waiting to be sent ` +
+            `(the limit is ${this.limits.maxBufferedBytes}); ` +
             'resume from the last resourceVersion received',
         ),
       );

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import type { ModelRegistry, ServedModel } from '../registry/model-registry.js';
+import type { CommitListener, CommittedChange, ObjectService } from '../registry/object-service.js';
+import type { Change, Store } from '../store/types.js';
+import { WatchHub } from './hub.js';
+
+const served = { model: { resource: 'g/things' } } as unknown as ServedModel;
+const object = (name: string, revision: number) => ({
+  apiVersion: 'g/v1',
+  kind: 'Thing',
+  metadata: { name, resourceVersion: String(revision) },
+});
+const committed = (revision: number): CommittedChange => ({
+  type: 'ADDED',
+  revision,
+  served,
+  object: object(`o${revision}`, revision),
+  bytes: Buffer.from(JSON.stringify(object(`o${revision}`, revision))),
+});
+const history = (revision: number, resource: string): Change => ({
+  revision,
+  type: 'ADDED',
+  resource,
+  name: `o${revision}`,
+  value: Buffer.from(JSON.stringify(object(`o${revision}`, revision))),
+  prevRevision: 0,
+});
+
+/** A hub over fakes: announcements are made by hand, the store's history is a list. */
+async function hubWith(changes: Change[]) {
+  let listener: CommitListener = () => undefined;
+  const objects = { onCommitted: (l: CommitListener) => ((listener = l), () => undefined) } as unknown as ObjectService;
+  const store = {
+    currentRevision: async () => 0,
+    changesSince: async (after: number, limit = 1000) => changes.filter((c) => c.revision > after).slice(0, limit),
+  } as unknown as Store;
+  const registry = { all: () => [served] } as unknown as ModelRegistry;
+  const hub = await WatchHub.open(store, objects, registry, (error) => {
+    throw error;
+  });
+  const seen: number[] = [];
+  hub.subscribe('g/things', (change) => seen.push(change.revision));
+  return { hub, seen, announce: (revision: number) => listener(committed(revision)) };
+}
+
+describe('the watch hub', () => {
+  it('publishes the writes of one batch in revision order, whatever order they are announced in', async () => {
+    const { hub, seen, announce } = await hubWith([]);
+    await Promise.resolve().then(() => [3, 1, 2].forEach(announce));
+    await hub.reached(3);
+    expect(seen).toEqual([1, 2, 3]);
+  });
+
+  it('waits across a gap for a late announcement, and publishes each revision once', async () => {
+    const { hub, seen, announce } = await hubWith([history(1, 'g/things'), history(2, 'g/things')]);
+    announce(2);
+    await new Promise((r) => process.nextTick(r));
+    expect(seen).toEqual([]);
+    announce(1);
+    await hub.reached(2);
+    expect(seen).toEqual([1, 2]);
+  });
+
+  it('fills a gap from the history: a model change is published from there, another resource is skipped', async () => {
+    const { hub, seen, announce } = await hubWith([history(1, 'g/things'), history(2, 'internal/sessions'), history(3, 'g/things')]);
+    announce(3);
+    await hub.reached(3);
+    expect(seen).toEqual([1, 3]);
+    announce(1);
+    await new Promise((r) => setImmediate(r));
+    expect(seen).toEqual([1, 3]);
+  });
+
+  it('resolves reached() for a revision no model announces', async () => {
+    const { hub } = await hubWith([history(1, 'internal/sessions')]);
+    await hub.reached(1);
+    expect(hub.lastRevision).toBe(1);
+  });
+});
