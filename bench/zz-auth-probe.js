@@ -1,0 +1,52 @@
+// Issue 3's figures: GET one object as a token-authenticated user holding a role template, against the same GET as
+// the super administrator (also by token) and against the bare-route baseline, all in one run.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BENCH_ADMIN_PASSWORD, load, login, startProcess, tokenHeader } from './lib.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const DURATION = Number(process.argv[process.argv.indexOf('--duration') + 1]) || 5;
+const PERSONS = '/apis/people.svc.run/v1alpha1/persons';
+const CONSOLE = '/apis/api.console.svc.run/v1alpha1';
+
+const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-bench-auth-'));
+try {
+  const baseline = await startProcess(process.execPath, [path.join(root, 'bench/baseline-server.js')]);
+  const base = await load({ url: `${baseline.url}/doc/x`, duration: DURATION });
+  await baseline.stop();
+
+  const server = await startProcess(process.execPath, [path.join(root, 'packages/server/dist/cli.js'), 'serve'], {
+    SVC_PORT: '0',
+    SVC_DATA_DIR: dataDir,
+    SVC_PLUGINS_DIR: path.join(root, 'plugins'),
+    SVC_LOG_LEVEL: 'warn',
+    SVC_ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD,
+  });
+  const admin = await login(server.url, 'admin', BENCH_ADMIN_PASSWORD);
+  const created = await fetch(`${server.url}${CONSOLE}/users`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...admin },
+    body: JSON.stringify({ name: 'viewer', password: 'viewer-password', roles: ['people-role-view-persons'] }),
+  });
+  if (created.status !== 201) throw new Error(`creating the viewer: ${created.status} ${await created.text()}`);
+  const viewer = await login(server.url, 'viewer', 'viewer-password');
+  const adminAuth = await tokenHeader(server.url, admin, ['super-role']);
+  const viewerAuth = await tokenHeader(server.url, viewer, ['people-role-view-persons']);
+
+  const url = `${server.url}${PERSONS}/ada`;
+  const v0 = await load({ url, duration: DURATION, headers: viewerAuth }); console.log('viewer first', v0.rps);
+  const s0 = await load({ url, duration: DURATION, headers: admin }); console.log('admin by session', s0.rps);
+  const asAdmin = await load({ url, duration: DURATION, headers: adminAuth });
+  const asViewer = await load({ url, duration: DURATION, headers: viewerAuth });
+  await server.stop();
+  for (const run of [asAdmin, asViewer]) if (run.errors) throw new Error(`${run.errors} requests failed`);
+
+  const pct = (a, b) => `${((a / b) * 100).toFixed(1)}%`;
+  console.log(`baseline: bare Fastify GET of a 1 KB JSON from a Map   ${base.rps.toFixed(0)} req/s`);
+  console.log(`GET one object, super administrator (token)            ${asAdmin.rps.toFixed(0)} req/s  (${pct(asAdmin.rps, base.rps)} of baseline)`);
+  console.log(`GET one object, user with a view template (token)      ${asViewer.rps.toFixed(0)} req/s  (${pct(asViewer.rps, asAdmin.rps)} of super administrator, target >= 80%; ${pct(asViewer.rps, base.rps)} of baseline, target >= 30%)`);
+} finally {
+  rmSync(dataDir, { recursive: true, force: true });
+}
