@@ -105,7 +105,13 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   // The one gate every request passes before its body is read: classify, authenticate, authorize.
   app.addHook(
     'onRequest',
-    createAuthorizationHook({ authenticate: (request) => authn.authenticator.authenticate(request), roles: rbac.service, registry, router }),
+    createAuthorizationHook({
+      authenticate: (request) => authn.authenticator.authenticate(request),
+      challenge: (detail) => authn.authenticator.challenge(detail),
+      roles: rbac.service,
+      registry,
+      router,
+    }),
   );
   router.add(
     permissionRoutes({

@@ -14,7 +14,7 @@ afterEach(async () => {
 });
 
 async function start(env: Record<string, string>, logger = capturingLogger().logger): Promise<TestServer> {
-  const t = await startTestServer({ env, pluginsDirs: [], logger });
+  const t = await startTestServer({ env, pluginsDirs: [], logger, credentials: 'none' });
   open.push(t);
   return t;
 }
@@ -41,7 +41,8 @@ describe('the super administrator on first boot', () => {
       return true;
     });
     const log = capturingLogger();
-    const t = await start({}, log.logger);
+    // An empty SVC_ADMIN_PASSWORD counts as unset (the harness otherwise gives one).
+    const t = await start({ SVC_ADMIN_PASSWORD: '' }, log.logger);
     vi.restoreAllMocks();
     const text = printed.join('');
     const password = /generated password:\s+(\S+)/.exec(text)?.[1];

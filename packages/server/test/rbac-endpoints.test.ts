@@ -122,3 +122,18 @@ describe('permission endpoints, escalation and posts over HTTP', () => {
     expect((await as(t, editor)('DELETE', `${ALL_POSTS}/hello`)).status).toBe(200);
   });
 });
+
+describe('the challenge an anonymous caller gets', () => {
+  it('offers Bearer always, and Basic when it is turned on', async () => {
+    for (const [basic, expected] of [['false', 'Bearer realm="svc"'], ['true', 'Bearer realm="svc", Basic realm="svc"']] as const) {
+      const t = await startTestServer({ env: { SVC_BASIC_AUTH: basic }, credentials: 'none' });
+      try {
+        const response = await t.anonymous('GET', '/apis/people.svc.run/v1alpha1/persons');
+        expect(response.status).toBe(401);
+        expect(response.headers['www-authenticate']).toBe(expected);
+      } finally {
+        await t.close();
+      }
+    }
+  });
+});

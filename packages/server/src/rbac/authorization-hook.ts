@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { forbidden, unauthorized } from '@svc/plugin-api';
+import { forbidden } from '@svc/plugin-api';
 import type { Principal } from '../authn/principal.js';
 import { classifyRequest, type RequestInfo } from '../authz/request-info.js';
 import type { Attributes } from '../authz/rules.js';
@@ -10,6 +10,8 @@ import type { RoleService } from './role-service.js';
 
 export interface AuthorizationHookDeps {
   authenticate: (request: FastifyRequest) => Promise<Principal>;
+  /** The 401 to answer an anonymous caller with, carrying the `WWW-Authenticate` challenges authentication offers. */
+  challenge: (detail: string) => Error;
   roles: RoleService;
   registry: ModelRegistry;
   router: DynamicRouter<HttpContext>;
@@ -20,7 +22,7 @@ export interface AuthorizationHookDeps {
  * URL alone, authenticate, then authorize against the caller's expanded roles. Deny by default: anonymous callers that
  * no rule allows get 401, authenticated ones 403.
  */
-export function createAuthorizationHook({ authenticate, roles, registry, router }: AuthorizationHookDeps) {
+export function createAuthorizationHook({ authenticate, challenge, roles, registry, router }: AuthorizationHookDeps) {
   const attributesOf = createAttributeResolver(registry, router);
 
   return async function authorizeRequest(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
@@ -35,11 +37,7 @@ export function createAuthorizationHook({ authenticate, roles, registry, router 
     request.principal = principal;
     const decision = roles.authorize(principal, attributesOf(info, request.method, path));
     if (decision.allowed) return;
-    if (!principal.username) {
-      throw unauthorized(`sign in to ${info.verb} this: ${decision.reason}`).withHeaders({
-        'www-authenticate': 'Bearer realm="svc"',
-      });
-    }
+    if (!principal.username) throw challenge(`sign in to ${info.verb} this: ${decision.reason}`);
     throw forbidden(`user "${principal.username}" may not ${info.verb} this: ${decision.reason}`);
   };
 }
