@@ -37,8 +37,8 @@ try {
 
   const url = `${server.url}${PERSONS}/ada`;
   // Warm up (JIT, caches) before measuring, so the first measured run is not the slowest by construction.
-  await load({ url, duration: 2, headers: adminAuth });
-  await load({ url, duration: 2, headers: viewerAuth });
+  await load({ url, duration: DURATION, headers: adminAuth });
+  await load({ url, duration: DURATION, headers: viewerAuth });
   // Interleaved, best of two each: this machine is shared and noisy, and a burst of other work should not decide the ratio.
   const runs = { admin: [], viewer: [] };
   for (let round = 0; round < 2; round++) {

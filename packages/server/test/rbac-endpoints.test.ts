@@ -86,6 +86,12 @@ describe('permission endpoints, escalation and posts over HTTP', () => {
     const newbie = await login(t, 'newbie', 'newbie-password-123');
     expect((await as(t, newbie)('GET', ROLES)).status).toBe(200);
     expect((await as(t, newbie)('DELETE', `${ROLES}/read-roles`)).status).toBe(403);
+    // Narrowing the role takes effect on the very next request (decisions are cached, but never across a role change).
+    const current = (await as(t, roleManager)('GET', `${ROLES}/read-roles`)).body;
+    const narrowed = await as(t, roleManager)('PUT', `${ROLES}/read-roles`, { ...current, rules: [{ apiGroups: [''], resources: ['roles'], verbs: ['get'] }] });
+    expect(narrowed.status).toBe(200);
+    expect((await as(t, newbie)('GET', ROLES)).status).toBe(403);
+    expect((await as(t, newbie)('GET', `${ROLES}/read-roles`)).status).toBe(200);
   });
 
   it('answers access reviews naming the role and rule', async () => {

@@ -19,6 +19,7 @@ export class RoleService {
   private readonly rolesByUser = new Map<string, Set<string>>();
   private aggregation: AggregationIndex = new Map();
   private expansions = new Map<string, ExpandedRoles>();
+  private decisions = new WeakMap<ExpandedRoles, Map<string, Decision>>();
 
   constructor(
     private readonly roleModel: ServedModel,
@@ -83,8 +84,24 @@ export class RoleService {
     return this.expandFor(principal).roleNames.has(SUPER_ROLE);
   }
 
+  /**
+   * Decisions are cached per expansion and request shape: most requests repeat, and rendering a reason costs more than
+   * the matching. The cache lives on the expansion, so it goes whenever a role changes; it is bounded per expansion.
+   */
   authorize(principal: Principal, attributes: Attributes): Decision {
-    return authorize(attributes, this.expandFor(principal), { subject: principal.username });
+    const expanded = this.expandFor(principal);
+    let decisions = this.decisions.get(expanded);
+    if (!decisions) this.decisions.set(expanded, (decisions = new Map()));
+    const key = attributes.isResourceRequest
+      ? `${attributes.verb}\n${attributes.apiGroup}\n${attributes.resource}\n${attributes.subresource}\n${attributes.name}\n${attributes.plugin ?? ''}`
+      : `${attributes.verb}\n${attributes.path}`;
+    let decision = decisions.get(key);
+    if (!decision) {
+      if (decisions.size >= 10_000) decisions.clear();
+      decision = authorize(attributes, expanded);
+      decisions.set(key, decision);
+    }
+    return decision;
   }
 
   private follow(change: CommittedChange): void {
