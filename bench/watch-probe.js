@@ -4,11 +4,13 @@
 import { countingSocket } from './ws-counter.js';
 
 const [url, rate, seconds] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4])];
+// The token the parent process made (every API needs credentials).
+const AUTH = process.env.SVC_BENCH_AUTHORIZATION ? { authorization: process.env.SVC_BENCH_AUTHORIZATION } : {};
 const BASE = '/apis/people.svc.run/v1alpha1/persons';
 const OBJECTS = 100;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-const revision = (await (await fetch(`${url}${BASE}?size=1`)).json()).metadata.resourceVersion;
+const revision = (await (await fetch(`${url}${BASE}?size=1`, { headers: AUTH })).json()).metadata.resourceVersion;
 const sent = new Map();
 const samples = [];
 /** Response times of the writes themselves: what of the latency is the write, not the watch. */
@@ -17,7 +19,7 @@ const socket = await countingSocket(`${url}${BASE}?resourceVersion=${revision}`,
   const match = /"bench\.svc\.run\/tick":"(\d+)"/.exec(payload.toString('latin1'));
   const at = match && sent.get(Number(match[1]));
   if (at !== undefined) samples.push(performance.now() - at);
-});
+}, AUTH);
 const perStep = rate / 100;
 let n = 1_000_000;
 const started = performance.now();
@@ -32,7 +34,7 @@ for (let step = 0; performance.now() - started < seconds * 1000; step++) {
     const body = JSON.stringify({ metadata: { labels: { 'bench.svc.run/tick': String(tick) } } });
     const at = performance.now();
     inFlight.push(
-      fetch(`${url}${BASE}/w-${tick % OBJECTS}`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, body })
+      fetch(`${url}${BASE}/w-${tick % OBJECTS}`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json', ...AUTH }, body })
         .then(async (response) => {
           await response.arrayBuffer();
           responses.push(performance.now() - at);

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { sleep, startProcess } from './lib.js';
+import { BENCH_ADMIN_PASSWORD, adminToken, sleep, startProcess } from './lib.js';
 import { countingSocket } from './ws-counter.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -32,21 +32,28 @@ function svc(dataDir) {
     SVC_DATA_DIR: dataDir,
     SVC_PLUGINS_DIR: path.join(root, 'plugins'),
     SVC_LOG_LEVEL: 'warn',
+    SVC_ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD,
   });
+}
+
+/** The super administrator's token header for the server at hand (every API needs credentials). */
+let AUTH = {};
+async function signIn(url) {
+  AUTH = await adminToken(url);
 }
 
 /** `count` WebSocket clients that count messages; `onMessage` (optional) sees the first client's messages. */
 async function connect(url, count, onMessage) {
   const clients = [];
   const counter = { messages: 0 };
-  for (let i = 0; i < count; i++) clients.push(await countingSocket(url, counter, i === 0 ? onMessage : undefined));
+  for (let i = 0; i < count; i++) clients.push(await countingSocket(url, counter, i === 0 ? onMessage : undefined, AUTH));
   return { counter, clients, close: () => clients.forEach((c) => c.close()) };
 }
 
 async function seedPersons(url, count) {
   for (let i = 0; i < count; i++) {
     const body = { apiVersion: 'people.svc.run/v1alpha1', kind: 'Person', metadata: { name: `w-${i}` }, spec: { name: `Watched ${i}`, age: 30, gender: 'FEMALE' } };
-    const response = await fetch(`${url}${BASE}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const response = await fetch(`${url}${BASE}`, { method: 'POST', headers: { 'content-type': 'application/json', ...AUTH }, body: JSON.stringify(body) });
     if (response.status !== 201) throw new Error(`seeding: ${response.status} ${await response.text()}`);
   }
 }
@@ -62,7 +69,7 @@ async function deliveries(url) {
     url,
     connections: 32,
     duration: DURATION,
-    requests: [{ method: 'PATCH', path: `${BASE}/w-0`, headers: { 'content-type': 'application/merge-patch+json' },
+    requests: [{ method: 'PATCH', path: `${BASE}/w-0`, headers: { 'content-type': 'application/merge-patch+json', ...AUTH },
       setupRequest: (req) => ({ ...req, path: `${BASE}/w-${n % OBJECTS}`, body: tickPatch(n++) }) }],
   });
   const delivered = watchers.counter.messages;
@@ -86,7 +93,7 @@ async function baselineFanOut(payload, mode) {
 }
 
 async function revision(url) {
-  return (await (await fetch(`${url}${BASE}?size=1`)).json()).metadata.resourceVersion;
+  return (await (await fetch(`${url}${BASE}?size=1`, { headers: AUTH })).json()).metadata.resourceVersion;
 }
 
 /** Latency with `WATCHERS - 1` load watchers here and the probe (one watcher and the writer) in its own process. */
@@ -94,7 +101,9 @@ async function latency(url, writesPerSecond) {
   const load = await connect(`${url}${BASE}?resourceVersion=${await revision(url)}`, WATCHERS - 1);
   try {
     const output = await new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [path.join(root, 'bench/watch-probe.js'), url, String(writesPerSecond), String(DURATION)]);
+      const child = spawn(process.execPath, [path.join(root, 'bench/watch-probe.js'), url, String(writesPerSecond), String(DURATION)], {
+        env: { ...process.env, SVC_BENCH_AUTHORIZATION: AUTH.authorization ?? '' },
+      });
       let out = '';
       child.stdout.on('data', (d) => (out += d));
       child.stderr.on('data', (d) => process.stderr.write(d));
@@ -109,6 +118,7 @@ async function latency(url, writesPerSecond) {
 async function createThroughput(dataDir, watcherCount, query = '') {
   const server = await svc(dataDir);
   try {
+    await signIn(server.url);
     return await creates(server.url, watcherCount, query);
   } finally {
     await server.stop();
@@ -122,7 +132,7 @@ async function creates(url, watcherCount, query) {
     url,
     connections: 50,
     duration: DURATION,
-    requests: [{ method: 'POST', path: BASE, headers: { 'content-type': 'application/json' },
+    requests: [{ method: 'POST', path: BASE, headers: { 'content-type': 'application/json', ...AUTH },
       setupRequest: (req) => ({ ...req, body: JSON.stringify({ apiVersion: 'people.svc.run/v1alpha1', kind: 'Person', metadata: { name: `c-${i}` }, spec: { name: `Created ${i++}`, age: 30 } }) }) }],
   });
   watchers?.close();
@@ -136,9 +146,10 @@ try {
   const server = await svc(path.join(dataDir, 'fanout'));
   let payload;
   try {
+    await signIn(server.url);
     await seedPersons(server.url, OBJECTS);
     await sleep(500);
-    const sample = await (await fetch(`${server.url}${BASE}/w-1`)).text();
+    const sample = await (await fetch(`${server.url}${BASE}/w-1`, { headers: AUTH })).text();
     payload = `{"type":"MODIFIED","object":${sample}}\n`;
     const baseline = await baselineFanOut(payload, 'plain');
     line(`baseline: bare ws.send of one ${payload.length}-byte Buffer to ${WATCHERS} clients`, baseline, 'msg/s');

@@ -4,10 +4,10 @@ import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 
 /** Opens a WebSocket to `url` (http://…); `onFrame(payload)` is called only when given (it costs a copy). */
-export function countingSocket(url, counter, onFrame) {
+export function countingSocket(url, counter, onFrame, headers = {}) {
   return new Promise((resolve, reject) => {
     const request = http.request(url, {
-      headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': randomBytes(16).toString('base64') },
+      headers: { ...headers, connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': randomBytes(16).toString('base64') },
     });
     request.on('upgrade', (_response, socket, head) => {
       let pending = head.length > 0 ? head : Buffer.alloc(0);
