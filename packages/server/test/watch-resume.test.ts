@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type WebSocket from 'ws';
 import { BACKENDS, startTestServer, type TestServer } from './harness.js';
 import { NOTES, NOTES_PLUGINS, eventually, note, summary, watchWebSocket, type WatchEvent } from './watch-client.js';
 
@@ -44,14 +45,15 @@ describe.each(BACKENDS)('watch resume (%s)', (backend) => {
         const dropAfter = 1 + Math.floor(next() * 1500);
         let seen = 0;
         points.push(last);
-        const watch = (current = watchWebSocket(base, `${NOTES}?resourceVersion=${last}`, { headers: t.adminHeaders, onEvent: (event, socket) => {
+        const onEvent = (event: WatchEvent, socket: WebSocket) => {
           if (socket.readyState !== socket.OPEN) return;
           // Events after the decision to drop are the ones the client never processed.
           if (seen >= dropAfter) return;
           received.push(event);
           last = Number(event.object.metadata.resourceVersion);
           if (++seen >= dropAfter) socket.terminate();
-        } }));
+        };
+        const watch = (current = watchWebSocket(base, `${NOTES}?resourceVersion=${last}`, { headers: t.adminHeaders, onEvent }));
         await watch.ended;
         reconnects++;
       }
