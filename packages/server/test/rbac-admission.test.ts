@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Actor } from '../src/registry/admission.js';
 import type { ServedModel } from '../src/registry/model-registry.js';
-import { startTestServer, type TestServer } from './harness.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../src/config.js';
+import { createServer } from '../src/main.js';
+import pino from 'pino';
+import { PEOPLE_PLUGINS, TEST_ADMIN, startTestServer, type TestServer } from './harness.js';
 
 /** Role and RoleBinding rules, through the real object service and store, with the writer named explicitly. */
 describe('role and binding admission', () => {
@@ -76,5 +82,34 @@ describe('role and binding admission', () => {
     expect(await status(t.server.objects.create(bindings, binding('ghost', 'no-such-role', 'x')))).toBe(400);
     expect(await status(t.server.objects.create(bindings, binding('grant-super', 'super-role', 'viewer'), { actor: user('viewer') }))).toBe(403);
     expect(await status(t.server.objects.create(bindings, binding('grant-view', 'role-template-view-users', 'friend'), { actor: user('viewer') }))).toBe(200);
+  });
+});
+
+describe('built-in roles at boot', () => {
+  it('restores a tampered built-in role at the next start', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'svc-restore-'));
+    const start = () =>
+      createServer(loadConfig({ SVC_DATA_DIR: dataDir, SVC_PLUGINS_DIR: PEOPLE_PLUGINS, SVC_ADMIN_PASSWORD: TEST_ADMIN.password }), {
+        logger: pino({ level: 'silent' }),
+      });
+    const rulesOfEditor = async (server: Awaited<ReturnType<typeof start>>) => {
+      const served = server.registry.findByRoute('', 'v1alpha1', 'roles')!;
+      return JSON.stringify(((await server.objects.get(served, 'editor')) as { rules?: unknown }).rules);
+    };
+    try {
+      const first = await start();
+      const original = await rulesOfEditor(first);
+      const served = first.registry.findByRoute('', 'v1alpha1', 'roles')!;
+      const editor = await first.objects.get(served, 'editor');
+      // Only the service itself may write it (as a direct edit of the database would): widen it.
+      await first.objects.update(served, 'editor', { ...editor, rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }] });
+      expect(await rulesOfEditor(first)).not.toBe(original);
+      await first.close();
+      const second = await start();
+      expect(await rulesOfEditor(second)).toBe(original);
+      await second.close();
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });
