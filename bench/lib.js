@@ -92,3 +92,9 @@ export async function tokenHeader(url, session, roles, name = `bench-${roles.joi
 export async function adminToken(url) {
   return tokenHeader(url, await login(url, 'admin', BENCH_ADMIN_PASSWORD), ['super-role']);
 }
+
+/** A numeric command-line option: `--name value`, or `fallback` when absent. */
+export const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};

@@ -5,13 +5,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { BENCH_ADMIN_PASSWORD, adminToken, hasWrk, load, rssOf, sleep, startProcess, wrkCreates } from './lib.js';
+import { BENCH_ADMIN_PASSWORD, adminToken, arg, hasWrk, load, rssOf, sleep, startProcess, wrkCreates } from './lib.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
 const PERSONS = arg('persons', 100_000);
 const DURATION = arg('duration', 5);
 const BASE = '/apis/people.svc.run/v1alpha1/persons';

@@ -9,14 +9,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { BENCH_ADMIN_PASSWORD, adminToken, sleep, startProcess } from './lib.js';
+import { BENCH_ADMIN_PASSWORD, adminToken, arg, sleep, startProcess } from './lib.js';
 import { countingSocket } from './ws-counter.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
 const WATCHERS = arg('watchers', 100);
 const DURATION = arg('duration', 5);
 const OBJECTS = 100;
