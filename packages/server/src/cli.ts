@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { loadConfig, settingsFromArgs } from './config.js';
-import { createServer } from './main.js';
+import { PLUGIN_USAGE, pluginCommand } from './cli/plugin-command.js';
 
-const USAGE = `usage: svc serve [--host H] [--port P] [--data-dir D] [--database-url URL] [--plugins-dir A:B] [--log-level L] [--watch-history N]`;
+const USAGE = `usage: svc serve [--host H] [--port P] [--data-dir D] [--database-url URL] [--plugins-dir A:B] [--log-level L] [--watch-history N]
+       ${PLUGIN_USAGE}`;
 
 async function serve(args: string[]): Promise<void> {
+  // Loaded here, so that the plugin author's commands do not load the server (and its database drivers).
+  const { loadConfig, settingsFromArgs } = await import('./config.js');
+  const { createServer } = await import('./main.js');
   const settings = settingsFromArgs(args, process.env);
   // `npm start` passes --default-plugins: the repository's plugins/ folder unless SVC_PLUGINS_DIR is set.
   if (args.includes('--default-plugins') && settings.SVC_PLUGINS_DIR === undefined) {
@@ -34,8 +37,12 @@ async function main(argv: string[]): Promise<void> {
     case 'serve':
     case undefined:
       return serve(rest);
+    case 'plugin':
+      process.exitCode = await pluginCommand(rest);
+      return;
     case 'help':
     case '--help':
+    case '-h':
       console.log(USAGE);
       return;
     default:

@@ -1,0 +1,107 @@
+/** `svc plugin create <name>`: a plugin folder that builds, tests and runs as it is. */
+import { createRequire } from 'node:module';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import semver from 'semver';
+import { RESERVED_PLUGIN_NAMES } from '../objects/domains.js';
+import { nameProblems } from '../objects/names.js';
+import { HOST_VERSION } from '../version.js';
+import { displayNameOf, scaffoldFiles, type ScaffoldOptions } from './scaffold/index.js';
+
+/** A mistake in what the user asked for: the command exits with code 2. */
+export class UsageError extends Error {
+  /** `showUsage`: the command line itself was wrong, so the usage lines help. */
+  constructor(
+    message: string,
+    readonly showUsage = false,
+  ) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/** packages/server, from src/cli or dist/cli alike. */
+const SERVER_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** What the scaffold's devDependencies fall back to when the host's repository package.json is not at hand. */
+const FALLBACK_RANGES = { typescript: '~5.9.3', vitest: '^4.0.0' };
+/** The plugin name is the first label of `<name>.svc.run` and prefixes label keys: a DNS label. */
+const MAX_PLUGIN_NAME_LENGTH = 63;
+
+/** Messages for a plugin name (empty when it is fine), in the words of the manifest check. */
+export function pluginNameProblems(name: string): string[] {
+  const problems = nameProblems(name, MAX_PLUGIN_NAME_LENGTH);
+  if (RESERVED_PLUGIN_NAMES.includes(name)) problems.push(`is reserved for the service (reserved: ${RESERVED_PLUGIN_NAMES.join(', ')})`);
+  return problems;
+}
+
+export interface Created {
+  folder: string;
+  files: string[];
+}
+
+/** Writes the scaffold into `<parent>/<name>`; throws a UsageError for a bad name or a non-empty target. */
+export async function createPlugin(name: string, parent: string): Promise<Created> {
+  const problems = pluginNameProblems(name);
+  if (problems.length > 0) {
+    throw new UsageError(
+      `"${name}" cannot be a plugin name: it ${problems.join('; ')}. A plugin name is a lowercase DNS label ` +
+        `(letters, digits and '-', at most ${MAX_PLUGIN_NAME_LENGTH} characters), for example "hello" or "my-notes".`,
+    );
+  }
+  const folder = path.resolve(parent, name);
+  const existing = await stat(folder).catch(() => undefined);
+  if (existing && !existing.isDirectory()) throw new UsageError(`${folder} already exists and is not a folder`);
+  if (existing && (await readdir(folder)).length > 0) {
+    throw new UsageError(`${folder} already exists and is not empty: choose another name, or another parent with --dir`);
+  }
+  const files = scaffoldFiles(scaffoldOptions(name));
+  for (const [file, content] of Object.entries(files)) {
+    const target = path.join(folder, file);
+    await mkdir(path.dirname(target), { recursive: true });
+    await writeFile(target, content, { flag: 'wx' });
+  }
+  return { folder, files: Object.keys(files) };
+}
+
+export function scaffoldOptions(name: string): ScaffoldOptions {
+  const host = semver.parse(HOST_VERSION);
+  return {
+    name,
+    displayName: displayNameOf(name),
+    requires: host ? `>=${host.major}.${host.minor}.0` : `>=${HOST_VERSION}`,
+    pluginApiPath: pluginApiFolder(),
+    ...repositoryRanges(),
+    svcBin: path.join(SERVER_ROOT, 'bin', 'svc.js'),
+  };
+}
+
+/** The folder of the @svc/plugin-api this host runs with (symbolic links resolved). */
+function pluginApiFolder(): string {
+  let dir = path.dirname(createRequire(import.meta.url).resolve('@svc/plugin-api'));
+  for (;;) {
+    const manifest = path.join(dir, 'package.json');
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === '@svc/plugin-api') {
+      return dir;
+    }
+    const up = path.dirname(dir);
+    if (up === dir) throw new Error('cannot find the folder of @svc/plugin-api');
+    dir = up;
+  }
+}
+
+/** TypeScript and vitest as the host repository's root package.json pins them, so a scaffold tests like the host. */
+function repositoryRanges(): { typescriptRange: string; vitestRange: string } {
+  const rootManifest = path.join(SERVER_ROOT, '..', '..', 'package.json');
+  let dev: Record<string, string> = {};
+  try {
+    dev = (JSON.parse(readFileSync(rootManifest, 'utf8')) as { devDependencies?: Record<string, string> }).devDependencies ?? {};
+  } catch {
+    // Not inside the repository (an installed host): the ranges it was released with.
+  }
+  return {
+    typescriptRange: dev.typescript ?? FALLBACK_RANGES.typescript,
+    vitestRange: dev.vitest ?? FALLBACK_RANGES.vitest,
+  };
+}

@@ -1,0 +1,82 @@
+/** `svc plugin create|pack`: the plugin author's commands. */
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { PackError, packPlugin } from '../plugins/pack.js';
+import { createPlugin, UsageError } from './create.js';
+
+export const PLUGIN_USAGE = `svc plugin create <name> [--dir <parent>]   scaffold a plugin in <parent>/<name> (default parent: .)
+       svc plugin pack [folder] [--out <dir>]     write <name>-<version>.tgz of a built plugin folder (default: .) into <dir> (default: .)`;
+
+/** Runs `svc plugin …` and returns the exit code: 0, 1 when the work failed, 2 for a usage mistake. */
+export async function pluginCommand(args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  try {
+    switch (sub) {
+      case 'create':
+        return await create(rest);
+      case 'pack':
+        return await pack(rest);
+      case 'help':
+      case '--help':
+      case '-h':
+        return help();
+      case undefined:
+        throw new UsageError('which command: create or pack?', true);
+      default:
+        throw new UsageError(`unknown plugin command "${sub}"`, true);
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`svc plugin${sub === undefined ? '' : ` ${sub}`}: ${error.message}${error.showUsage ? `\nusage: ${PLUGIN_USAGE}` : ''}`);
+      return 2;
+    }
+    if (error instanceof PackError) {
+      console.error(`svc plugin pack: ${error.message}`);
+      return 1;
+    }
+    throw error;
+  }
+}
+
+async function create(args: string[]): Promise<number> {
+  const { positionals, values } = usage(() => parseArgs({ args, options: { dir: { type: 'string' }, help: HELP }, allowPositionals: true }));
+  if (values.help) return help();
+  if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'a plugin name is required' : 'one plugin name only', true);
+  const name = positionals[0]!;
+  const { folder, files } = await createPlugin(name, values.dir ?? process.cwd());
+  const shown = path.relative(process.cwd(), folder) || '.';
+  console.log(`Created plugin ${name} in ${folder} (${files.length} files).
+
+Next:
+  cd ${shown}
+  npm install
+  npm run build && npm test
+  npm run pack          # or: npx svc plugin pack`);
+  return 0;
+}
+
+async function pack(args: string[]): Promise<number> {
+  const { positionals, values } = usage(() => parseArgs({ args, options: { out: { type: 'string' }, help: HELP }, allowPositionals: true }));
+  if (values.help) return help();
+  if (positionals.length > 1) throw new UsageError('one plugin folder only', true);
+  const result = await packPlugin(positionals[0] ?? process.cwd(), values.out ?? process.cwd());
+  for (const warning of result.warnings) console.error(`warning: ${warning}`);
+  console.log(`Packed ${result.name} ${result.version} (${result.entries} entries): ${result.file}`);
+  return 0;
+}
+
+const HELP = { type: 'boolean', short: 'h' } as const;
+
+function help(): number {
+  console.log(`usage: ${PLUGIN_USAGE}`);
+  return 0;
+}
+
+/** Runs an argument parser, turning its complaints (an unknown option, a missing value) into usage errors. */
+function usage<R>(parse: () => R): R {
+  try {
+    return parse();
+  } catch (error) {
+    throw new UsageError((error as Error).message, true);
+  }
+}

@@ -1,0 +1,24 @@
+/** Every file `svc plugin create` writes, by path inside the new plugin folder. */
+import { indexTs, noteTs, reconcilerTestTs, reconcilerTs, routesTs } from './code.js';
+import type { ScaffoldOptions } from './options.js';
+import { gitignore, packageJson, pluginYaml, readme, tsconfigJson, vitestConfig } from './project.js';
+import { rolesYaml } from './roles.js';
+
+export { displayNameOf, type ScaffoldOptions } from './options.js';
+
+export function scaffoldFiles(o: ScaffoldOptions): Record<string, string> {
+  return {
+    'plugin.yaml': pluginYaml(o),
+    'package.json': packageJson(o),
+    'tsconfig.json': tsconfigJson(),
+    'vitest.config.ts': vitestConfig(),
+    '.gitignore': gitignore(),
+    'README.md': readme(o),
+    'src/index.ts': indexTs(o),
+    'src/note.ts': noteTs(o),
+    'src/reconciler.ts': reconcilerTs(o),
+    'src/routes.ts': routesTs(o),
+    'src/reconciler.test.ts': reconcilerTestTs(o),
+    'extensions/roles.yaml': rolesYaml(o),
+  };
+}

@@ -1,0 +1,31 @@
+/** What the scaffold templates are filled with. */
+export interface ScaffoldOptions {
+  /** The plugin's name: a lowercase DNS label, already validated. */
+  name: string;
+  /** `My Notes` for `my-notes`. */
+  displayName: string;
+  /** `spec.requires`, for example `>=0.1.0`. */
+  requires: string;
+  /** Absolute path of this host's packages/plugin-api, for the `file:` dependency. */
+  pluginApiPath: string;
+  /** Version ranges of the host repository's own TypeScript and vitest. */
+  typescriptRange: string;
+  vitestRange: string;
+  /** Absolute path of this host's `svc` command (bin/svc.js), for the plugin's README. */
+  svcBin: string;
+}
+
+/** The API group of the plugin's own model and its console / public forms. */
+export function groupsOf(name: string) {
+  const own = `${name}.svc.run`;
+  return { own, console: `console.api.${own}`, public: `api.${own}`, version: 'v1alpha1' };
+}
+
+/** `my-notes` → `My Notes`. */
+export function displayNameOf(name: string): string {
+  return name
+    .split('-')
+    .filter(Boolean)
+    .map((part) => part[0]!.toUpperCase() + part.slice(1))
+    .join(' ');
+}

@@ -1,0 +1,120 @@
+/** The scaffold's project files: manifest, package.json, tsconfig, vitest config, .gitignore. */
+import { groupsOf, type ScaffoldOptions } from './options.js';
+
+export function pluginYaml(o: ScaffoldOptions): string {
+  return `apiVersion: plugin.svc.run/v1alpha1
+kind: Plugin
+metadata:
+  name: ${o.name}
+spec:
+  version: 0.1.0
+  # The host versions this plugin runs on (a semver range), checked at install and at every start.
+  requires: "${o.requires}"
+  # The ESM entry, built from src/index.ts by \`npm run build\`.
+  main: dist/index.js
+  displayName: ${JSON.stringify(o.displayName)}
+  description: Notes with a draft/published status, a console stats API and a public list of published notes.
+  author:
+    name: Your name
+`;
+}
+
+export function packageJson(o: ScaffoldOptions): string {
+  const pkg = {
+    name: `svc-plugin-${o.name}`,
+    version: '0.1.0',
+    private: true,
+    description: `${o.displayName}: an svc plugin.`,
+    type: 'module',
+    main: 'dist/index.js',
+    // What `svc plugin pack` puts in the archive (with plugin.yaml, extensions/, package.json and README).
+    files: ['dist', 'extensions', 'plugin.yaml'],
+    scripts: {
+      build: 'tsc -p .',
+      test: 'vitest run',
+      pack: 'svc plugin pack',
+    },
+    // The host supplies @svc/plugin-api at run time; this copy is for types and tests.
+    dependencies: { '@svc/plugin-api': `file:${o.pluginApiPath}` },
+    devDependencies: { typescript: o.typescriptRange, vitest: o.vitestRange },
+  };
+  return `${JSON.stringify(pkg, null, 2)}\n`;
+}
+
+export function tsconfigJson(): string {
+  const config = {
+    compilerOptions: {
+      target: 'ES2022',
+      module: 'NodeNext',
+      moduleResolution: 'NodeNext',
+      strict: true,
+      noUncheckedIndexedAccess: true,
+      verbatimModuleSyntax: true,
+      isolatedModules: true,
+      skipLibCheck: true,
+      sourceMap: true,
+      rootDir: 'src',
+      outDir: 'dist',
+    },
+    include: ['src'],
+    // Tests run from the sources with vitest; they are not part of the plugin.
+    exclude: ['src/**/*.test.ts'],
+  };
+  return `${JSON.stringify(config, null, 2)}\n`;
+}
+
+export function vitestConfig(): string {
+  return `import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: { include: ['src/**/*.test.ts'] },
+});
+`;
+}
+
+export function gitignore(): string {
+  return `node_modules/
+dist/
+*.tgz
+*.tsbuildinfo
+`;
+}
+
+export function readme(o: ScaffoldOptions): string {
+  const g = groupsOf(o.name);
+  return `# ${o.displayName}
+
+An svc plugin, made by \`svc plugin create ${o.name}\`.
+
+\`\`\`sh
+npm install          # @svc/plugin-api comes from the host at ${o.pluginApiPath}
+npm run build        # src/ → dist/
+npm test             # vitest: the reconciler's logic
+npm run pack         # ${o.name}-0.1.0.tgz, ready to install (needs \`svc\` on the PATH;
+                     # otherwise: node ${o.svcBin} plugin pack)
+\`\`\`
+
+Try it without packing: \`svc serve --plugins-dir <the folder holding this one>\` loads the folder as it is (rebuild,
+then stop and start the plugin to run new code). Or install the archive:
+\`curl -H "$H" -F file=@${o.name}-0.1.0.tgz $S/apis/api.console.svc.run/v1alpha1/plugins/install\`.
+
+## What is inside
+
+| file | |
+|---|---|
+| \`plugin.yaml\` | the manifest: name, version, the host versions it runs on, the entry |
+| \`src/index.ts\` | the entry: registers the model, the reconciler and the custom APIs |
+| \`src/note.ts\` | the \`Note\` model (\`${g.own}/${g.version}\`): JSON schema, indexes |
+| \`src/reconciler.ts\` | fills \`status\` (phase, word count, excerpt); its logic is pure, tested in \`reconciler.test.ts\` |
+| \`src/routes.ts\` | \`GET /apis/${g.console}/${g.version}/stats\` and the public \`GET /apis/${g.public}/${g.version}/notes\` |
+| \`extensions/roles.yaml\` | role templates: \`${o.name}-role-view-notes\`, \`${o.name}-role-manage-notes\`, and \`${o.name}-role-view-public\` that lets anonymous visitors read published notes |
+
+## APIs
+
+- \`/apis/${g.own}/${g.version}/notes\`: the generated API (list, get, create, update, patch, delete, watch).
+- \`GET /apis/${g.console}/${g.version}/stats\`: \`{ total, published, drafts }\`, counted from an index.
+- \`GET /apis/${g.public}/${g.version}/notes\` and \`…/notes/{name}\`: published notes, open to everyone.
+
+Every API answers only the super administrator until a role allows more: give users the view or manage template.
+`;
+}

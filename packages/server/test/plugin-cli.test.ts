@@ -1,0 +1,346 @@
+/**
+ * The plugin author's command line, end to end: `svc plugin create` scaffolds a plugin, the repository's TypeScript
+ * builds it, its own test passes, a real server runs it (model, reconciler, custom APIs, role templates), and
+ * `svc plugin pack` archives it, deterministically. Runs the built CLI (dist/cli.js): `npm test` builds first.
+ */
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import semver from 'semver';
+import { list } from 'tar';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HOST_VERSION } from '../src/version.js';
+import { ADMIN, as, login, userWithRoles, type Session } from './auth-harness.js';
+import { REPO, startTestServer, type TestServer } from './harness.js';
+
+const CLI = path.join(REPO, 'packages/server/dist/cli.js');
+const TSC = path.join(REPO, 'node_modules/typescript/bin/tsc');
+const VITEST = path.join(REPO, 'node_modules/vitest/vitest.mjs');
+const NOTES = '/apis/demo.svc.run/v1alpha1/notes';
+const STATS = '/apis/console.api.demo.svc.run/v1alpha1/stats';
+const PUBLIC_NOTES = '/apis/api.demo.svc.run/v1alpha1/notes';
+const SLOW = 180_000;
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a Node script as its own process; the nested vitest must not think it runs inside this one. */
+function node(script: string, args: string[], cwd = REPO): Promise<Run> {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('VITEST')));
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [script, ...args],
+      { cwd, env: { ...env, NO_COLOR: '1', FORCE_COLOR: '0' }, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+      },
+    );
+  });
+}
+
+const svc = (...args: string[]) => node(CLI, args);
+
+async function entriesOf(archive: string): Promise<string[]> {
+  const entries: string[] = [];
+  await list({ file: archive, onReadEntry: (entry) => void entries.push(entry.path) });
+  return entries;
+}
+
+async function writeTree(root: string, files: Record<string, string>): Promise<void> {
+  for (const [file, content] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(root, file)), { recursive: true });
+    await writeFile(path.join(root, file), content);
+  }
+}
+
+const manifestOf = (name: string, version: string, requires: string, main: string) =>
+  `apiVersion: plugin.svc.run/v1alpha1\nkind: Plugin\nmetadata:\n  name: ${name}\nspec:\n  version: ${version}\n  requires: "${requires}"\n  main: ${main}\n`;
+
+describe('svc plugin create and pack', () => {
+  let tmp: string;
+  let pluginsDir: string;
+  let demo: string;
+
+  beforeAll(async () => {
+    tmp = await mkdtemp(path.join(tmpdir(), 'svc-plugin-cli-'));
+    pluginsDir = path.join(tmp, 'plugins');
+    demo = path.join(pluginsDir, 'demo');
+    const created = await svc('plugin', 'create', 'demo', '--dir', pluginsDir);
+    expect(created, created.stderr).toMatchObject({ code: 0 });
+    expect(created.stdout).toContain(demo);
+  }, SLOW);
+  afterAll(() => rm(tmp, { recursive: true, force: true }));
+
+  it('scaffolds a manifest, a package, the sources, a test and role templates', async () => {
+    for (const file of [
+      'plugin.yaml',
+      'package.json',
+      'tsconfig.json',
+      '.gitignore',
+      'README.md',
+      'src/index.ts',
+      'src/reconciler.ts',
+      'src/reconciler.test.ts',
+      'extensions/roles.yaml',
+    ]) {
+      expect((await stat(path.join(demo, file))).isFile(), file).toBe(true);
+    }
+    const manifest = await readFile(path.join(demo, 'plugin.yaml'), 'utf8');
+    const host = semver.parse(HOST_VERSION)!;
+    expect(manifest).toContain('apiVersion: plugin.svc.run/v1alpha1');
+    expect(manifest).toMatch(/^ {2}name: demo$/m);
+    expect(manifest).toMatch(/^ {2}version: 0\.1\.0$/m);
+    expect(manifest).toContain(`requires: ">=${host.major}.${host.minor}.0"`);
+    expect(manifest).toMatch(/^ {2}main: dist\/index\.js$/m);
+
+    const pkg = JSON.parse(await readFile(path.join(demo, 'package.json'), 'utf8'));
+    const root = JSON.parse(await readFile(path.join(REPO, 'package.json'), 'utf8'));
+    expect(pkg).toMatchObject({
+      type: 'module',
+      private: true,
+      scripts: { build: 'tsc -p .', test: 'vitest run', pack: 'svc plugin pack' },
+      // The plugin API the host itself runs with: the repository's packages/plugin-api, linked into node_modules.
+      dependencies: { '@svc/plugin-api': `file:${await realpath(path.join(REPO, 'node_modules/@svc/plugin-api'))}` },
+      devDependencies: { typescript: root.devDependencies.typescript, vitest: root.devDependencies.vitest },
+      files: ['dist', 'extensions', 'plugin.yaml'],
+    });
+
+    const roles = await readFile(path.join(demo, 'extensions/roles.yaml'), 'utf8');
+    for (const expected of [
+      'name: demo-role-view-notes',
+      'name: demo-role-manage-notes',
+      'name: demo-role-view-public',
+      `rbac.authorization.svc.run/dependencies: '["demo-role-view-notes"]'`,
+      `rbac.authorization.svc.run/ui-permissions: '["plugin:demo:view"]'`,
+      `rbac.authorization.svc.run/ui-permissions: '["plugin:demo:manage"]'`,
+      'rbac.authorization.svc.run/aggregate-to-anonymous: "true"',
+      'resources: ["demo/notes"]',
+    ]) {
+      expect(roles).toContain(expected);
+    }
+  });
+
+  it('builds with the repository TypeScript, and its own test passes', async () => {
+    // No network in tests: the repository's node_modules holds @svc/plugin-api, typescript and vitest.
+    await symlink(path.join(REPO, 'node_modules'), path.join(demo, 'node_modules'), 'dir');
+    const built = await node(TSC, ['-p', demo]);
+    expect(built, built.stdout + built.stderr).toMatchObject({ code: 0 });
+    expect((await stat(path.join(demo, 'dist/index.js'))).isFile()).toBe(true);
+    await expect(stat(path.join(demo, 'dist/reconciler.test.js'))).rejects.toThrow();
+
+    const tested = await node(VITEST, ['run', '--root', demo], demo);
+    expect(tested, tested.stdout + tested.stderr).toMatchObject({ code: 0 });
+    expect(tested.stdout).toMatch(/Tests\s+\d+ passed/);
+    expect(tested.stdout).not.toMatch(/failed/);
+  }, SLOW);
+
+  describe('running on a real server', () => {
+    let t: TestServer;
+    let admin: Session;
+    const note = (name: string, spec: Record<string, unknown>) => ({
+      apiVersion: 'demo.svc.run/v1alpha1',
+      kind: 'Note',
+      metadata: { name },
+      spec,
+    });
+
+    beforeAll(async () => {
+      t = await startTestServer({ pluginsDirs: [pluginsDir] });
+      admin = await login(t, ADMIN.username, ADMIN.password);
+    }, SLOW);
+    afterAll(() => t?.close());
+
+    it('starts the plugin', () => {
+      expect(t.server.plugins.get('demo')).toMatchObject({ phase: 'STARTED' });
+    });
+
+    it('serves the generated API to the administrator, with the schema enforced', async () => {
+      const hello = await t.request('POST', NOTES, note('hello', { title: 'Hello', body: 'Hello there, world', priority: 3, published: true }));
+      expect(hello.status, hello.text).toBe(201);
+      expect((await t.request('POST', NOTES, note('draft', { title: 'Draft', body: 'not yet' }))).status).toBe(201);
+      const bad = await t.request('POST', NOTES, note('bad', { title: 'x'.repeat(201), priority: 11 }));
+      expect(bad.status).toBe(400);
+      expect(bad.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['/spec/priority', '/spec/title']);
+      const duplicate = await t.request('POST', NOTES, note('again', { title: 'Hello' }));
+      expect(duplicate.status).toBe(409);
+    });
+
+    it('fills status through the reconciler', async () => {
+      const deadline = Date.now() + 20_000;
+      let status: unknown;
+      while (Date.now() < deadline) {
+        status = (await t.request('GET', `${NOTES}/hello`)).body?.status;
+        if ((status as { phase?: string } | undefined)?.phase) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(status).toMatchObject({ phase: 'Published', words: 3, excerpt: 'Hello there, world' });
+    });
+
+    it('answers the console stats API from the index', async () => {
+      const stats = await t.request('GET', STATS);
+      expect(stats.status, stats.text).toBe(200);
+      expect(stats.body).toEqual({ total: 2, published: 1, drafts: 1 });
+    });
+
+    it('opens the public read API, and only it, to anonymous visitors', async () => {
+      const listed = await t.anonymous('GET', PUBLIC_NOTES);
+      expect(listed.status, listed.text).toBe(200);
+      expect(listed.body.items.map((n: { name: string }) => n.name)).toEqual(['hello']);
+      expect((await t.anonymous('GET', `${PUBLIC_NOTES}/hello`)).body).toMatchObject({ title: 'Hello' });
+      expect((await t.anonymous('GET', `${PUBLIC_NOTES}/draft`)).status).toBe(404);
+      expect((await t.anonymous('GET', NOTES)).status).toBe(401);
+      expect((await t.anonymous('GET', STATS)).status).toBe(401);
+      expect((await t.anonymous('POST', NOTES, note('anon', { title: 'Anon' }))).status).toBe(401);
+    });
+
+    it('lets a holder of the view template read but not write, and the manage template write', async () => {
+      const viewer = as(t, await userWithRoles(t, admin, 'viewer', ['demo-role-view-notes']));
+      expect((await viewer('GET', NOTES)).status).toBe(200);
+      expect((await viewer('GET', STATS)).status).toBe(200);
+      expect((await viewer('POST', NOTES, note('by-viewer', { title: 'By viewer' }))).status).toBe(403);
+
+      const manager = as(t, await userWithRoles(t, admin, 'manager', ['demo-role-manage-notes']));
+      expect((await manager('POST', NOTES, note('by-manager', { title: 'By manager' }))).status).toBe(201);
+      expect((await manager('GET', NOTES)).status).toBe(200);
+    });
+  });
+
+  describe('pack', () => {
+    it('archives the built plugin under demo/, without sources or node_modules, identically twice', async () => {
+      const first = path.join(tmp, 'out-1');
+      const packed = await svc('plugin', 'pack', demo, '--out', first);
+      expect(packed, packed.stderr).toMatchObject({ code: 0 });
+      const archive = path.join(first, 'demo-0.1.0.tgz');
+      expect(packed.stdout).toContain(archive);
+
+      const entries = await entriesOf(archive);
+      expect(entries).toEqual(
+        expect.arrayContaining([
+          'demo/',
+          'demo/plugin.yaml',
+          'demo/package.json',
+          'demo/README.md',
+          'demo/extensions/roles.yaml',
+          'demo/dist/index.js',
+          'demo/dist/reconciler.js',
+        ]),
+      );
+      expect(entries.every((e) => e.startsWith('demo/'))).toBe(true);
+      expect(entries.filter((e) => /node_modules|^demo\/src\/|tsconfig|\.gitignore|\.test\./.test(e))).toEqual([]);
+      expect(entries).toEqual([...entries].sort());
+
+      const second = path.join(tmp, 'out-2');
+      expect((await svc('plugin', 'pack', demo, '--out', second)).code).toBe(0);
+      expect((await readFile(path.join(second, 'demo-0.1.0.tgz'))).equals(await readFile(archive))).toBe(true);
+    }, SLOW);
+
+    it('packs the repository\'s people plugin the same way', async () => {
+      const out = path.join(tmp, 'out-people');
+      const packed = await svc('plugin', 'pack', path.join(REPO, 'plugins/people'), '--out', out);
+      expect(packed, packed.stderr).toMatchObject({ code: 0 });
+      const entries = await entriesOf(path.join(out, 'people-1.0.0.tgz'));
+      expect(entries).toEqual(
+        expect.arrayContaining(['people/plugin.yaml', 'people/package.json', 'people/dist/index.js', 'people/extensions/roles.yaml']),
+      );
+      expect(entries.filter((e) => /node_modules|^people\/src\/|tsbuildinfo|\.test\./.test(e))).toEqual([]);
+    }, SLOW);
+
+    it('follows globs and ! in "files", and packs for a host other than this one, with a warning', async () => {
+      const folder = path.join(tmp, 'globby');
+      await writeTree(folder, {
+        'plugin.yaml': manifestOf('globby', '1.2.3', '>=99.0.0', 'dist/index.js'),
+        'package.json': JSON.stringify({ name: 'globby', files: ['dist/**/*.js', '!dist/**/*.test.js'] }),
+        'README.md': '# globby\n',
+        'LICENSE': 'MIT\n',
+        'dist/index.js': 'export default { start() {} };\n',
+        'dist/index.test.js': '',
+        'dist/index.js.map': '{}',
+        'dist/lib/util.js': '',
+        'src/index.ts': '',
+      });
+      const packed = await svc('plugin', 'pack', folder, '--out', path.join(tmp, 'out-globby'));
+      expect(packed, packed.stderr).toMatchObject({ code: 0 });
+      expect(packed.stderr).toMatch(/warning: spec\.requires ">=99\.0\.0" does not include this host's version/);
+      expect(await entriesOf(path.join(tmp, 'out-globby', 'globby-1.2.3.tgz'))).toEqual([
+        'globby/',
+        'globby/LICENSE',
+        'globby/README.md',
+        'globby/dist/',
+        'globby/dist/index.js',
+        'globby/dist/lib/',
+        'globby/dist/lib/util.js',
+        'globby/package.json',
+        'globby/plugin.yaml',
+      ]);
+    }, SLOW);
+
+    it('without "files", packs everything but node_modules, .git and archives', async () => {
+      const folder = path.join(tmp, 'plain');
+      await writeTree(folder, {
+        'plugin.yaml': manifestOf('plain', '2.0.0', '>=0.0.1', 'index.js'),
+        'index.js': 'export default { start() {} };\n',
+        'src/index.ts': '',
+        'node_modules/dep/index.js': '',
+        '.git/HEAD': '',
+        'plain-1.0.0.tgz': '',
+        'old.zip': '',
+      });
+      const out = path.join(tmp, 'out-plain');
+      expect((await svc('plugin', 'pack', folder, '--out', out)).code).toBe(0);
+      expect(await entriesOf(path.join(out, 'plain-2.0.0.tgz'))).toEqual([
+        'plain/',
+        'plain/index.js',
+        'plain/plugin.yaml',
+        'plain/src/',
+        'plain/src/index.ts',
+      ]);
+    }, SLOW);
+
+    it('refuses a folder that was not built, naming spec.main', async () => {
+      const parent = path.join(tmp, 'unbuilt');
+      expect((await svc('plugin', 'create', 'unbuilt', '--dir', parent)).code).toBe(0);
+      const packed = await svc('plugin', 'pack', path.join(parent, 'unbuilt'), '--out', path.join(tmp, 'out-unbuilt'));
+      expect(packed.code).not.toBe(0);
+      expect(packed.stderr).toMatch(/spec\.main dist\/index\.js/);
+      expect(packed.stderr).toMatch(/npm run build/);
+      await expect(stat(path.join(tmp, 'out-unbuilt', 'unbuilt-0.1.0.tgz'))).rejects.toThrow();
+    }, SLOW);
+
+    it('refuses symbolic links', async () => {
+      const parent = path.join(tmp, 'linked');
+      expect((await svc('plugin', 'create', 'linked', '--dir', parent)).code).toBe(0);
+      const folder = path.join(parent, 'linked');
+      await mkdir(path.join(folder, 'dist'));
+      await writeFile(path.join(folder, 'dist/index.js'), 'export default { start() {} };\n');
+      await symlink('index.js', path.join(folder, 'dist/alias.js'));
+      const packed = await svc('plugin', 'pack', folder, '--out', path.join(tmp, 'out-linked'));
+      expect(packed.code).not.toBe(0);
+      expect(packed.stderr).toMatch(/dist\/alias\.js is a symbolic link/);
+    }, SLOW);
+  });
+
+  describe('create refuses', () => {
+    it.each([
+      ['a name that is not a DNS label', 'Bad_Name', /lowercase letters, digits and '-'/],
+      ['a name longer than 63 characters', 'a'.repeat(64), /at most 63 characters/],
+      ['a reserved name', 'core', /reserved for the service/],
+      ['a folder that exists and is not empty', 'demo', /already exists and is not empty/],
+    ])('%s, with exit code 2', async (_, name, message) => {
+      const created = await svc('plugin', 'create', name, '--dir', pluginsDir);
+      expect(created.code).toBe(2);
+      expect(created.stderr).toMatch(message);
+    }, SLOW);
+
+    it('a missing name, with the usage', async () => {
+      const created = await svc('plugin', 'create');
+      expect(created.code).toBe(2);
+      expect(created.stderr).toMatch(/a plugin name is required[\s\S]*usage: svc plugin create <name>/);
+    }, SLOW);
+  });
+});
