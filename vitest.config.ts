@@ -6,6 +6,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Plugin code is loaded by Node itself, through the host's resolution hooks (plugins/loader-hooks.ts), as in production.
+    server: { deps: { external: [/svc-plugin-gen=/] } },
     reporters: process.env.CI ? ['default', 'json'] : ['default'],
     outputFile: process.env.CI ? { json: '.tmp/vitest-results.json' } : undefined,
   },

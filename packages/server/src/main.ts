@@ -9,6 +9,9 @@ import type { Config } from './config.js';
 import { ModelRegistry } from './registry/model-registry.js';
 import { ObjectService } from './registry/object-service.js';
 import { PluginHost } from './plugins/plugin-host.js';
+import { PluginLifecycle } from './plugins/plugin-lifecycle.js';
+import { InstalledCode } from './plugins/installed-code.js';
+import { pluginConsoleRoutes } from './plugins/console-routes.js';
 import { openPostgresStore } from './store/postgres.js';
 import { openSqliteStore } from './store/sqlite.js';
 import { withReadCache } from './store/cached-store.js';
@@ -37,6 +40,8 @@ export interface Server {
   registry: ModelRegistry;
   objects: ObjectService;
   plugins: PluginHost;
+  /** Plugin objects and the install/upgrade/enable operations on them. */
+  lifecycle: PluginLifecycle;
   watches: WatchService;
   controllers: ControllerManager;
   retention: Retention;
@@ -131,7 +136,17 @@ export async function createServer(config: Config, options: ServerOptions = {}):
     startTimeoutMs: options.pluginStartTimeoutMs,
     controllers,
   });
-  await plugins.loadDirectories(config.pluginsDirs);
+  const lifecycle = new PluginLifecycle({
+    host: plugins,
+    registry,
+    objects,
+    controllers,
+    installed: new InstalledCode(path.join(config.dataDir, 'plugins')),
+    logger,
+    hostVersion: HOST_VERSION,
+  });
+  await lifecycle.boot(config.pluginsDirs);
+  router.add(pluginConsoleRoutes({ lifecycle, host: plugins, objects }));
   await app.ready();
 
   const server: Server = {
@@ -140,6 +155,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
     registry,
     objects,
     plugins,
+    lifecycle,
     watches,
     controllers,
     retention,

@@ -27,7 +27,8 @@ export interface TestServer {
   anonymous(method: string, url: string, body?: unknown, headers?: Record<string, string>): Promise<TestResponse>;
   /** The administrator's session headers, for clients that open their own sockets ({} with `credentials: 'none'`). */
   adminHeaders: Record<string, string>;
-  close(): Promise<void>;
+  /** Stops the server; `keepData` keeps the PostgreSQL schema for a restart (SQLite data lives in SVC_DATA_DIR). */
+  close(options?: { keepData?: boolean }): Promise<void>;
 }
 
 export interface TestResponse {
@@ -52,10 +53,12 @@ export async function startTestServer(
     serverOptions?: Omit<ServerOptions, 'logger' | 'databaseSchema'>;
     /** `admin` (default): requests go as the signed-in administrator; `none`: as whatever the test sends. */
     credentials?: 'admin' | 'none';
+    /** PostgreSQL schema; give the same one (and the same SVC_DATA_DIR in `env`) to restart on the same data. */
+    schema?: string;
   } = {},
 ): Promise<TestServer> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'svc-test-'));
-  const schema = `t_${Math.random().toString(36).slice(2, 10)}`;
+  const schema = options.schema ?? `t_${Math.random().toString(36).slice(2, 10)}`;
   const backend = options.backend ?? 'sqlite';
   const config = loadConfig({
     SVC_DATA_DIR: dataDir,
@@ -98,9 +101,9 @@ export async function startTestServer(
       return send(method, url, body, own ? headers : { ...adminHeaders, ...headers });
     },
     anonymous: send,
-    async close() {
+    async close({ keepData = false } = {}) {
       await server.close();
-      if (backend === 'postgres') await dropSchema(schema);
+      if (backend === 'postgres' && !keepData) await dropSchema(schema);
       await rm(dataDir, { recursive: true, force: true });
     },
   };

@@ -1,4 +1,5 @@
 import Fastify, { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
+import multipart from '@fastify/multipart';
 import websocket, { type WebSocket } from '@fastify/websocket';
 import type { Logger } from 'pino';
 import { notFound } from '@svc/plugin-api';
@@ -54,6 +55,8 @@ export function createApp({ logger, router }: AppOptions) {
     await found.route.handler({ request, reply: undefined as unknown as FastifyReply, websocket: socket }, found.params);
   };
   app.register(websocket, { options: { maxPayload: 64 * 1024 } });
+  // multipart/form-data (plugin archives): parsed only by a handler that asks for it, with that handler's limits.
+  app.register(multipart, { throwFileSizeLimit: true, limits: { fileSize: 0, files: 0 } });
   app.register(async (scope) => {
     const others = scope.supportedMethods.filter((method) => method !== 'GET' && method !== 'HEAD');
     for (const url of ['/api', '/api/*', '/apis', '/apis/*']) {

@@ -125,11 +125,12 @@ async function listFiles(root: string): Promise<{ files: string[]; links: Set<st
 
 /**
  * What goes in: with `files` in package.json, those entries (files, folders, or globs with `*`, `**`, `?`; `!` to
- * leave out) plus the ALWAYS_PACKED ones; without it, everything but archives (*.tgz, *.zip).
+ * leave out) plus the ALWAYS_PACKED ones; without it, everything but archives (*.tgz, *.zip) and dot files.
  */
 async function selectFiles(root: string, all: string[], warnings: string[]): Promise<string[]> {
   const declared = await packageFiles(root);
-  if (declared === undefined) return all.filter((file) => !/\.(tgz|zip)$/i.test(file));
+  // As npm does: secrets and tool settings (.env, .npmrc, any dot file or folder) never go in by default.
+  if (declared === undefined) return all.filter((file) => !/\.(tgz|zip)$/i.test(file) && !file.split('/').some((part) => part.startsWith('.')));
   const selected = new Set(all.filter((file) => ALWAYS_PACKED.some((pattern) => pattern.test(file))));
   for (const entry of declared) {
     const negated = entry.startsWith('!');

@@ -1,9 +1,7 @@
-import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { Logger as PinoLogger } from 'pino';
 import semver from 'semver';
-import type { ExtensionObject, Plugin } from '@svc/plugin-api';
+import type { ExtensionClient, ExtensionObject, Plugin } from '@svc/plugin-api';
 import type { DynamicRouter } from '../api/dynamic-router.js';
 import type { HttpContext } from '../api/http-context.js';
 import { customRoutes } from '../api/custom-routes.js';
@@ -12,23 +10,29 @@ import type { ModelRegistry } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
 import type { Actor } from '../registry/admission.js';
 import type { ControllerManager } from '../controllers/controller-manager.js';
+import { ROLE_TEMPLATE_LABEL } from '../authz/roles.js';
 import { readDeclaredObjects } from './extensions.js';
 import { readManifest, type PluginManifest } from './manifest.js';
-import { createPluginContext, pluginLogger, type PluginContributions } from './plugin-context.js';
+import { codeFingerprint, importPluginEntry } from './module-loader.js';
+import { createPluginContext, type PluginContributions } from './plugin-context.js';
+import { PluginLogs } from './plugin-logs.js';
+import { PLUGIN_NAME_LABEL, type PluginPhase } from './plugin-model.js';
 
-export type PluginPhase = 'RESOLVED' | 'STARTING' | 'STARTED' | 'STOPPING' | 'STOPPED' | 'FAILED';
+export { PLUGIN_NAME_LABEL, type PluginPhase } from './plugin-model.js';
 
 export interface PluginRecord {
   name: string;
   folder: string;
+  /** `directory`: loaded in place from SVC_PLUGINS_DIR; `archive`: installed into the data folder. */
+  source: 'directory' | 'archive';
   manifest: PluginManifest;
   phase: PluginPhase;
   /** Why the plugin FAILED, or undefined. */
   reason?: string;
+  /** Machine-readable cause of a failure: StartFailed, DependenciesNotMet. */
+  failure?: 'StartFailed' | 'DependenciesNotMet';
   startedAt?: string;
 }
-
-export const PLUGIN_NAME_LABEL = 'plugin.svc.run/plugin-name';
 
 interface Running {
   instance: Plugin;
@@ -48,16 +52,20 @@ export interface PluginHostDeps {
 }
 
 /**
- * Loads plugins from folders and runs their lifecycle. Start: load the entry fresh, call `start` (which registers
- * models, building their indexes), create the objects of `extensions/`, then mount the routes it added. A failure at any
- * step undoes the earlier ones and leaves the plugin FAILED with the reason; the host and other plugins carry on.
+ * Runs plugins in this process. Start: load the entry (fresh when its code changed), call `start` (which registers
+ * models, building their indexes), create the objects of `extensions/`, then mount the routes and start the reconcilers
+ * it added. A failure at any step undoes the earlier ones and leaves the plugin FAILED with the reason; the host and
+ * other plugins carry on. Stop is the reverse. This class knows nothing of Plugin objects: the lifecycle controller
+ * (plugin-lifecycle.ts) decides what should run and records what does.
  */
 export class PluginHost {
   private readonly records = new Map<string, PluginRecord>();
   private readonly running = new Map<string, Running>();
-  private loads = 0;
+  readonly logs: PluginLogs;
 
-  constructor(private readonly deps: PluginHostDeps) {}
+  constructor(private readonly deps: PluginHostDeps) {
+    this.logs = new PluginLogs(deps.logger);
+  }
 
   list(): PluginRecord[] {
     return [...this.records.values()];
@@ -67,47 +75,60 @@ export class PluginHost {
     return this.records.get(name);
   }
 
-  /** Finds plugin folders (sub-folders with a plugin.yaml) in each directory and starts them in dependency order. */
-  async loadDirectories(directories: string[]): Promise<void> {
-    for (const directory of directories) {
-      for (const entry of (await readdir(directory)).sort()) {
-        const folder = path.join(directory, entry);
-        const isPlugin = await stat(path.join(folder, 'plugin.yaml')).then(
-          (s) => s.isFile(),
-          () => false,
-        );
-        if (!isPlugin) continue;
-        try {
-          await this.resolve(folder);
-        } catch (error) {
-          this.deps.logger.error({ folder }, `plugin not loaded: ${(error as Error).message}`);
-        }
-      }
-    }
-    for (const name of this.startOrder()) await this.start(name);
-  }
-
-  async resolve(folder: string): Promise<PluginRecord> {
+  /** Reads a plugin folder's manifest and records it (RESOLVED). A name already taken by another folder is refused. */
+  async resolve(folder: string, source: PluginRecord['source']): Promise<PluginRecord> {
     const manifest = await readManifest(folder, this.deps.hostVersion);
     const name = manifest.metadata.name;
     const existing = this.records.get(name);
     if (existing && existing.folder !== folder) {
       throw new Error(`a plugin named "${name}" is already installed from ${existing.folder}`);
     }
-    const record: PluginRecord = { name, folder, manifest, phase: 'RESOLVED' };
+    if (existing) {
+      existing.manifest = manifest;
+      return existing;
+    }
+    const record: PluginRecord = { name, folder, source, manifest, phase: 'RESOLVED' };
     this.records.set(name, record);
     return record;
   }
 
+  /** Drops a stopped plugin from the host (after an uninstall). */
+  forget(name: string): void {
+    if (this.running.has(name)) throw new Error(`plugin "${name}" is running; stop it first`);
+    this.records.delete(name);
+    this.logs.forget(name);
+  }
+
+  /** Plugins running now that require `name`. */
+  runningDependents(name: string): string[] {
+    return this.list()
+      .filter((r) => this.running.has(r.name) && r.manifest.spec.pluginDependencies?.[name] !== undefined)
+      .map((r) => r.name);
+  }
+
+  /** Required plugins that are not running at a version in range, as `name@range`. */
+  unmetDependencies(manifest: PluginManifest): string[] {
+    return Object.entries(manifest.spec.pluginDependencies ?? {})
+      .filter(([dep, range]) => {
+        const other = this.records.get(dep);
+        return !other || !this.running.has(dep) || !semver.satisfies(other.manifest.spec.version, range);
+      })
+      .map(([dep, range]) => `${dep}@${range}`);
+  }
+
   async start(name: string): Promise<PluginRecord> {
     const record = this.mustGet(name);
-    if (record.phase === 'STARTED' || record.phase === 'STARTING') return record;
-    const missing = this.unmetDependencies(record);
-    if (missing.length > 0) return this.fail(record, `required plugins are not started: ${missing.join(', ')}`);
+    if (this.running.has(name)) return record;
+    this.logs.begin(name);
+    const missing = this.unmetDependencies(record.manifest);
+    if (missing.length > 0) {
+      return this.fail(record, 'DependenciesNotMet', `required plugins are not started: ${missing.join(', ')}`);
+    }
     record.phase = 'STARTING';
     delete record.reason;
+    delete record.failure;
     const contributions: PluginContributions = { models: [], routes: [], reconcilers: [] };
-    const logger = pluginLogger(this.deps.logger, name);
+    const logger = this.logs.logger(name);
     let instance: Plugin | undefined;
     const declared: ExtensionObject[] = [];
     try {
@@ -124,7 +145,7 @@ export class PluginHost {
       }
     } catch (error) {
       await this.undo(name, { instance, contributions, declared }, false);
-      return this.fail(record, (error as Error).message);
+      return this.fail(record, 'StartFailed', (error as Error).message);
     }
     this.running.set(name, { instance, contributions, declared });
     record.phase = 'STARTED';
@@ -133,25 +154,35 @@ export class PluginHost {
     return record;
   }
 
-  /** Stops a plugin: its routes answer 404 at once, its declared objects are removed, its models unregistered. */
-  async stop(name: string): Promise<PluginRecord> {
+  /**
+   * Stops a plugin: its routes answer 404 at once, its reconcilers stop, its declared objects (role templates included)
+   * are removed and its models unregistered; stored objects of its models stay. Refused while plugins that require it
+   * run, unless `restarting` (an upgrade brings it straight back).
+   */
+  async stop(name: string, options: { restarting?: boolean } = {}): Promise<PluginRecord> {
     const record = this.mustGet(name);
     const running = this.running.get(name);
-    if (!running) return record;
-    const dependents = this.list().filter(
-      (r) => r.phase === 'STARTED' && r.manifest.spec.pluginDependencies?.[name] !== undefined,
-    );
-    if (dependents.length > 0) {
-      throw new Error(`plugin "${name}" is required by running plugins: ${dependents.map((d) => d.name).join(', ')}`);
+    if (!running) {
+      if (record.phase !== 'STOPPED') {
+        record.phase = 'STOPPED';
+        delete record.reason;
+        delete record.failure;
+      }
+      return record;
+    }
+    const dependents = this.runningDependents(name);
+    if (dependents.length > 0 && !options.restarting) {
+      throw new Error(`plugin "${name}" is required by running plugins: ${dependents.join(', ')}`);
     }
     record.phase = 'STOPPING';
     this.running.delete(name);
     await this.undo(name, running, true);
     record.phase = 'STOPPED';
+    delete record.startedAt;
     return record;
   }
 
-  /** Stops running plugins for process shutdown: routes and models go, stored objects stay. */
+  /** Stops running plugins for process shutdown: routes and models go, stored objects (declared ones too) stay. */
   async shutdown(): Promise<void> {
     for (const name of [...this.startOrder()].reverse()) {
       const running = this.running.get(name);
@@ -161,15 +192,40 @@ export class PluginHost {
     }
   }
 
-  private async undo(name: string, running: Partial<Running> & { contributions: PluginContributions; declared: ExtensionObject[] }, callStop: boolean) {
+  /** Names in an order where every plugin comes after the plugins it requires (cycles keep their name order). */
+  startOrder(): string[] {
+    const order: string[] = [];
+    const visiting = new Set<string>();
+    const visit = (name: string) => {
+      if (order.includes(name) || visiting.has(name)) return;
+      visiting.add(name);
+      for (const dep of Object.keys(this.records.get(name)?.manifest.spec.pluginDependencies ?? {})) {
+        if (this.records.has(dep)) visit(dep);
+      }
+      order.push(name);
+    };
+    for (const name of [...this.records.keys()].sort()) visit(name);
+    return order;
+  }
+
+  private async undo(
+    name: string,
+    running: Partial<Running> & { contributions: PluginContributions; declared: ExtensionObject[] },
+    callStop: boolean,
+  ) {
     this.deps.router.removeOwner(`plugin:${name}`);
     const client = createExtensionClient(this.deps.registry, this.deps.objects, { actor: pluginActor(name) });
+    // Declared objects go while the plugin's reconcilers still run, so finalizers they hold (on objects of the plugin's
+    // own models) are honoured; a bounded wait keeps a stuck finalizer from holding up the stop.
+    const finalizing: ExtensionObject[] = [];
     for (const object of [...running.declared].reverse()) {
-      await client.delete(object, object.metadata.name).catch(() => undefined);
+      const deleted = await client.delete(object, object.metadata.name).catch(() => undefined);
+      if (deleted?.metadata.deletionTimestamp) finalizing.push(object);
     }
+    await waitUntilGone(client, finalizing, FINALIZE_WAIT_MS);
     await this.deps.controllers?.removeOwner(`plugin:${name}`);
     if (callStop && running.instance?.stop) {
-      const logger = pluginLogger(this.deps.logger, name);
+      const logger = this.logs.logger(name);
       const context = createPluginContext(name, { registry: this.deps.registry, client, logger }, running.contributions);
       await Promise.resolve(running.instance.stop(context)).catch((error: unknown) =>
         logger.error(`stop failed: ${(error as Error).message}`),
@@ -184,6 +240,7 @@ export class PluginHost {
       ...declared,
       metadata: { ...declared.metadata, labels: { ...declared.metadata?.labels, [PLUGIN_NAME_LABEL]: plugin } },
     };
+    warnOnTemplateName(plugin, source, object, this.logs.logger(plugin));
     const client = createExtensionClient(this.deps.registry, this.deps.objects, {
       allowUnprefixedLabels: false,
       actor: pluginActor(plugin),
@@ -200,8 +257,7 @@ export class PluginHost {
 
   private async loadEntry(record: PluginRecord): Promise<Plugin> {
     const entry = path.resolve(record.folder, record.manifest.spec.main);
-    // A fresh URL per load, so a restarted or upgraded plugin runs the code now on disk.
-    const module = (await import(`${pathToFileURL(entry).href}?load=${++this.loads}`)) as { default?: Plugin };
+    const module = (await importPluginEntry(entry, await codeFingerprint(record.folder))) as { default?: Plugin };
     const plugin = module.default;
     if (!plugin || typeof plugin.start !== 'function') {
       throw new Error(`${record.manifest.spec.main} has no default export with a start function (use definePlugin)`);
@@ -209,35 +265,12 @@ export class PluginHost {
     return plugin;
   }
 
-  private unmetDependencies(record: PluginRecord): string[] {
-    return Object.entries(record.manifest.spec.pluginDependencies ?? {})
-      .filter(([dep, range]) => {
-        const other = this.records.get(dep);
-        return !other || other.phase !== 'STARTED' || !semver.satisfies(other.manifest.spec.version, range);
-      })
-      .map(([dep, range]) => `${dep}@${range}`);
-  }
-
-  /** Names in an order where every plugin comes after the plugins it requires (cycles keep their name order). */
-  private startOrder(): string[] {
-    const order: string[] = [];
-    const visiting = new Set<string>();
-    const visit = (name: string) => {
-      if (order.includes(name) || visiting.has(name)) return;
-      visiting.add(name);
-      for (const dep of Object.keys(this.records.get(name)?.manifest.spec.pluginDependencies ?? {})) {
-        if (this.records.has(dep)) visit(dep);
-      }
-      order.push(name);
-    };
-    for (const name of [...this.records.keys()].sort()) visit(name);
-    return order;
-  }
-
-  private fail(record: PluginRecord, reason: string): PluginRecord {
+  private fail(record: PluginRecord, failure: PluginRecord['failure'], reason: string): PluginRecord {
     record.phase = 'FAILED';
     record.reason = reason;
-    this.deps.logger.error({ plugin: record.name }, `plugin failed to start: ${reason}`);
+    record.failure = failure;
+    delete record.startedAt;
+    this.logs.logger(record.name).error(`plugin failed to start: ${reason}`);
     return record;
   }
 
@@ -248,8 +281,28 @@ export class PluginHost {
   }
 }
 
+const FINALIZE_WAIT_MS = 5000;
+
+async function waitUntilGone(client: ExtensionClient, objects: ExtensionObject[], ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (const object of objects) {
+    while (Date.now() < deadline && (await client.fetch(object, object.metadata.name).catch(() => undefined))) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}
+
 function pluginActor(plugin: string): Actor {
   return { kind: 'plugin', plugin };
+}
+
+/** The seed's convention for role templates: `<plugin>-role-<view|manage>-<resources>`. A warning, not a refusal. */
+function warnOnTemplateName(plugin: string, source: string, object: ExtensionObject, logger: { warn(m: string): void }) {
+  if (object.kind !== 'Role' || object.metadata.labels?.[ROLE_TEMPLATE_LABEL] !== 'true') return;
+  if (new RegExp(`^${plugin}-role-(view|manage)-[a-z0-9]`).test(object.metadata.name)) return;
+  logger.warn(
+    `${source}: role template "${object.metadata.name}" should be named ${plugin}-role-<view|manage>-<resources>`,
+  );
 }
 
 function sameDeclaredContent(existing: ExtensionObject, declared: ExtensionObject): boolean {

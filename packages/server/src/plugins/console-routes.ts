@@ -1,0 +1,105 @@
+import { badRequest, invalid, payloadTooLarge, unsupportedMediaType } from '@svc/plugin-api';
+import type { FastifyRequest } from 'fastify';
+import type { DynamicRoute } from '../api/dynamic-router.js';
+import { JSON_TYPE, actorOf, type HttpContext } from '../api/http-context.js';
+import { listEnvelope } from '../api/list-envelope.js';
+import { pageInfo, parseListQuery } from '../registry/list-query.js';
+import type { ObjectService } from '../registry/object-service.js';
+import type { PluginHost } from './plugin-host.js';
+import type { PluginLifecycle } from './plugin-lifecycle.js';
+
+const BASE = '/apis/api.console.svc.run/v1alpha1/plugins';
+const OBJECT_PATH = '/apis/plugin.svc.run/v1alpha1/plugins';
+/** Largest archive accepted for install or upgrade. */
+export const MAX_UPLOAD_BYTES = 64 * 1024 * 1024;
+
+export interface PluginConsoleDeps {
+  lifecycle: PluginLifecycle;
+  host: PluginHost;
+  objects: ObjectService;
+}
+
+/**
+ * The console's plugin management (CONTRACT section 7): list with state, install, upgrade, enable/disable, and the
+ * log of the latest start. Uninstall is the generated DELETE of the Plugin object. Who may call these is decided by
+ * the authorization hook like any route (super administrator, or the plugin management role templates).
+ */
+export function pluginConsoleRoutes({ lifecycle, host, objects }: PluginConsoleDeps): DynamicRoute<HttpContext>[] {
+  const send = (ctx: HttpContext, status: number, body: unknown) =>
+    ctx.reply.code(status).type(JSON_TYPE).send(JSON.stringify(body));
+  const route = (
+    method: string,
+    path: string,
+    handler: (ctx: HttpContext, params: Record<string, string | undefined>) => Promise<unknown>,
+  ): DynamicRoute<HttpContext> => ({ method, path: `${BASE}${path}`, owner: 'core', handler });
+
+  return [
+    route('GET', '', async (ctx) => {
+      const query = parseListQuery(ctx.request.query as Record<string, string>);
+      const served = lifecycle.model;
+      const page = await objects.list(served, query);
+      const body = listEnvelope(
+        { apiVersion: served.model.apiVersion, kind: served.model.kind, revision: page.revision },
+        page.items,
+        pageInfo(page.total, query.page ?? 1, query.size),
+      );
+      return ctx.reply.type(JSON_TYPE).send(body);
+    }),
+    route('POST', '/install', async (ctx) => {
+      const installed = await lifecycle.install(await readArchive(ctx.request));
+      ctx.reply.header('location', `${OBJECT_PATH}/${installed.metadata.name}`);
+      return send(ctx, 201, installed);
+    }),
+    route('GET', '/:name', async (ctx, { name }) => send(ctx, 200, await lifecycle.get(name!))),
+    route('POST', '/:name/upgrade', async (ctx, { name }) =>
+      send(ctx, 200, await lifecycle.upgrade(name!, await readArchive(ctx.request))),
+    ),
+    route('PUT', '/:name/plugin-state', async (ctx, { name }) => {
+      const { enable, async: runAsync } = pluginStateBody(ctx.request.body);
+      const object = await lifecycle.setEnabled(name!, enable, actorOf(ctx), !runAsync);
+      return send(ctx, runAsync ? 202 : 200, object);
+    }),
+    route('GET', '/:name/logs', async (ctx, { name }) => {
+      const object = await lifecycle.get(name!);
+      const record = host.get(name!);
+      return send(ctx, 200, {
+        name,
+        phase: object.status?.phase,
+        reason: record?.reason,
+        entries: host.logs.entries(name!),
+      });
+    }),
+  ];
+}
+
+function pluginStateBody(body: unknown): { enable: boolean; async: boolean } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw badRequest('the body must be a JSON object such as {"enable": true}');
+  }
+  const { enable, async: runAsync, ...rest } = body as Record<string, unknown>;
+  const errors = [];
+  if (typeof enable !== 'boolean') errors.push({ path: '/enable', message: 'must be true or false' });
+  if (runAsync !== undefined && typeof runAsync !== 'boolean') errors.push({ path: '/async', message: 'must be true or false' });
+  for (const key of Object.keys(rest)) errors.push({ path: `/${key}`, message: 'is not a known field' });
+  if (errors.length > 0) throw invalid(`plugin-state: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, errors);
+  return { enable: enable as boolean, async: runAsync === true };
+}
+
+/** The uploaded archive: the multipart field `file`, read into memory up to MAX_UPLOAD_BYTES. */
+async function readArchive(request: FastifyRequest): Promise<Buffer> {
+  if (!request.isMultipart()) {
+    throw unsupportedMediaType('send the plugin archive as multipart/form-data, in the field "file"');
+  }
+  try {
+    for await (const part of request.parts({ limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 10, parts: 11 } })) {
+      if (part.type === 'file' && part.fieldname === 'file') return await part.toBuffer();
+      if (part.type === 'file') part.file.resume();
+    }
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === 'FST_REQ_FILE_TOO_LARGE') throw payloadTooLarge(`the archive is larger than ${MAX_UPLOAD_BYTES / 1024 / 1024} MiB`);
+    if (typeof code === 'string' && code.startsWith('FST_')) throw badRequest(`the multipart body was refused: ${(error as Error).message}`);
+    throw error;
+  }
+  throw badRequest('the multipart field "file" (the plugin\'s .tgz or .zip archive) is missing');
+}

@@ -1,0 +1,46 @@
+/**
+ * Module resolution hooks for plugin code (registered once per process by module-loader.ts; Node runs them on its
+ * loader thread). Node cannot unload an ES module, and caches modules by URL, so a plugin's code is loaded under URLs
+ * that carry its code generation (`?svc-plugin-gen=<fingerprint>`):
+ * - the entry is imported with the generation; every file it imports inside the plugin (not under node_modules)
+ *   inherits it, so new code on disk gets new URLs all the way down and an upgraded plugin runs all of its new code;
+ * - unchanged code keeps its URLs, so stopping and starting a plugin reuses the modules already loaded instead of
+ *   piling up copies: memory grows with the number of code versions, not with the number of restarts;
+ * - `@svc/plugin-api` always resolves to the host's own copy, so an installed plugin needs no node_modules for it
+ *   and every plugin sees the API of the host it runs in.
+ */
+export const GENERATION_PARAM = 'svc-plugin-gen';
+
+interface ResolveContext {
+  parentURL?: string;
+  conditions: string[];
+  importAttributes?: Record<string, string>;
+}
+interface ResolveResult {
+  url: string;
+  format?: string | null;
+  shortCircuit?: boolean;
+}
+type NextResolve = (specifier: string, context?: ResolveContext) => Promise<ResolveResult>;
+
+let pluginApiUrl: string | undefined;
+
+export function initialize(data: { pluginApiUrl: string }): void {
+  pluginApiUrl = data.pluginApiUrl;
+}
+
+export async function resolve(specifier: string, context: ResolveContext, next: NextResolve): Promise<ResolveResult> {
+  const generation = generationOf(context.parentURL);
+  if (generation === undefined) return next(specifier, context);
+  if (specifier === '@svc/plugin-api' && pluginApiUrl) return { url: pluginApiUrl, format: 'module', shortCircuit: true };
+  const resolved = await next(specifier, context);
+  if (!resolved.url.startsWith('file:') || resolved.url.includes('/node_modules/')) return resolved;
+  const url = new URL(resolved.url);
+  url.searchParams.set(GENERATION_PARAM, generation);
+  return { ...resolved, url: url.href };
+}
+
+function generationOf(parentURL: string | undefined): string | undefined {
+  if (!parentURL?.startsWith('file:') || !parentURL.includes(GENERATION_PARAM)) return undefined;
+  return new URL(parentURL).searchParams.get(GENERATION_PARAM) ?? undefined;
+}

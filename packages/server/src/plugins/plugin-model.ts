@@ -1,0 +1,103 @@
+import type { ExtensionObject, ModelDefinition } from '@svc/plugin-api';
+import type { PluginManifest } from './manifest.js';
+
+/** Where a plugin's lifecycle stands (Halo's phases, trimmed to the ones svc passes through). */
+export type PluginPhase = 'RESOLVED' | 'STARTING' | 'STARTED' | 'STOPPING' | 'STOPPED' | 'FAILED';
+
+export interface PluginCondition {
+  type: 'Ready';
+  status: 'True' | 'False' | 'Unknown';
+  /** CamelCase, machine-readable: Started, Stopped, Disabled, StartFailed, DependenciesNotMet, CodeMissing… */
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+}
+
+export interface PluginSpec extends Omit<PluginManifest['spec'], 'main'> {
+  main: string;
+  /** Desired state: the lifecycle controller starts the plugin when true and stops it when false. */
+  enabled: boolean;
+}
+
+export interface PluginStatus {
+  phase: PluginPhase;
+  conditions: PluginCondition[];
+  lastStartTime?: string;
+  /** The folder the code is loaded from on this server. */
+  loadLocation?: string;
+  /** `directory`: a folder of SVC_PLUGINS_DIR, loaded in place; `archive`: installed from an archive into the data folder. */
+  source?: 'directory' | 'archive';
+}
+
+/** A Plugin as stored: it always has a spec. */
+export type PluginObject = ExtensionObject<PluginSpec, PluginStatus> & { spec: PluginSpec };
+
+export const PLUGIN_GROUP = 'plugin.svc.run';
+/** Held by every Plugin object, so deleting one first stops the plugin and removes its code (an uninstall). */
+export const UNINSTALL_FINALIZER = 'plugin.svc.run/uninstall';
+/** Label on every object a plugin declares in `extensions/`. */
+export const PLUGIN_NAME_LABEL = 'plugin.svc.run/plugin-name';
+
+const semverString = { type: 'string', minLength: 1, maxLength: 256 };
+
+/** `plugin.svc.run/v1alpha1` Plugin: the manifest in spec (plus `enabled`), the lifecycle in status. */
+export const pluginModel: ModelDefinition = {
+  group: PLUGIN_GROUP,
+  version: 'v1alpha1',
+  kind: 'Plugin',
+  plural: 'plugins',
+  singular: 'plugin',
+  statusSubresource: true,
+  schema: {
+    type: 'object',
+    required: ['spec'],
+    properties: {
+      spec: {
+        type: 'object',
+        required: ['version', 'requires', 'main', 'enabled'],
+        properties: {
+          version: semverString,
+          requires: semverString,
+          main: { type: 'string', minLength: 1, maxLength: 1024 },
+          enabled: { type: 'boolean' },
+          displayName: { type: 'string', maxLength: 256 },
+          description: { type: 'string', maxLength: 4096 },
+          author: {
+            anyOf: [
+              { type: 'string', maxLength: 256 },
+              { type: 'object', properties: { name: { type: 'string' }, website: { type: 'string' } } },
+            ],
+          },
+          logo: { type: 'string', maxLength: 4096 },
+          ui: { type: 'string', maxLength: 1024 },
+          pluginDependencies: { type: 'object', additionalProperties: semverString },
+        },
+      },
+      status: { type: 'object' },
+    },
+  },
+  indexes: [{ name: 'spec.enabled' }, { name: 'status.phase' }],
+};
+
+/** The spec a manifest gives, with the desired state. */
+export function specOf(manifest: PluginManifest, enabled: boolean): PluginSpec {
+  return { ...structuredClone(manifest.spec), enabled };
+}
+
+/** The status after a transition; the Ready condition keeps its transition time while its status stays the same. */
+export function nextStatus(
+  previous: PluginStatus | undefined,
+  phase: PluginPhase,
+  ready: { status: PluginCondition['status']; reason: string; message: string },
+  extra: Partial<PluginStatus> = {},
+): PluginStatus {
+  const before = previous?.conditions?.find((c) => c.type === 'Ready');
+  const lastTransitionTime =
+    before && before.status === ready.status ? before.lastTransitionTime : new Date().toISOString();
+  return {
+    ...previous,
+    ...extra,
+    phase,
+    conditions: [{ type: 'Ready', ...ready, lastTransitionTime }],
+  };
+}
