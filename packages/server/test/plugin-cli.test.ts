@@ -280,7 +280,7 @@ describe('svc plugin create and pack', () => {
       ]);
     }, SLOW);
 
-    it('without "files", packs everything but node_modules, .git and archives', async () => {
+    it('without "files", packs everything but node_modules, dot files and archives', async () => {
       const folder = path.join(tmp, 'plain');
       await writeTree(folder, {
         'plugin.yaml': manifestOf('plain', '2.0.0', '>=0.0.1', 'index.js'),
@@ -288,6 +288,8 @@ describe('svc plugin create and pack', () => {
         'src/index.ts': '',
         'node_modules/dep/index.js': '',
         '.git/HEAD': '',
+        '.env': 'SECRET=1\n',
+        '.npmrc': '//registry/:_authToken=x\n',
         'plain-1.0.0.tgz': '',
         'old.zip': '',
       });
