@@ -240,6 +240,29 @@ describe('svc plugin create and pack', () => {
       expect((await readFile(path.join(second, 'demo-0.1.0.tgz'))).equals(await readFile(archive))).toBe(true);
     }, SLOW);
 
+    it('installs the packed archive on a running server, where it starts and serves its public API', async () => {
+      const out = path.join(tmp, 'out-install');
+      expect((await svc('plugin', 'pack', demo, '--out', out)).code).toBe(0);
+      const server = await startTestServer({ pluginsDirs: [] });
+      try {
+        const boundary = 'svc-cli-test';
+        const body = Buffer.concat([
+          Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="demo-0.1.0.tgz"\r\n\r\n`),
+          await readFile(path.join(out, 'demo-0.1.0.tgz')),
+          Buffer.from(`\r\n--${boundary}--\r\n`),
+        ]);
+        const console = '/apis/api.console.svc.run/v1alpha1/plugins';
+        const installed = await server.request('POST', `${console}/install`, body, { 'content-type': `multipart/form-data; boundary=${boundary}` });
+        expect(installed.status, installed.text).toBe(201);
+        const started = await server.request('PUT', `${console}/demo/plugin-state`, { enable: true });
+        expect(started.body.status.phase, started.text).toBe('STARTED');
+        expect((await server.anonymous('GET', PUBLIC_NOTES)).status).toBe(200);
+        expect((await server.anonymous('GET', NOTES)).status).toBe(401);
+      } finally {
+        await server.close();
+      }
+    }, SLOW);
+
     it('packs the repository\'s people plugin the same way', async () => {
       const out = path.join(tmp, 'out-people');
       const packed = await svc('plugin', 'pack', path.join(REPO, 'plugins/people'), '--out', out);
