@@ -22,6 +22,12 @@ const options = { ignoreTrailingSlash: true, maxParamLength: 1000, caseSensitive
 export class DynamicRouter<Ctx> {
   private routes: DynamicRoute<Ctx>[] = [];
   private tree = FindMyWay<HTTPVersion.V1>(options);
+  private changes = 0;
+
+  /** Grows with every change of the routes: caches of what a path reaches compare it. */
+  get version(): number {
+    return this.changes;
+  }
 
   /** Adds routes all at once: if one clashes with an existing route, none is added. */
   add(routes: DynamicRoute<Ctx>[]): void {
@@ -29,6 +35,7 @@ export class DynamicRouter<Ctx> {
     for (const route of [...this.routes, ...routes]) mount(next, route);
     this.routes = [...this.routes, ...routes];
     this.tree = next;
+    this.changes++;
   }
 
   removeOwner(owner: string): number {
@@ -39,6 +46,7 @@ export class DynamicRouter<Ctx> {
     for (const route of kept) mount(next, route);
     this.routes = kept;
     this.tree = next;
+    this.changes++;
     return removed;
   }
 

@@ -3,6 +3,8 @@ import { forbidden } from '@svc/plugin-api';
 import type { Principal } from '../authn/principal.js';
 import { classifyRequest, type RequestInfo } from '../authz/request-info.js';
 import type { Attributes } from '../authz/rules.js';
+import type { Decision } from '../authz/authorizer.js';
+import type { ExpandedRoles } from '../authz/roles.js';
 import type { DynamicRouter } from '../api/dynamic-router.js';
 import type { HttpContext } from '../api/http-context.js';
 import type { ModelRegistry } from '../registry/model-registry.js';
@@ -24,21 +26,34 @@ export interface AuthorizationHookDeps {
  */
 export function createAuthorizationHook({ authenticate, challenge, roles, registry, router }: AuthorizationHookDeps) {
   const attributesOf = createAttributeResolver(registry, router);
+  // What a request line (method, URL, upgrade) was decided as, per role expansion: most requests repeat exactly, and
+  // classifying, resolving the owner and building the decision key cost more than the rest of the gate. A new
+  // expansion (any role or binding change) starts empty; a model or route change invalidates by generation.
+  const recent = new WeakMap<ExpandedRoles, Map<string, { generation: number; verb: string; decision: Decision }>>();
+  let modelChanges = 0;
+  registry.onChange(() => void modelChanges++);
 
   return async function authorizeRequest(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
-    const path = request.url.split('?')[0] ?? '/';
-    const info = classifyRequest({
-      method: request.method,
-      path,
-      query: request.query as Record<string, unknown>,
-      isWebSocket: request.headers.upgrade?.toLowerCase() === 'websocket',
-    });
+    const isWebSocket = request.headers.upgrade?.toLowerCase() === 'websocket';
     const principal = await authenticate(request);
     request.principal = principal;
-    const decision = roles.authorize(principal, attributesOf(info, request.method, path));
+    const expanded = roles.expandFor(principal);
+    let decided = recent.get(expanded);
+    if (!decided) recent.set(expanded, (decided = new Map()));
+    const line = `${request.method} ${isWebSocket ? 'ws:' : ''}${request.url}`;
+    const generation = modelChanges + router.version;
+    let entry = decided.get(line);
+    if (entry?.generation !== generation) {
+      const path = request.url.split('?')[0] ?? '/';
+      const info = classifyRequest({ method: request.method, path, query: request.query as Record<string, unknown>, isWebSocket });
+      if (decided.size >= 10_000) decided.clear();
+      entry = { generation, verb: info.verb, decision: roles.authorize(principal, attributesOf(info, request.method, path)) };
+      decided.set(line, entry);
+    }
+    const { decision, verb } = entry;
     if (decision.allowed) return;
-    if (!principal.username) throw challenge(`sign in to ${info.verb} this: ${decision.reason}`);
-    throw forbidden(`user "${principal.username}" may not ${info.verb} this: ${decision.reason}`);
+    if (!principal.username) throw challenge(`sign in to ${verb} this: ${decision.reason}`);
+    throw forbidden(`user "${principal.username}" may not ${verb} this: ${decision.reason}`);
   };
 }
 

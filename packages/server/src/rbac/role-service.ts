@@ -19,6 +19,8 @@ export class RoleService {
   private readonly rolesByUser = new Map<string, Set<string>>();
   private aggregation: AggregationIndex = new Map();
   private expansions = new Map<string, ExpandedRoles>();
+  /** Expansion per principal shape (user and token restriction), so a request does not sort and join role names. */
+  private principalExpansions = new Map<string, ExpandedRoles>();
   private decisions = new WeakMap<ExpandedRoles, Map<string, Decision>>();
 
   constructor(
@@ -77,7 +79,16 @@ export class RoleService {
   }
 
   expandFor(principal: Principal): ExpandedRoles {
-    return this.expand(this.startingRoles(principal));
+    const key = principal.username
+      ? `${principal.username}\n${principal.restrictedToRoles?.join('\n') ?? '*'}`
+      : '';
+    let expanded = this.principalExpansions.get(key);
+    if (!expanded) {
+      if (this.principalExpansions.size >= 10_000) this.principalExpansions.clear();
+      expanded = this.expand(this.startingRoles(principal));
+      this.principalExpansions.set(key, expanded);
+    }
+    return expanded;
   }
 
   isSuper(principal: Principal): boolean {
@@ -118,6 +129,7 @@ export class RoleService {
   }
 
   private rebuildUserIndex(): void {
+    this.principalExpansions = new Map();
     this.rolesByUser.clear();
     for (const binding of this.bindings.values()) {
       for (const subject of binding.subjects ?? []) {
@@ -132,5 +144,6 @@ export class RoleService {
   private rolesChanged(): void {
     this.aggregation = aggregationIndex(this.roles);
     this.expansions = new Map();
+    this.principalExpansions = new Map();
   }
 }
