@@ -53,4 +53,17 @@ describe('read cache', () => {
     await expect(store.update('things', 'a', a.revision + 5, encode('bad'))).rejects.toThrow();
     expect((await store.get('things', 'a'))?.value.toString()).toContain('a1');
   });
+
+  it('keeps each cached value in an allocation of its own, not a view pinning a shared pool slab', async () => {
+    const store = withReadCache(openSqliteStore({ path: ':memory:' }));
+    // Buffer.from of a short string is a view into Node's shared 8 KiB pool.
+    expect(encode('x')(1).buffer.byteLength).toBeGreaterThan(encode('x')(1).length);
+    await store.create('things', 'a', encode('a1'));
+    await store.create('things', 'b', encode('b1'));
+    for (const name of ['a', 'b']) {
+      const value = (await store.get('things', name))!.value;
+      expect(value.buffer.byteLength).toBe(value.length);
+      expect(value.toString()).toContain(`${name}1`);
+    }
+  });
 });

@@ -16,7 +16,7 @@ export function withReadCache(store: Store, maxBytes = 4 * 1024 * 1024): Store {
   });
   const key = (resource: string, name: string) => `${resource}\u0000${name}`;
   const remember = (record: StoredRecord) => {
-    cache.set(key(record.resource, record.name), record);
+    cache.set(key(record.resource, record.name), ownBytes(record));
     if (latest !== undefined && record.revision > latest) latest = record.revision;
     return record;
   };
@@ -61,4 +61,18 @@ export function withReadCache(store: Store, maxBytes = 4 * 1024 * 1024): Store {
     oldestResumableRevision: () => store.oldestResumableRevision(),
     close: () => store.close(),
   };
+}
+
+/**
+ * The record with bytes in an allocation of their own. A small Buffer is often a view into a shared 8 KiB pool slab
+ * (Buffer.from, better-sqlite3's results): kept for long, each such view pins its whole slab, so a 4 MiB cache of
+ * 600-byte objects held ~58 MiB (measured at boot with 100,000 persons). Copying once on the way in bounds the cache
+ * by what it counts.
+ */
+function ownBytes(record: StoredRecord): StoredRecord {
+  const value = record.value;
+  if (value.byteOffset === 0 && value.buffer.byteLength === value.length) return record;
+  const own = Buffer.allocUnsafeSlow(value.length);
+  value.copy(own);
+  return { ...record, value: own };
 }

@@ -31,6 +31,8 @@ export interface SqliteStoreOptions {
   path: string;
   /** How long a writer waits for another process's write lock before failing with SQLITE_BUSY. */
   busyTimeoutMs?: number;
+  /** SQLite's own page cache, in KiB (default 4 MiB). */
+  cacheSizeKiB?: number;
 }
 
 // Plain rowid tables: WITHOUT ROWID measured 2–4× slower for these rows. The one index, (resource, name), serves
@@ -57,6 +59,11 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+  // better-sqlite3's default page cache is 16 MiB, and it fills as soon as indexes are built from a large model at
+  // boot. Reads are served by the read cache and the in-memory indexes, and the OS keeps the file's pages anyway: 4 MiB
+  // made no measurable difference to creates (A/B, 3 rounds) and took ~120 bytes off every stored object's resident
+  // cost with 100,000 persons.
+  db.pragma(`cache_size = ${-(options.cacheSizeKiB ?? 4096)}`);
   db.exec(SCHEMA);
   // Databases made before history kept the replaced value gain the column (older events simply have none).
   const eventColumns = db.prepare<[], { name: string }>('PRAGMA table_info(events)').all();
