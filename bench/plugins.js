@@ -2,7 +2,7 @@
 // - start of a plugin whose model holds --persons objects (target: STARTED in under 3 s), against the same start with
 //   no objects, measured in the same run;
 // - --cycles stop/start cycles in one process (target: memory growth under 50 MB), and what loading new code costs.
-// Usage: node bench/plugins.js [--persons 100000] [--cycles 1000] [--reloads 50]
+// Usage: node bench/plugins.js [--persons 100000] [--cycles 1000] [--reloads 300]
 import { cpSync, mkdtempSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,7 +13,7 @@ import { BENCH_ADMIN_PASSWORD, adminToken, arg, rssOf, sleep, startProcess } fro
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PERSONS = arg('persons', 100_000);
 const CYCLES = arg('cycles', 1000);
-const RELOADS = arg('reloads', 50);
+const RELOADS = arg('reloads', 300);
 const STATE = '/apis/api.console.svc.run/v1alpha1/plugins/people/plugin-state';
 const MB = 1024 * 1024;
 
