@@ -7,8 +7,7 @@ import { cpSync, mkdtempSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
-import { BENCH_ADMIN_PASSWORD, adminToken, arg, rssOf, sleep, startProcess } from './lib.js';
+import { BENCH_ADMIN_PASSWORD, adminToken, arg, rssOf, seedPersons, sleep, startProcess } from './lib.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PERSONS = arg('persons', 100_000);
@@ -43,33 +42,6 @@ async function setState(url, auth, enable) {
   return ms;
 }
 
-async function seed(url, auth, count) {
-  let i = 0;
-  const result = await autocannon({
-    url,
-    connections: 50,
-    amount: count,
-    requests: [
-      {
-        method: 'POST',
-        path: '/apis/people.svc.run/v1alpha1/persons',
-        headers: { 'content-type': 'application/json', ...auth },
-        setupRequest: (req) => {
-          const n = i++;
-          req.body = JSON.stringify({
-            apiVersion: 'people.svc.run/v1alpha1',
-            kind: 'Person',
-            metadata: { name: `p-${n}` },
-            spec: { name: `Person ${n}`, age: n % 151, gender: n % 2 ? 'MALE' : 'FEMALE' },
-          });
-          return req;
-        },
-      },
-    ],
-  });
-  if (result.non2xx + result.errors > 0) throw new Error(`seeding: ${result.non2xx + result.errors} creates failed`);
-}
-
 /** Best of `runs` starts (each after a stop), in ms. */
 async function timeStarts(url, auth, runs) {
   const times = [];
@@ -94,7 +66,7 @@ try {
   const auth = await adminToken(server.url);
   const emptyStart = await timeStarts(server.url, auth, 3);
   console.log(`start, model with 3 objects (baseline)                     ${emptyStart.toFixed(0).padStart(7)} ms`);
-  await seed(server.url, auth, PERSONS);
+  await seedPersons(server.url, PERSONS, auth);
   await sleep(2000); // let the people controller finish its status writes
   const fullStart = await timeStarts(server.url, auth, 3);
   console.log(

@@ -4,8 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
-import { BENCH_ADMIN_PASSWORD, adminToken, arg, hasWrk, load, rssOf, sleep, startProcess, wrkCreates } from './lib.js';
+import { BENCH_ADMIN_PASSWORD, adminToken, arg, hasWrk, load, rssOf, seedPersons, sleep, startProcess, wrkCreates } from './lib.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PERSONS = arg('persons', 100_000);
@@ -27,41 +26,6 @@ function svc(dataDir) {
     SVC_LOG_LEVEL: 'warn',
     SVC_ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD,
   });
-}
-
-/** Creates `count` persons over HTTP, 50 in flight; bodies are built beforehand so the client does little per request. */
-async function seed(url, count, auth) {
-  let i = 0;
-  const genders = ['MALE', 'FEMALE'];
-  const bodies = Array.from({ length: count }, (_, n) =>
-    JSON.stringify({
-      apiVersion: 'people.svc.run/v1alpha1',
-      kind: 'Person',
-      metadata: { name: `p-${n}`, labels: { 'people.svc.run/team': `team-${n % 50}` } },
-      spec: { name: `Person ${n}`, age: n % 151, gender: genders[n % 2] },
-    }),
-  );
-  const started = process.hrtime.bigint();
-  const result = await autocannon({
-    url,
-    connections: 50,
-    amount: count,
-    requests: [
-      {
-        method: 'POST',
-        path: BASE,
-        headers: { 'content-type': 'application/json', ...auth },
-        setupRequest: (req) => {
-          req.body = bodies[i++];
-          return req;
-        },
-      },
-    ],
-  });
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  const failed = result.non2xx + result.errors;
-  if (failed > 0) throw new Error(`seeding: ${failed} creates failed`);
-  return count / seconds;
 }
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-bench-'));
@@ -90,7 +54,7 @@ try {
   }
   let server = await svc(path.join(dataDir, 'full'));
   const auth = await adminToken(server.url);
-  report('create while seeding (autocannon, 50 in flight)', await seed(server.url, PERSONS, auth), 'objects/s');
+  report('create while seeding (autocannon, 50 in flight)', await seedPersons(server.url, PERSONS, auth), 'objects/s');
 
   const get = await load({ url: `${server.url}${BASE}/p-${Math.min(4242, PERSONS - 1)}`, duration: DURATION, headers: auth });
   report('GET one object', get.rps, 'req/s', base.rps, '>= 40%');

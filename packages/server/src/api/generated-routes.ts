@@ -48,14 +48,7 @@ export function generatedRoutes(
       if (watches && ctx.websocket) return watchOverWebSocket(watches, () => model(p), ctx.request, ctx.websocket);
       const served = model(p);
       if (watches && wantsWatch(ctx.request.query as Query)) return watchOverHttp(watches, served, ctx.request, ctx.reply);
-      const query = parseListQuery(ctx.request.query as Query);
-      const page = await objects.list(served, query);
-      const body = listEnvelope(
-        { apiVersion: served.model.apiVersion, kind: served.model.kind, revision: page.revision },
-        page.items,
-        pageInfo(page.total, query.page ?? 1, query.size),
-      );
-      return ctx.reply.type(JSON_TYPE).send(body);
+      return sendList(ctx, objects, served);
     },
     async create(ctx: HttpContext, p: Params) {
       const served = model(p);
@@ -151,4 +144,16 @@ function patchFunction(ctx: HttpContext): (current: ExtensionObject) => unknown 
 
 function contentType(ctx: HttpContext): string {
   return (ctx.request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+/** A list request's answer (CONTRACT section 3): the query parsed, the page read, the envelope sent. */
+export async function sendList(ctx: HttpContext, objects: ObjectService, served: ServedModel) {
+  const query = parseListQuery(ctx.request.query as Query);
+  const page = await objects.list(served, query);
+  const body = listEnvelope(
+    { apiVersion: served.model.apiVersion, kind: served.model.kind, revision: page.revision },
+    page.items,
+    pageInfo(page.total, query.page ?? 1, query.size),
+  );
+  return ctx.reply.type(JSON_TYPE).send(body);
 }

@@ -2,8 +2,7 @@ import { badRequest, invalid, payloadTooLarge, unsupportedMediaType } from '@svc
 import type { FastifyRequest } from 'fastify';
 import type { DynamicRoute } from '../api/dynamic-router.js';
 import { JSON_TYPE, actorOf, type HttpContext } from '../api/http-context.js';
-import { listEnvelope } from '../api/list-envelope.js';
-import { pageInfo, parseListQuery } from '../registry/list-query.js';
+import { sendList } from '../api/generated-routes.js';
 import type { ObjectService } from '../registry/object-service.js';
 import type { PluginHost } from './plugin-host.js';
 import type { PluginLifecycle } from './plugin-lifecycle.js';
@@ -34,17 +33,7 @@ export function pluginConsoleRoutes({ lifecycle, host, objects }: PluginConsoleD
   ): DynamicRoute<HttpContext> => ({ method, path: `${BASE}${path}`, owner: 'core', handler });
 
   return [
-    route('GET', '', async (ctx) => {
-      const query = parseListQuery(ctx.request.query as Record<string, string>);
-      const served = lifecycle.model;
-      const page = await objects.list(served, query);
-      const body = listEnvelope(
-        { apiVersion: served.model.apiVersion, kind: served.model.kind, revision: page.revision },
-        page.items,
-        pageInfo(page.total, query.page ?? 1, query.size),
-      );
-      return ctx.reply.type(JSON_TYPE).send(body);
-    }),
+    route('GET', '', async (ctx) => sendList(ctx, objects, lifecycle.model)),
     route('POST', '/install', async (ctx) => {
       const installed = await lifecycle.install(await readArchive(ctx.request));
       ctx.reply.header('location', `${OBJECT_PATH}/${installed.metadata.name}`);
