@@ -58,6 +58,7 @@ describe('plugin lifecycle over HTTP', () => {
   });
 
   it('starts it: STARTED with lastStartTime, its models, custom API and declared objects appear', async () => {
+    const before = await t.server.store.currentRevision();
     const response = await setState('people', { enable: true });
     expect(response.status, response.text).toBe(200);
     expect(response.body.spec.enabled).toBe(true);
@@ -69,6 +70,18 @@ describe('plugin lifecycle over HTTP', () => {
     expect((await t.request('GET', `${PERSONS}/ada`)).status).toBe(200);
     expect((await t.request('GET', STATS)).body.total).toBe(3);
     expect((await t.request('GET', VIEW_TEMPLATE)).body.metadata.labels['plugin.svc.run/plugin-name']).toBe('people');
+    // The history shows the order: STARTING was recorded before the model's objects were written (its indexes were
+    // built inside start), and STARTED only after them.
+    const changes = await t.server.store.changesSince(before);
+    const phases = changes
+      .filter((c) => c.resource === 'plugin.svc.run/plugins')
+      .map((c) => ({ revision: c.revision, phase: JSON.parse(c.value.toString()).status?.phase }));
+    const starting = phases.find((p) => p.phase === 'STARTING')!.revision;
+    const started = phases.find((p) => p.phase === 'STARTED')!.revision;
+    // (Its controller then writes status to the persons: those come after STARTED, as they should.)
+    const declared = changes.filter((c) => c.type === 'ADDED' && (c.resource === 'people.svc.run/persons' || c.name.startsWith('people-role-')));
+    expect(declared.length).toBeGreaterThan(0);
+    expect(declared.every((c) => c.revision > starting && c.revision < started)).toBe(true);
   });
 
   it('gives exactly what its role templates grant', async () => {
