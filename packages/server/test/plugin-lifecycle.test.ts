@@ -197,6 +197,17 @@ describe('plugin lifecycle over HTTP', () => {
     expect(response.body.status.phase).toBe('FAILED');
   });
 
+  it('stops a plugin whose stop hangs, after the time limit, and keeps managing the others', async () => {
+    expect((await install(await tgzOf(path.join(FIXTURES, 'plugins-lifecycle/stop-hangs')))).status).toBe(201);
+    expect((await setState('stop-hangs', { enable: true })).body.status.phase).toBe('STARTED');
+    expect((await t.request('GET', '/apis/api.stop-hangs.svc.run/v1/ping')).status).toBe(200);
+    const stopped = await setState('stop-hangs', { enable: false });
+    expect(stopped.body.status.phase).toBe('STOPPED');
+    expect((await t.request('GET', '/apis/api.stop-hangs.svc.run/v1/ping')).status).toBe(404);
+    const logs = await t.request('GET', `${PLUGINS}/stop-hangs/logs`);
+    expect(logs.body.entries.some((e: any) => /stop of plugin "stop-hangs" did not finish within 1000 ms/.test(e.message))).toBe(true);
+  });
+
   it('fails a plugin that declares a model in another plugin\'s group', async () => {
     expect((await install(await tgzOf(path.join(FIXTURES, 'plugins-bad/foreign-group')))).status).toBe(201);
     const response = await setState('foreign-group', { enable: true });

@@ -227,8 +227,9 @@ export class PluginHost {
     if (callStop && running.instance?.stop) {
       const logger = this.logs.logger(name);
       const context = createPluginContext(name, { registry: this.deps.registry, client, logger }, running.contributions);
-      await Promise.resolve(running.instance.stop(context)).catch((error: unknown) =>
-        logger.error(`stop failed: ${(error as Error).message}`),
+      // Bounded like start: a stop that hangs must not hold up the lifecycle of every other plugin.
+      await withTimeout(Promise.resolve(running.instance.stop(context)), this.deps.startTimeoutMs ?? 30_000, name, 'stop').catch(
+        (error: unknown) => logger.error(`stop failed: ${(error as Error).message}`),
       );
     }
     for (const served of running.contributions.models) this.deps.registry.unregister(served);
@@ -315,10 +316,10 @@ function sameDeclaredContent(existing: ExtensionObject, declared: ExtensionObjec
   return JSON.stringify(strip(existing)) === JSON.stringify(strip(declared));
 }
 
-async function withTimeout<T>(promise: Promise<T>, ms: number, plugin: string): Promise<T> {
+async function withTimeout<T>(promise: Promise<T>, ms: number, plugin: string, step = 'start'): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`start of plugin "${plugin}" did not finish within ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new Error(`${step} of plugin "${plugin}" did not finish within ${ms} ms`)), ms);
   });
   try {
     return await Promise.race([promise, timeout]);
