@@ -13,6 +13,7 @@ import { selectionOf } from '../watch/selection-filter.js';
 import { ArchiveError } from './archive.js';
 import type { InstalledCode, StagedCode } from './installed-code.js';
 import { ManifestError, readManifest, type PluginManifest } from './manifest.js';
+import { pluginLogger } from './plugin-context.js';
 import type { PluginHost, PluginRecord } from './plugin-host.js';
 import {
   nextStatus,
@@ -81,7 +82,7 @@ export class PluginLifecycle {
         workers: 1,
         reconcile: async ({ name }) => void (await this.sync(name)),
       },
-      { debug() {}, info() {}, warn: (m) => this.deps.logger.warn(m), error: (m) => this.deps.logger.error(m) },
+      pluginLogger(this.deps.logger, 'core'),
     );
   }
 
@@ -182,21 +183,22 @@ export class PluginLifecycle {
         message: `the code of plugin "${name}" is not on this server`,
       }));
     }
+    let current = object;
     if (object.spec.enabled) {
       const shouldStart = record.phase === 'RESOLVED' || record.phase === 'STOPPED' || (record.phase === 'FAILED' && retry);
       if (shouldStart) {
-        object.status = await this.writeStatus(object, nextStatus(object.status, 'STARTING', {
+        current = await this.writeStatus(object, nextStatus(object.status, 'STARTING', {
           status: 'Unknown',
           reason: 'Starting',
           message: 'loading the code, registering models and building their indexes',
-        })).then((o) => o.status);
+        }));
         await host.start(name);
         if (record.phase === 'STARTED') this.retryWaitingDependents(name);
       }
     } else if (record.phase === 'STARTED' || record.phase === 'FAILED') {
       await host.stop(name);
     }
-    return this.writeStatus(object, statusOf(record, object.spec.enabled, object.status));
+    return this.writeStatus(current, statusOf(record, object.spec.enabled, current.status));
   }
 
   /** The finalizer's work: stop the plugin, remove its code (if installed from an archive), let the object go. */

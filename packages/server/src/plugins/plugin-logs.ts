@@ -1,5 +1,6 @@
 import type { Logger as PinoLogger } from 'pino';
 import type { Logger } from '@svc/plugin-api';
+import { pluginLogger } from './plugin-context.js';
 
 export interface PluginLogEntry {
   time: string;
@@ -36,7 +37,7 @@ export class PluginLogs {
 
   /** The logger handed to the plugin: pino lines tagged with the plugin's name, and a copy kept here. */
   logger(plugin: string): Logger {
-    const log = this.base.child({ plugin });
+    const log = pluginLogger(this.base, plugin);
     const keep = (level: PluginLogEntry['level'], message: string, fields?: Record<string, unknown>) => {
       const list = this.byPlugin.get(plugin);
       if (!list) return;
@@ -44,7 +45,7 @@ export class PluginLogs {
       list.push({ time: new Date().toISOString(), level, message: String(message).slice(0, MAX_MESSAGE), ...(fields ? { fields } : {}) });
     };
     const at = (level: PluginLogEntry['level']) => (message: string, fields?: Record<string, unknown>) => {
-      log[level](fields ?? {}, message);
+      log[level](message, fields);
       keep(level, message, fields);
     };
     return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
