@@ -29,7 +29,7 @@ describe('plugin lifecycle over HTTP', () => {
 
   beforeAll(async () => {
     scratch = await mkdtemp(path.join(tmpdir(), 'svc-lifecycle-'));
-    t = await startTestServer({ pluginsDirs: [], pluginStartTimeoutMs: 1000 });
+    t = await startTestServer({ pluginsDirs: [], pluginStartTimeoutMs: 3000 });
     admin = await login(t, TEST_ADMIN.username, TEST_ADMIN.password);
   });
   afterAll(async () => {
@@ -193,7 +193,7 @@ describe('plugin lifecycle over HTTP', () => {
   it('fails a plugin whose start hangs, naming the time limit', async () => {
     expect((await install(await tgzOf(path.join(FIXTURES, 'plugins-bad/hangs')))).status).toBe(201);
     const response = await setState('hangs', { enable: true });
-    expect(response.body.status.conditions[0].message).toMatch(/did not finish within 1000 ms/);
+    expect(response.body.status.conditions[0].message).toMatch(/did not finish within 3000 ms/);
     expect(response.body.status.phase).toBe('FAILED');
   });
 
@@ -205,7 +205,7 @@ describe('plugin lifecycle over HTTP', () => {
     expect(stopped.body.status.phase).toBe('STOPPED');
     expect((await t.request('GET', '/apis/api.stop-hangs.svc.run/v1/ping')).status).toBe(404);
     const logs = await t.request('GET', `${PLUGINS}/stop-hangs/logs`);
-    expect(logs.body.entries.some((e: any) => /stop of plugin "stop-hangs" did not finish within 1000 ms/.test(e.message))).toBe(true);
+    expect(logs.body.entries.some((e: any) => /stop of plugin "stop-hangs" did not finish within 3000 ms/.test(e.message))).toBe(true);
   });
 
   it('fails a plugin that declares a model in another plugin\'s group', async () => {
