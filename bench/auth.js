@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BENCH_ADMIN_PASSWORD, load, login, startProcess, tokenHeader } from './lib.js';
+import { BENCH_ADMIN_PASSWORD, load, login, startProcess, startSvc, tokenHeader } from './lib.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DURATION = Number(process.argv[process.argv.indexOf('--duration') + 1]) || 5;
@@ -17,13 +17,7 @@ try {
   const base = await load({ url: `${baseline.url}/doc/x`, duration: DURATION });
   await baseline.stop();
 
-  const server = await startProcess(process.execPath, [path.join(root, 'packages/server/dist/cli.js'), 'serve'], {
-    SVC_PORT: '0',
-    SVC_DATA_DIR: dataDir,
-    SVC_PLUGINS_DIR: path.join(root, 'plugins'),
-    SVC_LOG_LEVEL: 'warn',
-    SVC_ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD,
-  });
+  const server = await startSvc(dataDir);
   const admin = await login(server.url, 'admin', BENCH_ADMIN_PASSWORD);
   const created = await fetch(`${server.url}${CONSOLE}/users`, {
     method: 'POST',

@@ -1,6 +1,8 @@
 // Helpers shared by the benchmark scripts: child servers, autocannon runs, memory readings.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
 /** Spawns a server and resolves once it prints its `… listening on URL` line; reports how long that took. */
@@ -132,4 +134,18 @@ export async function seedPersons(url, count, auth) {
   const failed = result.non2xx + result.errors;
   if (failed > 0) throw new Error(`seeding: ${failed} creates failed`);
   return count / seconds;
+}
+
+const repository = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Starts the built svc (`serve`) on a free port with the bench administrator, on `dataDir`, with the repository's
+ * plugins unless `pluginsDir` says otherwise. */
+export function startSvc(dataDir, pluginsDir = path.join(repository, 'plugins')) {
+  return startProcess(process.execPath, [path.join(repository, 'packages/server/dist/cli.js'), 'serve'], {
+    SVC_PORT: '0',
+    SVC_DATA_DIR: dataDir,
+    SVC_PLUGINS_DIR: pluginsDir,
+    SVC_LOG_LEVEL: 'warn',
+    SVC_ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD,
+  });
 }

@@ -7,7 +7,7 @@ import { cpSync, mkdtempSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BENCH_ADMIN_PASSWORD, adminToken, arg, rssOf, seedPersons, sleep, startProcess } from './lib.js';
+import { adminToken, arg, rssOf, seedPersons, sleep, startSvc } from './lib.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PERSONS = arg('persons', 100_000);
@@ -16,15 +16,6 @@ const RELOADS = arg('reloads', 300);
 const STATE = '/apis/api.console.svc.run/v1alpha1/plugins/people/plugin-state';
 const MB = 1024 * 1024;
 
-function svc(dataDir, pluginsDir) {
-  return startProcess(process.execPath, [path.join(root, 'packages/server/dist/cli.js'), 'serve'], {
-    SVC_PORT: '0',
-    SVC_DATA_DIR: dataDir,
-    SVC_PLUGINS_DIR: pluginsDir,
-    SVC_LOG_LEVEL: 'warn',
-    SVC_ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD,
-  });
-}
 
 async function setState(url, auth, enable) {
   const started = process.hrtime.bigint();
@@ -62,7 +53,7 @@ try {
     filter: (src) => !src.includes('node_modules'),
   });
 
-  const server = await svc(path.join(work, 'data'), plugins);
+  const server = await startSvc(path.join(work, 'data'), plugins);
   const auth = await adminToken(server.url);
   const emptyStart = await timeStarts(server.url, auth, 3);
   console.log(`start, model with 3 objects (baseline)                     ${emptyStart.toFixed(0).padStart(7)} ms`);
@@ -76,7 +67,7 @@ try {
   await server.stop();
 
   // Cycles on a small store, so the figure is about the lifecycle, not the index.
-  const cycling = await svc(path.join(work, 'data-cycles'), plugins);
+  const cycling = await startSvc(path.join(work, 'data-cycles'), plugins);
   const cyclingAuth = await adminToken(cycling.url);
   for (let i = 0; i < 50; i++) await setState(cycling.url, cyclingAuth, false).then(() => setState(cycling.url, cyclingAuth, true));
   const before = rssOf(cycling.child.pid);

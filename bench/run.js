@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BENCH_ADMIN_PASSWORD, adminToken, arg, hasWrk, load, rssOf, seedPersons, sleep, startProcess, wrkCreates } from './lib.js';
+import { adminToken, arg, hasWrk, load, rssOf, seedPersons, sleep, startProcess, wrkCreates, startSvc } from './lib.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PERSONS = arg('persons', 100_000);
@@ -18,15 +18,6 @@ const report = (name, value, unit, baseline, target) => {
   console.log(`${name.padEnd(58)} ${value.toFixed(unit === 'x' ? 2 : 0).padStart(9)} ${unit}${r}${target ? `  target ${target}` : ''}`);
 };
 
-function svc(dataDir) {
-  return startProcess(process.execPath, [path.join(root, 'packages/server/dist/cli.js'), 'serve'], {
-    SVC_PORT: '0',
-    SVC_DATA_DIR: dataDir,
-    SVC_PLUGINS_DIR: path.join(root, 'plugins'),
-    SVC_LOG_LEVEL: 'warn',
-    SVC_ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD,
-  });
-}
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-bench-'));
 try {
@@ -39,20 +30,20 @@ try {
   if (baseCreate) report('baseline: bare Fastify POST, parse and keep in a Map (wrk)', baseCreate, 'req/s');
   await baseline.stop();
 
-  const empty = await svc(path.join(dataDir, 'empty'));
+  const empty = await startSvc(path.join(dataDir, 'empty'));
   await sleep(500);
   const emptyRss = rssOf(empty.child.pid);
   await empty.stop();
 
   if (hasWrk) {
-    const fresh = await svc(path.join(dataDir, 'creates'));
+    const fresh = await startSvc(path.join(dataDir, 'creates'));
     const freshAuth = await adminToken(fresh.url);
     report('create over HTTP, 50 in flight (wrk)', wrkCreates(fresh.url, DURATION, createScript, freshAuth), 'objects/s', baseCreate, '>= 10000');
     await fresh.stop();
   } else {
     console.log('  (install wrk for the create figure: autocannon saturates its own core before the server does)');
   }
-  let server = await svc(path.join(dataDir, 'full'));
+  let server = await startSvc(path.join(dataDir, 'full'));
   const auth = await adminToken(server.url);
   report('create while seeding (autocannon, 50 in flight)', await seedPersons(server.url, PERSONS, auth), 'objects/s');
 
@@ -72,7 +63,7 @@ try {
   const avgJson = sample.items.reduce((n, o) => n + Buffer.byteLength(JSON.stringify(o)), 0) / sample.items.length;
   await server.stop();
 
-  server = await svc(path.join(dataDir, 'full'));
+  server = await startSvc(path.join(dataDir, 'full'));
   report(`boot with ${PERSONS} stored persons to serving`, server.bootMs, 'ms', undefined, '< 3000');
   await sleep(500);
   const perPerson = (rssOf(server.child.pid) - emptyRss) / PERSONS;

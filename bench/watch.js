@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { BENCH_ADMIN_PASSWORD, adminToken, arg, sleep, startProcess } from './lib.js';
+import { adminToken, arg, sleep, startProcess, startSvc } from './lib.js';
 import { countingSocket } from './ws-counter.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -22,15 +22,6 @@ const TICK = 'bench.svc.run/tick';
 const line = (name, value, unit, extra = '') =>
   console.log(`${name.padEnd(62)} ${value.toFixed(unit === '%' || unit === 'ms' ? 1 : 0).padStart(10)} ${unit}${extra}`);
 
-function svc(dataDir) {
-  return startProcess(process.execPath, [path.join(root, 'packages/server/dist/cli.js'), 'serve'], {
-    SVC_PORT: '0',
-    SVC_DATA_DIR: dataDir,
-    SVC_PLUGINS_DIR: path.join(root, 'plugins'),
-    SVC_LOG_LEVEL: 'warn',
-    SVC_ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD,
-  });
-}
 
 /** The super administrator's token header for the server at hand (every API needs credentials). */
 let AUTH = {};
@@ -123,7 +114,7 @@ async function latency(url, writesPerSecond) {
 }
 
 async function createThroughput(dataDir, watcherCount, query = '') {
-  const server = await svc(dataDir);
+  const server = await startSvc(dataDir);
   try {
     await signIn(server.url);
     return await creates(server.url, watcherCount, query);
@@ -150,7 +141,7 @@ async function creates(url, watcherCount, query) {
 const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-bench-watch-'));
 try {
   console.log(`svc watch benchmark: ${WATCHERS} watchers, ${DURATION}s per run\n`);
-  const server = await svc(path.join(dataDir, 'fanout'));
+  const server = await startSvc(path.join(dataDir, 'fanout'));
   let payload;
   try {
     await signIn(server.url);
