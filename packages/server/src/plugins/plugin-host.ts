@@ -106,12 +106,16 @@ export class PluginHost {
       .map((r) => r.name);
   }
 
-  /** Required plugins that are not running at a version in range, as `name@range`. */
-  unmetDependencies(manifest: PluginManifest): string[] {
+  /**
+   * Required plugins that are not running (or, with `installedOnly`, not installed) at a version in range, as
+   * `name@range`.
+   */
+  unmetDependencies(manifest: PluginManifest, { installedOnly = false } = {}): string[] {
     return Object.entries(manifest.spec.pluginDependencies ?? {})
       .filter(([dep, range]) => {
         const other = this.records.get(dep);
-        return !other || !this.running.has(dep) || !semver.satisfies(other.manifest.spec.version, range);
+        if (!other || !semver.satisfies(other.manifest.spec.version, range)) return true;
+        return !installedOnly && !this.running.has(dep);
       })
       .map(([dep, range]) => `${dep}@${range}`);
   }

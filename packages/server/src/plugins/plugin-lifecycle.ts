@@ -69,8 +69,8 @@ export class PluginLifecycle {
     }
     for (const record of host.list()) await this.ensureObject(record);
     for (const name of host.startOrder()) await this.sync(name);
-    // Plugin objects whose code is not on this server still get a status saying so.
-    for (const name of (await this.deps.objects.list(this.served, { labels: [], fields: [], sort: [] })).items.map(nameOf)) {
+    // Plugin objects whose code is not on this server still get a status saying so (names from the index: no reads).
+    for (const name of this.served.index.names()) {
       if (!host.get(name)) await this.sync(name);
     }
     this.deps.controllers.run(
@@ -315,13 +315,10 @@ export class PluginLifecycle {
   }
 
   private checkDependenciesInstalled(manifest: PluginManifest): void {
-    const missing = Object.entries(manifest.spec.pluginDependencies ?? {}).filter(([dep, range]) => {
-      const other = this.deps.host.get(dep);
-      return !other || !semver.satisfies(other.manifest.spec.version, range);
-    });
+    const missing = this.deps.host.unmetDependencies(manifest, { installedOnly: true });
     if (missing.length > 0) {
       throw conflict(
-        `plugin "${manifest.metadata.name}" requires ${missing.map(([d, r]) => `${d}@${r}`).join(', ')}, not installed; install ${missing.length > 1 ? 'them' : 'it'} first`,
+        `plugin "${manifest.metadata.name}" requires ${missing.join(', ')}, not installed; install ${missing.length > 1 ? 'them' : 'it'} first`,
       );
     }
   }
@@ -409,10 +406,6 @@ function statusOf(record: PluginRecord, enabled: boolean, previous: PluginStatus
     default:
       return nextStatus(previous, record.phase, { status: 'False', reason: 'Installed', message: 'installed, not started' }, extra);
   }
-}
-
-function nameOf(bytes: Buffer): string {
-  return (JSON.parse(bytes.toString('utf8')) as PluginObject).metadata.name;
 }
 
 async function isFile(file: string): Promise<boolean> {
