@@ -54,12 +54,29 @@ export const hasWrk = spawnSync('wrk', ['--version']).error === undefined;
 
 /** Creates per second over `seconds` with 50 connections, using wrk and bench/create.lua. */
 export function wrkCreates(url, seconds, script, headers = {}) {
+  return wrkCreateRun(url, seconds, script, headers).rps;
+}
+
+/**
+ * A wrk create run. With the server's `pid`, also the CPU time its main (JavaScript) thread spent per create: on a
+ * machine shared with other work that figure moves far less than requests per second, so A/B comparisons read it.
+ */
+export function wrkCreateRun(url, seconds, script, headers = {}, pid = undefined) {
   const extra = Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
+  const before = pid && threadCpuSeconds(pid);
   const out = execFileSync('wrk', ['-t1', '-c50', `-d${seconds}s`, '-s', script, ...extra, url], { encoding: 'utf8' });
+  const after = pid && threadCpuSeconds(pid);
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)[1]);
+  const total = Number(/(\d+) requests in/.exec(out)[1]);
   const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
   if (non2xx > 0) throw new Error(`wrk: ${non2xx} creates failed`);
-  return rps;
+  return { rps, mainCpuMicrosPerCreate: pid ? ((after - before) / total) * 1e6 : undefined };
+}
+
+/** User plus system CPU seconds of a process's main thread (Linux; clock ticks of 10 ms). */
+function threadCpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** The administrator password the benchmarks start svc with. */

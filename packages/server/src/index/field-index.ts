@@ -45,6 +45,8 @@ export const NAME_SLOT = -1;
 export class FieldIndex implements OrderedIndex {
   private byValue: SortedMap<RecordGroup> = newSortedMap();
   private multiValuedObjects = 0;
+  /** Scratch pair for lookups (sorted-btree fills it instead of allocating one per call). */
+  private readonly reusedPair = [] as unknown as [string, RecordGroup];
 
   constructor(
     readonly name: string,
@@ -146,14 +148,18 @@ export class FieldIndex implements OrderedIndex {
   }
 
   private addValue(record: IndexRecord, value: string): string {
-    // One descent when the value is new (the record is its own group), one more when it exists.
-    if (this.byValue.set(value, record, false)) return value;
-    let canonical = value;
-    this.byValue.editRange(value, value, true, (key, group) => {
-      canonical = key;
-      const grown = groupAdd(group, record);
-      return grown === group ? undefined : { value: grown };
-    });
+    // A unique index mostly meets new values: try to insert first (one descent when new). Any other index mostly
+    // meets values it holds: look the value up first, and grow its group in place (arrays and B-trees change in
+    // place, so only a group that changes form costs a second descent).
+    if (this.unique && this.byValue.set(value, record, false)) return value;
+    const pair = this.byValue.getPairOrNextHigher(value, this.reusedPair);
+    if (pair === undefined || pair[0] !== value) {
+      this.byValue.set(value, record);
+      return value;
+    }
+    const [canonical, group] = pair;
+    const grown = groupAdd(group, record);
+    if (grown !== group) this.byValue.set(canonical, grown);
     return canonical;
   }
 

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from './sqlite.js';
-import { encodeAs } from './store-fixtures.suite.js';
+import { KeyExistsError } from './types.js';
+import { decoded, encodeAs } from './store-fixtures.suite.js';
 import { describeStoreConformance } from './store.suite.js';
 
 // A file rather than ':memory:', so the suite can close and reopen the same database.
@@ -46,5 +47,51 @@ describe('openSqliteStore', () => {
     await store.close();
     await expect(store.get('widgets', 'a')).rejects.toThrow();
     await expect(store.compact(-1)).rejects.toBeInstanceOf(RangeError);
+  });
+
+  it('rolls a whole batch back when a write fails after its first row, and keeps batches after it', async () => {
+    const batchPath = join(dir, 'batch.db');
+    const store = openSqliteStore({ path: batchPath });
+    // A trigger makes the history refuse one name: that create fails after its object row was written.
+    const raw = new Database(batchPath);
+    raw.exec(`CREATE TRIGGER refuse_poison BEFORE INSERT ON events WHEN NEW.name = 'poison'
+              BEGIN SELECT RAISE(ABORT, 'the history refused poison'); END`);
+    raw.close();
+    const batch = await Promise.allSettled([
+      store.create('widgets', 'a', encodeAs('a')),
+      store.create('widgets', 'poison', encodeAs('p')),
+      store.create('widgets', 'b', encodeAs('b')),
+    ]);
+    expect(batch.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    for (const outcome of batch) expect((outcome as PromiseRejectedResult).reason.message).toMatch(/refused poison/);
+    expect(await store.count('widgets')).toBe(0);
+    expect(await store.changesSince(0)).toEqual([]);
+    // Nothing of the failed batch is left, and the revision it would have used is used by the next one.
+    const next = await store.create('widgets', 'c', encodeAs('c'));
+    expect(next.revision).toBe(1);
+    expect((await store.changesSince(0)).map((change) => change.name)).toEqual(['c']);
+    await store.close();
+  });
+
+  it('refuses a duplicate name in a batch without disturbing the other writes of it', async () => {
+    const store = openSqliteStore({ path: ':memory:' });
+    await store.create('widgets', 'taken', encodeAs('t'));
+    const batch = await Promise.allSettled([
+      store.create('widgets', 'a', encodeAs('a')),
+      store.create('widgets', 'taken', encodeAs('again')),
+      store.create('widgets', 'a', encodeAs('a twice')),
+      store.create('widgets', 'b', encodeAs('b')),
+    ]);
+    expect(batch.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+    expect((batch[1] as PromiseRejectedResult).reason).toBeInstanceOf(KeyExistsError);
+    expect((batch[2] as PromiseRejectedResult).reason).toBeInstanceOf(KeyExistsError);
+    // No gap: the refused writes used no revision.
+    expect((await store.changesSince(0)).map((change) => [change.name, change.revision])).toEqual([
+      ['taken', 1],
+      ['a', 2],
+      ['b', 3],
+    ]);
+    expect(decoded((await store.get('widgets', 'taken'))!).text).toBe('t');
+    await store.close();
   });
 });
