@@ -175,6 +175,40 @@ describe('extractPluginArchive: good archives', () => {
     expect(index.uid).toBe(process.getuid?.());
   });
 
+  // What macOS adds when it packs a folder (the Finder's zip, its tar), beside a plugin in a folder of its own.
+  const macItems: Item[] = [
+    { name: 'demo/', dir: true },
+    { name: 'demo/plugin.yaml', data: MANIFEST },
+    { name: 'demo/index.js', data: 'export default {};\n' },
+    { name: 'demo/.DS_Store', data: 'Bud1' },
+    { name: 'demo/._index.js', data: 'Mac OS X apple double' },
+    { name: '__MACOSX/', dir: true },
+    { name: '__MACOSX/demo/', dir: true },
+    { name: '__MACOSX/demo/._plugin.yaml', data: 'Mac OS X apple double' },
+  ];
+  it.each(both)('%s: a folder packed on macOS is unpacked without its system metadata', async (format) => {
+    const destination = fresh();
+    const result = await extractPluginArchive(await make(format, macItems), destination);
+    expect(result.root).toBe(path.join(destination, 'demo'));
+    // Every entry is counted (and was checked), but only the plugin's own files are written.
+    expect(result.entries).toBe(macItems.length);
+    expect(existsSync(path.join(destination, '__MACOSX'))).toBe(false);
+    expect(existsSync(path.join(destination, 'demo', '.DS_Store'))).toBe(false);
+    expect(existsSync(path.join(destination, 'demo', '._index.js'))).toBe(false);
+    expect(await readFile(path.join(destination, 'demo', 'index.js'), 'utf8')).toBe('export default {};\n');
+  });
+
+  it.each(both)('%s: a metadata entry is still checked like any other', async (format) => {
+    const destination = fresh();
+    const name = '__MACOSX/../../escape.js';
+    // yazl will not write `..`: the zip gets a same-length placeholder, replaced in its bytes.
+    const placeholder = 'q'.repeat(name.length);
+    const archive = format === 'tgz' ? tgz([...macItems, { name, data: 'x' }])
+      : patchName(await zip([...macItems, { name: placeholder, data: 'x' }]), placeholder, name);
+    await expect(extractPluginArchive(archive, destination)).rejects.toThrow(/"\.\." segment|\.\.|relative path/);
+    expect(existsSync(destination)).toBe(false);
+  });
+
   it('tgz: an archive written by node-tar (pax header for a long name) is unpacked; pax headers are not entries', async () => {
     const source = path.join(tmp, 'source');
     const long = `${'x'.repeat(120)}.js`;

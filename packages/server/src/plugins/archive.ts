@@ -93,6 +93,17 @@ function formatOf(archive: Buffer): 'tgz' | 'zip' {
   throw new ArchiveError('not a .tgz or .zip archive');
 }
 
+/**
+ * What macOS adds when it packs a folder: the Finder's zip puts resource forks under `__MACOSX/` beside the folder,
+ * its tar adds `._<name>` AppleDouble files, and `.DS_Store` files ride along in both. They are not the plugin's, and
+ * `__MACOSX/` would otherwise read as a second top-level folder.
+ */
+function isSystemMetadata(parts: readonly string[], kind: 'file' | 'directory'): boolean {
+  if (parts[0] === '__MACOSX') return true;
+  const last = parts[parts.length - 1] ?? '';
+  return kind === 'file' && (last === '.DS_Store' || last.startsWith('._'));
+}
+
 /** A file system error of the host (disk full, permissions), as opposed to a fault of the archive. */
 const isHostError = (error: unknown): boolean => typeof (error as { syscall?: unknown }).syscall === 'string';
 
@@ -109,14 +120,18 @@ class Extraction {
     private readonly limits: ArchiveLimits,
   ) {}
 
-  /** Checks an entry before anything is written; returns its clean relative path ('' for the archive's `./`). */
-  admit(raw: string, kind: 'file' | 'directory', declaredSize: number): string {
+  /**
+   * Checks an entry before anything is written; returns its clean relative path ('' for the archive's `./`), or
+   * undefined for an operating system's metadata entry, which passes the same checks and is then left out.
+   */
+  admit(raw: string, kind: 'file' | 'directory', declaredSize: number): string | undefined {
     if (raw.includes('\0')) throw refuse(raw, 'has a NUL byte in its name');
     if (raw.includes('\\')) throw refuse(raw, 'has a backslash in its name');
     if (raw.startsWith('/') || /^[a-zA-Z]:/.test(raw)) throw refuse(raw, 'has an absolute path');
     const parts = raw.split('/').filter((part) => part !== '' && part !== '.');
     if (parts.includes('..')) throw refuse(raw, 'has a ".." segment in its path');
     if (++this.entries > this.limits.maxEntries) throw refuse(raw, `is one more than the ${this.limits.maxEntries} entries allowed`);
+    if (isSystemMetadata(parts, kind)) return undefined;
     const name = parts.join('/');
     if (name === '' && kind === 'file') throw refuse(raw, 'is a file without a name');
     const seen = this.kinds.get(name);
@@ -216,7 +231,9 @@ async function untar(archive: Buffer, target: Extraction): Promise<void> {
         throw refuse(entry.path, `is ${TAR_TYPE_NAMES[entry.type] ?? `of type ${entry.type}`}${link}: only files and folders are allowed`);
       }
       const name = target.admit(entry.path, kind, entry.size);
-      if (kind === 'directory') entry.resume(); // no body, but the Parser waits for its 'end'
+      // A directory has no body, but the Parser waits for its 'end'; a left-out entry's body is drained unread.
+      if (kind === 'directory' || name === undefined) entry.resume();
+      if (name === undefined) return;
       work = work
         .then(async () => {
           if (failure !== undefined) return;
@@ -267,6 +284,7 @@ async function unzip(archive: Buffer, target: Extraction): Promise<void> {
       if (!entry.canDecodeFileData()) throw refuse(name, `uses compression method ${entry.compressionMethod} (only stored and deflate are supported)`);
       const kind = name.endsWith('/') || type === S_IFDIR ? 'directory' : 'file';
       const clean = target.admit(name, kind, entry.uncompressedSize);
+      if (clean === undefined) continue;
       if (kind === 'directory') await target.directory(clean);
       else await target.file(clean, (mode & 0o111) !== 0, () => file.openReadStreamPromise(entry));
       current = undefined;
