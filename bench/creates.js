@@ -1,7 +1,7 @@
-// `npm run bench:creates`: only the create figure, repeated. Each round measures the bare Fastify POST baseline and
-// svc back to back, and reports svc's creates per second, its ratio to the baseline, and the CPU time svc's main
-// thread spent per create (the figure to compare between two builds: it moves far less than requests per second
-// when other work shares the machine).
+// `npm run bench:creates`: only the create figure, repeated. Each round measures, back to back, the bare Fastify POST
+// baseline, the same POST with a group-committed SQLite insert (bench/baseline-store-server.js) and svc, and reports
+// creates per second, svc's ratio to the bare POST, and the CPU time each main thread spent per create (the figure
+// to compare between two builds: it moves far less than requests per second when other work shares the machine).
 // Usage: node bench/creates.js [--rounds 3] [--duration 5]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,13 +23,17 @@ try {
     const baseline = await startProcess(process.execPath, [path.join(root, 'bench/baseline-server.js')]);
     const base = wrkCreateRun(baseline.url, DURATION, script, {}, baseline.child.pid);
     await baseline.stop();
+    const stored = await startProcess(process.execPath, [path.join(root, 'bench/baseline-store-server.js')]);
+    const floor = wrkCreateRun(stored.url, DURATION, script, {}, stored.child.pid);
+    await stored.stop();
     const svc = await startSvc(path.join(dataDir, `round-${round}`));
     const run = wrkCreateRun(svc.url, DURATION, script, await adminToken(svc.url), svc.child.pid);
     await svc.stop();
     console.log(
       `round ${round}: svc ${run.rps.toFixed(0)} creates/s (${((run.rps / base.rps) * 100).toFixed(1)}% of bare POST ` +
         `${base.rps.toFixed(0)}/s; target 10000/s); main thread ${run.mainCpuMicrosPerCreate.toFixed(1)} µs per create ` +
-        `(bare POST ${base.mainCpuMicrosPerCreate.toFixed(1)} µs)`,
+        `(bare POST ${base.mainCpuMicrosPerCreate.toFixed(1)} µs; bare POST + SQLite group commit ` +
+        `${floor.rps.toFixed(0)}/s, ${floor.mainCpuMicrosPerCreate.toFixed(1)} µs)`,
     );
   }
 } finally {
