@@ -9,7 +9,7 @@
 import btreeModule from 'sorted-btree';
 // A file rather than `sorted-btree/extended`: the package has no exports map, and Node's ESM loader imports no folders.
 import { bulkLoad } from 'sorted-btree/extended/bulkLoad.js';
-import type { IndexRecord } from './index-record.js';
+import { compareRecords, probeRecord, type IndexRecord } from './index-record.js';
 import { naturalCompare } from './natural-compare.js';
 
 export type BTree<K, V> = import('sorted-btree').default<K, V>;
@@ -20,7 +20,10 @@ const BTreeConstructor: BTreeClass =
 
 const NODE_SIZE = 64;
 
-/** String keys in natural order, each with a value. */
+/** An order of index values. */
+export type Compare = (a: string, b: string) => number;
+
+/** String keys in natural order (or the order given), each with a value. */
 export type SortedMap<V> = BTree<string, V>;
 
 /**
@@ -29,8 +32,8 @@ export type SortedMap<V> = BTree<string, V>;
  */
 export type RecordSet = BTree<IndexRecord, undefined>;
 
-export function newSortedMap<V>(): SortedMap<V> {
-  return new BTreeConstructor<string, V>(undefined, naturalCompare, NODE_SIZE);
+export function newSortedMap<V>(compare: Compare = naturalCompare): SortedMap<V> {
+  return new BTreeConstructor<string, V>(undefined, compare, NODE_SIZE);
 }
 
 export function newRecordSet(): RecordSet {
@@ -38,8 +41,8 @@ export function newRecordSet(): RecordSet {
 }
 
 /** A map of `keys` (distinct, in natural order) to `values`, built in one pass: no search per entry. */
-export function loadSortedMap<V>(keys: string[], values: V[]): SortedMap<V> {
-  return bulkLoad(keys, values, NODE_SIZE, naturalCompare);
+export function loadSortedMap<V>(keys: string[], values: V[], compare: Compare = naturalCompare): SortedMap<V> {
+  return bulkLoad(keys, values, NODE_SIZE, compare);
 }
 
 /**
@@ -57,14 +60,11 @@ export function isBTree(value: unknown): value is BTree<unknown, unknown> {
 }
 
 /** Records in name order: the order of every group and of the name index. */
-export function byName(a: IndexRecord, b: IndexRecord): number {
-  return naturalCompare(a[0], b[0]);
-}
+export const byName = compareRecords;
 
 /** The record named `name` in `set`, if any. */
 export function findByName(set: RecordSet, name: string): IndexRecord | undefined {
-  const probe = [name] as unknown as IndexRecord;
-  const pair = set.getPairOrNextHigher(probe);
+  const pair = set.getPairOrNextHigher(probeRecord(name));
   return pair && pair[0][0] === name ? pair[0] : undefined;
 }
 

@@ -10,6 +10,7 @@ import {
   loadSortedMap,
   newRecordSet,
   newSortedMap,
+  type Compare,
   type RecordSet,
   type SortedMap,
 } from './btree.js';
@@ -35,6 +36,8 @@ export interface OrderedIndex {
   readonly multiValued: boolean;
   /** Where an object's value sits in its record (NAME_SLOT: the name itself). */
   readonly slot: number;
+  /** The order of its values (natural order unless the values' form makes a cheaper one exact). */
+  readonly compare: Compare;
   /** Visits each value and its group in value order (reversed when descending) until `visit` returns false. */
   forEachGroup(descending: boolean, visit: (value: string, group: RecordGroup) => boolean): void;
 }
@@ -43,7 +46,7 @@ export interface OrderedIndex {
 export const NAME_SLOT = -1;
 
 export class FieldIndex implements OrderedIndex {
-  private byValue: SortedMap<RecordGroup> = newSortedMap();
+  private byValue: SortedMap<RecordGroup>;
   private multiValuedObjects = 0;
   /** Scratch pair for lookups (sorted-btree fills it instead of allocating one per call). */
   private readonly reusedPair = [] as unknown as [string, RecordGroup];
@@ -53,7 +56,10 @@ export class FieldIndex implements OrderedIndex {
     readonly unique: boolean,
     readonly extract: Extractor,
     readonly slot: number,
-  ) {}
+    readonly compare: Compare = naturalCompare,
+  ) {
+    this.byValue = newSortedMap(compare);
+  }
 
   get multiValued(): boolean {
     return this.multiValuedObjects > 0;
@@ -122,10 +128,11 @@ export class FieldIndex implements OrderedIndex {
     }
     const { values, groups } = buckets;
     if (this.unique) this.checkLoaded(values, groups, modelLabel);
-    const order = Array.from(values.keys()).sort((a, b) => naturalCompare(values[a]!, values[b]!));
+    const order = Array.from(values.keys()).sort((a, b) => this.compare(values[a]!, values[b]!));
     const byValue = loadSortedMap(
       order.map((at) => values[at]!),
       order.map((at) => sealGroup(groups[at]!)),
+      this.compare,
     );
     return { byValue, multiValuedObjects };
   }
@@ -201,6 +208,7 @@ export class NameIndex implements OrderedIndex {
   readonly name = 'metadata.name';
   readonly multiValued = false;
   readonly slot = NAME_SLOT;
+  readonly compare = naturalCompare;
   private set: RecordSet = newRecordSet();
 
   get size(): number {

@@ -19,6 +19,7 @@ import {
 } from './index-record.js';
 import { extractorOf, sameSlot, slotValues, type Slot } from './index-values.js';
 import { LabelIndex, LABELS_INDEX, labelPairs, sameLabels } from './label-index.js';
+import { compareCodeUnits, naturalCompare } from './natural-compare.js';
 import { prefersSorting, sortRecords, walkPage, type GroupAllowed, type SortKey } from './page.js';
 import {
   fieldClause,
@@ -35,6 +36,7 @@ export const NAME_INDEX = 'metadata.name';
 const NAME_ALIAS = 'name';
 const CREATION_INDEX = 'metadata.creationTimestamp';
 const DELETION_INDEX = 'metadata.deletionTimestamp';
+const SERVER_TIMESTAMPS = new Set([CREATION_INDEX, DELETION_INDEX]);
 
 export interface IndexQuery {
   labels: readonly LabelRequirement[];
@@ -73,7 +75,9 @@ export class ModelIndex {
         throw new Error(`index "${spec.name}" of ${modelLabel} is declared twice (or is a default index)`);
       }
       const slot = this.fieldIndexes.length;
-      const index = new FieldIndex(spec.name, spec.unique === true, extractorOf(spec, modelLabel), slot);
+      // The server writes both timestamps itself, always as toISOString (fixed width): code-unit order is exact.
+      const compare = SERVER_TIMESTAMPS.has(spec.name) ? compareCodeUnits : naturalCompare;
+      const index = new FieldIndex(spec.name, spec.unique === true, extractorOf(spec, modelLabel), slot, compare);
       this.fieldIndexes.push(index);
       this.targets.set(spec.name, { kind: 'field', index });
     }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { naturalCompare } from './natural-compare.js';
+import { naturalCompare, naturalSortKey } from './natural-compare.js';
 
 const sign = (n: number) => Math.sign(n);
+const plainCompare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 describe('naturalCompare', () => {
   // [a, b, expected sign of naturalCompare(a, b)]
@@ -58,6 +59,10 @@ describe('naturalCompare', () => {
     expect(sign(naturalCompare(b, a))).toBe(-expected || 0);
   });
 
+  it.each(table)('sort keys of %j and %j compare by code unit as %i', (a, b, expected) => {
+    expect(sign(plainCompare(naturalSortKey(a), naturalSortKey(b)))).toBe(expected);
+  });
+
   it('is 0 only for identical strings', () => {
     expect(naturalCompare('01', '1')).not.toBe(0);
     expect(naturalCompare('a', 'a')).toBe(0);
@@ -110,5 +115,31 @@ describe('naturalCompare', () => {
       const [x, y, z] = [0, 1, 2].map(() => strings[Math.floor(random() * strings.length)]!) as [string, string, string];
       if (naturalCompare(x, y) <= 0 && naturalCompare(y, z) <= 0) expect(naturalCompare(x, z)).toBeLessThanOrEqual(0);
     }
+  });
+});
+
+describe('naturalSortKey', () => {
+  it('is the string itself when it has no digits (no copy)', () => {
+    for (const text of ['', 'abc', 'people.svc.run/team', 'é-z']) expect(naturalSortKey(text)).toBe(text);
+  });
+
+  it('orders by code unit exactly as naturalCompare, and is equal only for identical strings, on random strings', () => {
+    // Long runs too: 9+ significant digits and 255+ leading zeros take the multi-unit length codes.
+    const pieces = ['0', '0', '1', '5', '9', 'a', '/', ':', '.', '\u00ff', '0'.repeat(260), '12345678901', '0'.repeat(254)];
+    let seed = 11;
+    const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x80000000);
+    const word = () => Array.from({ length: Math.floor(random() * 7) }, () => pieces[Math.floor(random() * pieces.length)]).join('');
+    for (let n = 0; n < 20000; n++) {
+      const a = word();
+      const b = random() < 0.7 ? a.slice(0, Math.floor(random() * (a.length + 1))) + word() : word();
+      const [ka, kb] = [naturalSortKey(a), naturalSortKey(b)];
+      expect([a, b, sign(plainCompare(ka, kb))]).toEqual([a, b, sign(naturalCompare(a, b))]);
+      expect(ka === kb).toBe(a === b);
+    }
+  });
+
+  it('keeps an ASCII string one-byte (every code unit of the key is below 256)', () => {
+    const key = naturalSortKey(`w-${'7'.repeat(300)}-${'0'.repeat(300)}1`);
+    expect([...key].every((c) => c.charCodeAt(0) < 256)).toBe(true);
   });
 });

@@ -7,9 +7,8 @@
  * `prefersSorting` picks the cheaper. Further sort terms order the ties of the first the same way, recursively.
  */
 import { NAME_SLOT, type OrderedIndex } from './field-index.js';
-import { recordName, recordSlot, type IndexRecord } from './index-record.js';
+import { compareRecords, recordName, recordSlot, type IndexRecord } from './index-record.js';
 import { slotSortKey } from './index-values.js';
-import { naturalCompare } from './natural-compare.js';
 import { forEachMember, groupSize, pushMembers, type RecordGroup } from './record-group.js';
 
 /** A sort term resolved to its index. Every sort ends with name ascending, which is left implicit. */
@@ -45,10 +44,10 @@ export function sortRecords(
   for (let i = 0; i < order.length; i++) order[i] = i;
   order.sort((a, b) => {
     for (let k = 0; k < width; k++) {
-      const c = naturalCompare(values[a * width + k]!, values[b * width + k]!);
+      const c = keys[k]!.index.compare(values[a * width + k]!, values[b * width + k]!);
       if (c !== 0) return keys[k]!.descending ? -c : c;
     }
-    return naturalCompare(recordName(records[a]!), recordName(records[b]!));
+    return compareRecords(records[a]!, records[b]!);
   });
   const page: IndexRecord[] = [];
   const end = Math.min(order.length, offset + limit);
@@ -132,5 +131,5 @@ function countMatching(group: RecordGroup, accept: Accept): number {
 function sortValue(record: IndexRecord, key: SortKey): string {
   const slot = key.index.slot;
   if (slot === NAME_SLOT) return recordName(record);
-  return slotSortKey(recordSlot(record, slot), naturalCompare, key.descending);
+  return slotSortKey(recordSlot(record, slot), key.index.compare, key.descending);
 }

@@ -1,5 +1,5 @@
 /**
- * The objects that share one index value, kept in name order (naturalCompare) so that ties come out name-ascending
+ * The objects that share one index value, kept in name order (compareRecords) so that ties come out name-ascending
  * whichever way the index is walked, without buffering and sorting a long run of equal values.
  *
  * Members are the objects' records (not their names): a walk reads a member's values straight from it, with no
@@ -18,8 +18,7 @@
  * the group its lasting form once (`sealGroup`: a large one is bulk-loaded into its B-tree).
  */
 import { isBTree, loadRecordSet, newRecordSet, STOP, type RecordSet } from './btree.js';
-import { recordName, type IndexRecord } from './index-record.js';
-import { naturalCompare } from './natural-compare.js';
+import { compareRecords, type IndexRecord } from './index-record.js';
 
 export type RecordGroup = IndexRecord | IndexRecord[] | RecordSet;
 
@@ -44,16 +43,15 @@ export function groupSize(group: RecordGroup | undefined): number {
 /** Adds `record` (idempotent); returns the group to keep. */
 export function groupAdd(group: RecordGroup | undefined, record: IndexRecord): RecordGroup {
   if (group === undefined) return record;
-  const name = recordName(record);
   if (isRecordSet(group)) {
     group.set(record, undefined);
     return group;
   }
   if (isRecord(group)) {
     if (group === record) return group;
-    return naturalCompare(recordName(group), name) < 0 ? [group, record] : [record, group];
+    return compareRecords(group, record) < 0 ? [group, record] : [record, group];
   }
-  const at = search(group, name);
+  const at = search(group, record);
   if (at >= 0) return group;
   if (group.length < ARRAY_MAX) {
     group.splice(-at - 1, 0, record);
@@ -91,7 +89,7 @@ export function groupDelete(group: RecordGroup | undefined, record: IndexRecord)
     return group.size < ARRAY_MIN ? group.keysArray() : group;
   }
   if (isRecord(group)) return group === record ? undefined : group;
-  const at = search(group, recordName(record));
+  const at = search(group, record);
   if (at < 0) return group;
   group.splice(at, 1);
   return group.length === 1 ? group[0] : group;
@@ -122,13 +120,13 @@ export function pushMembers(group: RecordGroup | undefined, out: IndexRecord[]):
   else for (const record of group) out.push(record);
 }
 
-/** Index of `name` in the array, or -(insertion point) - 1. */
-function search(records: readonly IndexRecord[], name: string): number {
+/** Index of the record named as `record` in the array, or -(insertion point) - 1. */
+function search(records: readonly IndexRecord[], record: IndexRecord): number {
   let low = 0;
   let high = records.length - 1;
   while (low <= high) {
     const mid = (low + high) >>> 1;
-    const order = naturalCompare(recordName(records[mid]!), name);
+    const order = compareRecords(records[mid]!, record);
     if (order === 0) return mid;
     if (order < 0) low = mid + 1;
     else high = mid - 1;
