@@ -36,8 +36,15 @@ export const SERVICE_DOMAINS: readonly string[] = Object.freeze([
 /** True when `domain` is a service domain or below one. `svc.run` itself covers only itself, not every plugin's. */
 export function isServiceDomain(domain: string): boolean {
   if (domain === SERVICE_DOMAIN) return true;
-  return SERVICE_DOMAINS.some((own) => own !== SERVICE_DOMAIN && (domain === own || domain.endsWith(`.${own}`)));
+  // Every service domain ends in the reserved suffix: most label prefixes are turned away by this one test.
+  if (!domain.endsWith(SERVICE_DOMAIN)) return false;
+  return SUBDOMAIN_OWNERS.some(([own, dotted]) => domain === own || domain.endsWith(dotted));
 }
+
+/** Each service domain below the suffix, with its `.`-prefixed form (built once, not per label checked). */
+const SUBDOMAIN_OWNERS: readonly (readonly [string, string])[] = SERVICE_DOMAINS.filter(
+  (own) => own !== SERVICE_DOMAIN,
+).map((own) => [own, `.${own}`] as const);
 
 /** The groups a plugin gets inside `svc.run`: its own domain and the console, user-center and public API forms. */
 export function pluginServiceGroups(pluginName: string): string[] {

@@ -5,7 +5,10 @@
 
 /** Escapes one reference token: `~` first, so the `~` introduced for `/` is not escaped again. */
 export function escapePointerToken(token: string | number): string {
-  return String(token).replace(/~/g, '~0').replace(/\//g, '~1');
+  const text = String(token);
+  // Most tokens need no escape; every write builds pointers for its labels whether or not one is wrong.
+  if (!text.includes('~') && !text.includes('/')) return text;
+  return text.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
 /** Appends unescaped segments to an already-escaped pointer (`''` is the whole document). */
