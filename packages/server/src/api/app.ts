@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { notFound } from '@svc/plugin-api';
 import type { DynamicRouter } from './dynamic-router.js';
 import type { HttpContext } from './http-context.js';
+import { lazyChildLoggerFactory } from './lazy-logger.js';
 import { sendProblem } from './problem.js';
 
 export const BODY_LIMIT = 4 * 1024 * 1024;
@@ -23,6 +24,7 @@ export function createApp({ logger, router }: AppOptions) {
     loggerInstance: logger,
     // No per-request log lines: they cost more than the request on the hot path; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: lazyChildLoggerFactory,
     bodyLimit: BODY_LIMIT,
     // Query strings: repeated keys become arrays (selectors and sort are repeatable).
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },

@@ -42,7 +42,13 @@ export class Admission {
     };
   }
 
-  async run(request: AdmissionRequest): Promise<void> {
-    for (const check of this.checks.get(request.served.model.resource) ?? []) await check(request);
+  /** Runs the checks of the request's model in order; undefined when it has none (most models: no promise to await). */
+  run(request: AdmissionRequest): Promise<void> | undefined {
+    const checks = this.checks.get(request.served.model.resource);
+    return checks && runChecks(checks, request);
   }
+}
+
+async function runChecks(checks: readonly AdmissionCheck[], request: AdmissionRequest): Promise<void> {
+  for (const check of checks) await check(request);
 }

@@ -133,7 +133,8 @@ export class ObjectService {
       delete meta.deletionTimestamp;
       if (served.model.statusSubresource) delete object.status;
       const stored = canonicalize(object);
-      await this.admission.run({ operation: 'create', served, object: stored, actor: options.actor ?? SYSTEM });
+      const admitting = this.admission.run({ operation: 'create', served, object: stored, actor: options.actor ?? SYSTEM });
+      if (admitting) await admitting;
       reserve(served, undefined, stored);
       const record = await this.store
         .create(served.model.resource, meta.name, (revision) => encodeObject(stored, revision))
@@ -251,7 +252,7 @@ export class ObjectService {
     const resource = served.model.resource;
     const name = prev.metadata.name;
     const removing = Boolean(stored.metadata.deletionTimestamp && !stored.metadata.finalizers?.length);
-    await this.admission.run({
+    const admitting = this.admission.run({
       operation: deleting ? 'delete' : 'update',
       served,
       object: stored,
@@ -259,6 +260,7 @@ export class ObjectService {
       subresource: options.subresource,
       actor: options.actor ?? SYSTEM,
     });
+    if (admitting) await admitting;
     reserve(served, prev, removing ? undefined : stored);
     let record: StoredRecord;
     try {
