@@ -6,6 +6,7 @@
 import {
   findByName,
   forEachPairInOrder,
+  STOP,
   loadRecordSet,
   loadSortedMap,
   newRecordSet,
@@ -18,6 +19,7 @@ import { recordName, recordSlot, setRecordSlot, type IndexRecord } from './index
 import { NO_VALUE, type Extractor, type Slot } from './index-values.js';
 import { naturalCompare } from './natural-compare.js';
 import {
+  DerivedGroup,
   forEachMember,
   groupAdd,
   groupAppend,
@@ -45,9 +47,17 @@ export interface OrderedIndex {
 /** The slot number of the name index: a name is its own value. */
 export const NAME_SLOT = -1;
 
+/** Walks every record in name order until `visit` returns false (the name index). */
+export type WalkAll = (visit: (record: IndexRecord) => boolean) => void;
+
 export class FieldIndex implements OrderedIndex {
   private byValue: SortedMap<RecordGroup>;
   private multiValuedObjects = 0;
+  /**
+   * With `valuelessFrom`, the objects without a value are not filed: they are counted here, and their group is read
+   * off the name index when asked for (a DerivedGroup). For an index that nearly no object has a value of.
+   */
+  private valueless = 0;
   /** Scratch pair for lookups (sorted-btree fills it instead of allocating one per call). */
   private readonly reusedPair = [] as unknown as [string, RecordGroup];
 
@@ -57,6 +67,7 @@ export class FieldIndex implements OrderedIndex {
     readonly extract: Extractor,
     readonly slot: number,
     readonly compare: Compare = naturalCompare,
+    private readonly valuelessFrom?: WalkAll,
   ) {
     this.byValue = newSortedMap(compare);
   }
@@ -66,11 +77,27 @@ export class FieldIndex implements OrderedIndex {
   }
 
   group(value: string): RecordGroup | undefined {
+    if (value === NO_VALUE && this.valuelessFrom) return this.valuelessGroup();
     return this.byValue.get(value);
   }
 
   forEachGroup(descending: boolean, visit: (value: string, group: RecordGroup) => boolean): void {
-    forEachPairInOrder(this.byValue, descending, visit);
+    const valueless = this.valuelessFrom && this.valuelessGroup();
+    // No value sorts before every value (the empty string first in either order of values).
+    if (valueless && !descending && !visit(NO_VALUE, valueless)) return;
+    let completed = true;
+    forEachPairInOrder(this.byValue, descending, (value, group) => (completed = visit(value, group)));
+    if (valueless && descending && completed) visit(NO_VALUE, valueless);
+  }
+
+  private valuelessGroup(): DerivedGroup | undefined {
+    if (this.valueless === 0) return undefined;
+    const slot = this.slot;
+    const holds = (record: IndexRecord) => {
+      const own = recordSlot(record, slot);
+      return typeof own === 'string' ? own === NO_VALUE : own.includes(NO_VALUE);
+    };
+    return new DerivedGroup(this.valueless, this.valuelessFrom!, holds);
   }
 
   /**
@@ -117,13 +144,19 @@ export class FieldIndex implements OrderedIndex {
   prepareLoad(records: readonly IndexRecord[], modelLabel: string): LoadedValues {
     const buckets = new ValueBuckets();
     let multiValuedObjects = 0;
+    let valueless = 0;
+    const file = (record: IndexRecord, value: string): string => {
+      if (value !== NO_VALUE || !this.valuelessFrom) return buckets.file(record, value);
+      valueless++;
+      return NO_VALUE;
+    };
     for (const record of records) {
       const slot = recordSlot(record, this.slot);
       if (typeof slot === 'string') {
-        setRecordSlot(record, this.slot, buckets.file(record, slot));
+        setRecordSlot(record, this.slot, file(record, slot));
       } else {
         multiValuedObjects++;
-        setRecordSlot(record, this.slot, slot.map((value) => buckets.file(record, value)));
+        setRecordSlot(record, this.slot, slot.map((value) => file(record, value)));
       }
     }
     const { values, groups } = buckets;
@@ -134,12 +167,13 @@ export class FieldIndex implements OrderedIndex {
       order.map((at) => sealGroup(groups[at]!)),
       this.compare,
     );
-    return { byValue, multiValuedObjects };
+    return { byValue, multiValuedObjects, valueless };
   }
 
   commitLoad(loaded: LoadedValues): void {
     this.byValue = loaded.byValue;
     this.multiValuedObjects = loaded.multiValuedObjects;
+    this.valueless = loaded.valueless;
   }
 
   private checkLoaded(values: readonly string[], groups: readonly GrowingGroup[], modelLabel: string): void {
@@ -155,6 +189,10 @@ export class FieldIndex implements OrderedIndex {
   }
 
   private addValue(record: IndexRecord, value: string): string {
+    if (value === NO_VALUE && this.valuelessFrom) {
+      this.valueless++;
+      return NO_VALUE;
+    }
     // A unique index mostly meets new values: try to insert first (one descent when new). Any other index mostly
     // meets values it holds: look the value up first, and grow its group in place (arrays and B-trees change in
     // place, so only a group that changes form costs a second descent).
@@ -171,6 +209,10 @@ export class FieldIndex implements OrderedIndex {
   }
 
   private removeValue(record: IndexRecord, value: string): void {
+    if (value === NO_VALUE && this.valuelessFrom) {
+      this.valueless--;
+      return;
+    }
     this.byValue.editRange(value, value, true, (_key, group) => {
       const shrunk = groupDelete(group, record);
       if (shrunk === undefined) return { delete: true };
@@ -183,6 +225,7 @@ export class FieldIndex implements OrderedIndex {
 export interface LoadedValues {
   readonly byValue: SortedMap<RecordGroup>;
   readonly multiValuedObjects: number;
+  readonly valueless: number;
 }
 
 /** Records filed by value during a bulk load: each distinct value once (its first instance), with its group. */
@@ -240,6 +283,11 @@ export class NameIndex implements OrderedIndex {
 
   forEachRecord(visit: (record: IndexRecord) => void): void {
     this.set.forEachPair((record) => void visit(record));
+  }
+
+  /** Visits the records in name order until `visit` returns false. */
+  walk(visit: (record: IndexRecord) => boolean): void {
+    this.set.forEachPair((record) => (visit(record) ? undefined : STOP));
   }
 
   forEachGroup(descending: boolean, visit: (value: string, group: RecordGroup) => boolean): void {

@@ -6,7 +6,7 @@
  * group per index value; the indexes hold the record itself, so the name string exists once.
  */
 import { alreadyExists, badRequest, conflict, type ExtensionObject, type IndexSpec } from '@svc/plugin-api';
-import { FieldIndex, NameIndex, type OrderedIndex } from './field-index.js';
+import { FieldIndex, NameIndex, type OrderedIndex, type WalkAll } from './field-index.js';
 import { IndexLoader } from './index-loader.js';
 import {
   newRecord,
@@ -77,7 +77,10 @@ export class ModelIndex {
       const slot = this.fieldIndexes.length;
       // The server writes both timestamps itself, always as toISOString (fixed width): code-unit order is exact.
       const compare = SERVER_TIMESTAMPS.has(spec.name) ? compareCodeUnits : naturalCompare;
-      const index = new FieldIndex(spec.name, spec.unique === true, extractorOf(spec, modelLabel), slot, compare);
+      // Only objects being deleted have a deletionTimestamp: the group without one is nearly the name index itself.
+      const valuelessFrom: WalkAll | undefined =
+        spec.name === DELETION_INDEX ? (visit) => this.byName.walk(visit) : undefined;
+      const index = new FieldIndex(spec.name, spec.unique === true, extractorOf(spec, modelLabel), slot, compare, valuelessFrom);
       this.fieldIndexes.push(index);
       this.targets.set(spec.name, { kind: 'field', index });
     }

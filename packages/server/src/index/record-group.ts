@@ -20,7 +20,35 @@
 import { isBTree, loadRecordSet, newRecordSet, STOP, type RecordSet } from './btree.js';
 import { compareRecords, type IndexRecord } from './index-record.js';
 
-export type RecordGroup = IndexRecord | IndexRecord[] | RecordSet;
+export type RecordGroup = IndexRecord | IndexRecord[] | RecordSet | DerivedGroup;
+
+/**
+ * A group that is not kept but read off a larger, name-ordered collection: the members of `walk` that `holds`. A field
+ * index uses one for its no-value group when nearly every object has no value (metadata.deletionTimestamp): keeping
+ * that group would cost a B-tree insert per create for what is, in effect, the name index again. Only the index
+ * that made it changes it (by making a new one), so groupAdd and groupDelete never see one.
+ */
+export class DerivedGroup {
+  constructor(
+    readonly size: number,
+    /** Visits candidates in name order until `visit` returns false. */
+    private readonly walk: (visit: (record: IndexRecord) => boolean) => void,
+    private readonly holds: (record: IndexRecord) => boolean,
+  ) {}
+
+  /** Visits the members in name order until `visit` returns false; returns false when stopped early. */
+  forEach(visit: (record: IndexRecord) => boolean | void): boolean {
+    let left = this.size;
+    let completed = true;
+    this.walk((record) => {
+      if (!this.holds(record)) return true;
+      left--;
+      if (visit(record) === false) return (completed = false);
+      return left > 0;
+    });
+    return completed;
+  }
+}
 
 const ARRAY_MAX = 64;
 const ARRAY_MIN = 32;
@@ -36,6 +64,7 @@ function isRecord(group: RecordGroup): group is IndexRecord {
 
 export function groupSize(group: RecordGroup | undefined): number {
   if (group === undefined) return 0;
+  if (group instanceof DerivedGroup) return group.size;
   if (isRecordSet(group)) return group.size;
   return isRecord(group) ? 1 : group.length;
 }
@@ -43,6 +72,7 @@ export function groupSize(group: RecordGroup | undefined): number {
 /** Adds `record` (idempotent); returns the group to keep. */
 export function groupAdd(group: RecordGroup | undefined, record: IndexRecord): RecordGroup {
   if (group === undefined) return record;
+  if (group instanceof DerivedGroup) throw new Error('a derived group changes only through its index');
   if (isRecordSet(group)) {
     group.set(record, undefined);
     return group;
@@ -84,6 +114,7 @@ export function sealGroup(group: GrowingGroup): RecordGroup {
 /** Removes `record`; returns the group to keep, or undefined once it is empty. */
 export function groupDelete(group: RecordGroup | undefined, record: IndexRecord): RecordGroup | undefined {
   if (group === undefined) return undefined;
+  if (group instanceof DerivedGroup) throw new Error('a derived group changes only through its index');
   if (isRecordSet(group)) {
     group.delete(record);
     return group.size < ARRAY_MIN ? group.keysArray() : group;
@@ -98,6 +129,7 @@ export function groupDelete(group: RecordGroup | undefined, record: IndexRecord)
 /** Calls `visit` on each member in name order until it returns false; returns false when stopped early. */
 export function forEachMember(group: RecordGroup | undefined, visit: (record: IndexRecord) => boolean | void): boolean {
   if (group === undefined) return true;
+  if (group instanceof DerivedGroup) return group.forEach(visit);
   if (isRecordSet(group)) {
     let completed = true;
     group.forEachPair((record) => {
@@ -115,7 +147,8 @@ export function forEachMember(group: RecordGroup | undefined, visit: (record: In
 /** Appends the members to `out`, in name order. */
 export function pushMembers(group: RecordGroup | undefined, out: IndexRecord[]): void {
   if (group === undefined) return;
-  if (isRecordSet(group)) group.forEachPair((record) => void out.push(record));
+  if (group instanceof DerivedGroup) group.forEach((record) => void out.push(record));
+  else if (isRecordSet(group)) group.forEachPair((record) => void out.push(record));
   else if (isRecord(group)) out.push(group);
   else for (const record of group) out.push(record);
 }
