@@ -9,7 +9,7 @@
 import btreeModule from 'sorted-btree';
 // A file rather than `sorted-btree/extended`: the package has no exports map, and Node's ESM loader imports no folders.
 import { bulkLoad } from 'sorted-btree/extended/bulkLoad.js';
-import { compareRecords, probeRecord, type IndexRecord } from './index-record.js';
+import { compareRecords, probeRecord, recordKey, type IndexRecord } from './index-record.js';
 import { naturalCompare } from './natural-compare.js';
 
 export type BTree<K, V> = import('sorted-btree').default<K, V>;
@@ -64,8 +64,9 @@ export const byName = compareRecords;
 
 /** The record named `name` in `set`, if any. */
 export function findByName(set: RecordSet, name: string): IndexRecord | undefined {
-  const pair = set.getPairOrNextHigher(probeRecord(name));
-  return pair && pair[0][0] === name ? pair[0] : undefined;
+  const probe = probeRecord(name);
+  const pair = set.getPairOrNextHigher(probe);
+  return pair && recordKey(pair[0]) === recordKey(probe) ? pair[0] : undefined;
 }
 
 /** Returned from a sorted-btree `forEachPair` callback to stop the walk. */

@@ -15,9 +15,9 @@ import {
   type RecordSet,
   type SortedMap,
 } from './btree.js';
-import { recordName, recordSlot, setRecordSlot, type IndexRecord } from './index-record.js';
+import { recordKey, recordName, recordSlot, setRecordSlot, type IndexRecord } from './index-record.js';
 import { NO_VALUE, type Extractor, type Slot } from './index-values.js';
-import { naturalCompare } from './natural-compare.js';
+import { compareCodeUnits, naturalCompare, naturalSortKey } from './natural-compare.js';
 import {
   DerivedGroup,
   forEachMember,
@@ -127,12 +127,13 @@ export class FieldIndex implements OrderedIndex {
 
   /** A name holding `value` other than `except`, if any: for unique-index checks. */
   holder(value: string, except: string): string | undefined {
-    let found: string | undefined;
+    const exceptKey = naturalSortKey(except);
+    let found: IndexRecord | undefined;
     forEachMember(this.byValue.get(value), (record) => {
-      if (recordName(record) !== except) found = recordName(record);
+      if (recordKey(record) !== exceptKey) found = record;
       return found === undefined;
     });
-    return found;
+    return found && recordName(found);
   }
 
   /**
@@ -251,7 +252,8 @@ export class NameIndex implements OrderedIndex {
   readonly name = 'metadata.name';
   readonly multiValued = false;
   readonly slot = NAME_SLOT;
-  readonly compare = naturalCompare;
+  /** Its values are the names' sort keys (see forEachGroup), which compare by code unit. */
+  readonly compare = compareCodeUnits;
   private set: RecordSet = newRecordSet();
 
   get size(): number {
@@ -290,7 +292,8 @@ export class NameIndex implements OrderedIndex {
     this.set.forEachPair((record) => (visit(record) ? undefined : STOP));
   }
 
+  /** The value of each record is its name's sort key (a walk only tests values for equality and order). */
   forEachGroup(descending: boolean, visit: (value: string, group: RecordGroup) => boolean): void {
-    forEachPairInOrder(this.set, descending, (record) => visit(recordName(record), record));
+    forEachPairInOrder(this.set, descending, (record) => visit(recordKey(record), record));
   }
 }

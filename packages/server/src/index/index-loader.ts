@@ -11,7 +11,7 @@
 import type { ExtensionObject } from '@svc/plugin-api';
 import { byName } from './btree.js';
 import type { FieldIndex, NameIndex } from './field-index.js';
-import { newRecord, recordName, setRecordLabels, setRecordSlot, type IndexRecord } from './index-record.js';
+import { newRecord, recordKey, setRecordLabels, setRecordSlot, type IndexRecord } from './index-record.js';
 import { copyLabels, type LabelIndex } from './label-index.js';
 
 /** The parts of a ModelIndex that a load fills. */
@@ -66,7 +66,7 @@ function lastPerName(records: IndexRecord[]): IndexRecord[] {
   let kept = 0;
   for (let i = 0; i < records.length; i++) {
     const record = records[i]!;
-    if (i + 1 < records.length && recordName(records[i + 1]!) === recordName(record)) continue;
+    if (i + 1 < records.length && recordKey(records[i + 1]!) === recordKey(record)) continue;
     records[kept++] = record;
   }
   records.length = kept;

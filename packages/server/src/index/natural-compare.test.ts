@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { naturalCompare, naturalSortKey } from './natural-compare.js';
+import { fromNaturalSortKey, naturalCompare, naturalSortKey } from './natural-compare.js';
 
 const sign = (n: number) => Math.sign(n);
 const plainCompare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -119,6 +119,11 @@ describe('naturalCompare', () => {
 });
 
 describe('naturalSortKey', () => {
+  it.each([['w-12345'], ['p-0'], ['00'], ['a007b0000c'], ['2026-11-23T07:29:45.123Z'], ['x123456789012y'], [`${'0'.repeat(300)}9`]])(
+    'gives back %j from its key',
+    (text) => expect(fromNaturalSortKey(naturalSortKey(text))).toBe(text),
+  );
+
   it('is the string itself when it has no digits (no copy)', () => {
     for (const text of ['', 'abc', 'people.svc.run/team', 'é-z']) expect(naturalSortKey(text)).toBe(text);
   });
@@ -135,6 +140,7 @@ describe('naturalSortKey', () => {
       const [ka, kb] = [naturalSortKey(a), naturalSortKey(b)];
       expect([a, b, sign(plainCompare(ka, kb))]).toEqual([a, b, sign(naturalCompare(a, b))]);
       expect(ka === kb).toBe(a === b);
+      expect(fromNaturalSortKey(ka)).toBe(a);
     }
   });
 

@@ -129,3 +129,37 @@ function lengthCode(count: number, limit: number, base: number): string {
 export function compareCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+/** The string a naturalSortKey was made from (the key is invertible, so an index may keep the key alone). */
+export function fromNaturalSortKey(key: string): string {
+  let i = 0;
+  while (i < key.length && !isDigit(key.charCodeAt(i))) i++;
+  if (i === key.length) return key;
+  let text = key.slice(0, i);
+  while (i < key.length) {
+    const code = key.charCodeAt(i);
+    if (!isDigit(code)) {
+      const other = i;
+      while (i < key.length && !isDigit(key.charCodeAt(i))) i++;
+      text += key.slice(other, i);
+      continue;
+    }
+    // A digit run: its significant digits' count, the digits, then its leading zeros' count.
+    let significant = code - 48;
+    i++;
+    if (significant === 9) [significant, i] = [readCount(key, i), i + 4];
+    const digits = key.slice(i, i + significant);
+    i += significant;
+    let zeros = key.charCodeAt(i);
+    i++;
+    if (zeros === 255) [zeros, i] = [readCount(key, i), i + 4];
+    text += '0'.repeat(zeros) + digits;
+  }
+  return text;
+}
+
+function readCount(key: string, at: number): number {
+  return (
+    ((key.charCodeAt(at) << 24) | (key.charCodeAt(at + 1) << 16) | (key.charCodeAt(at + 2) << 8) | key.charCodeAt(at + 3)) >>> 0
+  );
+}

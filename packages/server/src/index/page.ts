@@ -7,7 +7,7 @@
  * `prefersSorting` picks the cheaper. Further sort terms order the ties of the first the same way, recursively.
  */
 import { NAME_SLOT, type OrderedIndex } from './field-index.js';
-import { compareRecords, recordName, recordSlot, type IndexRecord } from './index-record.js';
+import { compareRecords, recordKey, recordSlot, type IndexRecord } from './index-record.js';
 import { slotSortKey } from './index-values.js';
 import { forEachMember, groupSize, pushMembers, type RecordGroup } from './record-group.js';
 
@@ -130,6 +130,6 @@ function countMatching(group: RecordGroup, accept: Accept): number {
 
 function sortValue(record: IndexRecord, key: SortKey): string {
   const slot = key.index.slot;
-  if (slot === NAME_SLOT) return recordName(record);
+  if (slot === NAME_SLOT) return recordKey(record);
   return slotSortKey(recordSlot(record, slot), key.index.compare, key.descending);
 }

@@ -4,7 +4,8 @@
  * (the other terms only test its members); the count of a single term is the sum of its group sizes.
  */
 import type { FieldIndex, NameIndex } from './field-index.js';
-import { recordLabels, recordName, recordSlot, type IndexRecord } from './index-record.js';
+import { recordKey, recordLabels, recordSlot, type IndexRecord } from './index-record.js';
+import { naturalSortKey } from './natural-compare.js';
 import type { LabelIndex } from './label-index.js';
 import { forEachMember, groupSize, pushMembers, type RecordGroup } from './record-group.js';
 import { matchesLabels, type FieldRequirement, type LabelRequirement } from './selectors.js';
@@ -65,7 +66,8 @@ export function fieldClause(requirement: FieldRequirement, target: IndexTarget, 
   });
   if (target.kind === 'name') {
     const records = present(values.map((name) => context.byName.get(name)));
-    return clause(records, true, (record) => values.includes(recordName(record)));
+    const keys = values.map(naturalSortKey);
+    return clause(records, true, (record) => keys.includes(recordKey(record)));
   }
   if (target.kind === 'labels') {
     // Values read `key=value`; the empty value selects objects without labels, which no group enumerates.
