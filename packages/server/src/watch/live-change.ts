@@ -13,8 +13,9 @@ import { transition, type ChangeType } from './selection.js';
 import type { Selection } from './selection-filter.js';
 
 export class LiveChange {
-  private readonly events = new Map<ChangeType, Buffer>();
-  private readonly frames = new Map<ChangeType, Buffer>();
+  // Made on first use: most changes reach no watcher, and every write makes one LiveChange.
+  private events: Map<ChangeType, Buffer> | undefined;
+  private frames: Map<ChangeType, Buffer> | undefined;
   private outcomes: Map<string, ChangeType | undefined> | undefined;
 
   constructor(readonly change: CommittedChange) {}
@@ -62,6 +63,7 @@ export class LiveChange {
 
   /** The event as a WebSocket frame; shared by every WebSocket watcher that receives it. */
   frame(type: ChangeType): Buffer {
+    this.frames ??= new Map();
     let frame = this.frames.get(type);
     if (!frame) this.frames.set(type, (frame = webSocketFrame(this.event(type))));
     return frame;
@@ -69,6 +71,7 @@ export class LiveChange {
 
   /** The encoded event of that type; shared by every watcher that receives it. */
   event(type: ChangeType): Buffer {
+    this.events ??= new Map();
     let bytes = this.events.get(type);
     if (!bytes) {
       const { change } = this;
