@@ -21,6 +21,11 @@ export class RoleService {
   private expansions = new Map<string, ExpandedRoles>();
   /** Expansion per principal shape (user and token restriction), so a request does not sort and join role names. */
   private principalExpansions = new Map<string, ExpandedRoles>();
+  /**
+   * The same by principal object: a token's or a session's principal is one object reused by all its requests, so a
+   * request finds its expansion without building the shape's key. Renewed with principalExpansions.
+   */
+  private byPrincipal = new WeakMap<Principal, ExpandedRoles>();
   private decisions = new WeakMap<ExpandedRoles, Map<string, Decision>>();
 
   constructor(
@@ -79,15 +84,18 @@ export class RoleService {
   }
 
   expandFor(principal: Principal): ExpandedRoles {
+    const known = this.byPrincipal.get(principal);
+    if (known) return known;
     const key = principal.username
       ? `${principal.username}\n${principal.restrictedToRoles?.join('\n') ?? '*'}`
       : '';
     let expanded = this.principalExpansions.get(key);
     if (!expanded) {
-      if (this.principalExpansions.size >= 10_000) this.principalExpansions.clear();
+      if (this.principalExpansions.size >= 10_000) this.forgetPrincipals();
       expanded = this.expand(this.startingRoles(principal));
       this.principalExpansions.set(key, expanded);
     }
+    this.byPrincipal.set(principal, expanded);
     return expanded;
   }
 
@@ -128,8 +136,13 @@ export class RoleService {
     }
   }
 
-  private rebuildUserIndex(): void {
+  private forgetPrincipals(): void {
     this.principalExpansions = new Map();
+    this.byPrincipal = new WeakMap();
+  }
+
+  private rebuildUserIndex(): void {
+    this.forgetPrincipals();
     this.rolesByUser.clear();
     for (const binding of this.bindings.values()) {
       for (const subject of binding.subjects ?? []) {
@@ -144,6 +157,6 @@ export class RoleService {
   private rolesChanged(): void {
     this.aggregation = aggregationIndex(this.roles);
     this.expansions = new Map();
-    this.principalExpansions = new Map();
+    this.forgetPrincipals();
   }
 }
