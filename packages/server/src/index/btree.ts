@@ -10,7 +10,6 @@ import btreeModule from 'sorted-btree';
 // A file rather than `sorted-btree/extended`: the package has no exports map, and Node's ESM loader imports no folders.
 import { bulkLoad } from 'sorted-btree/extended/bulkLoad.js';
 import { compareRecords, probeRecord, recordKey, type IndexRecord } from './index-record.js';
-import { naturalCompare } from './natural-compare.js';
 
 export type BTree<K, V> = import('sorted-btree').default<K, V>;
 type BTreeClass = (typeof btreeModule)['default'];
@@ -23,7 +22,7 @@ const NODE_SIZE = 64;
 /** An order of index values. */
 export type Compare = (a: string, b: string) => number;
 
-/** String keys in natural order (or the order given), each with a value. */
+/** String keys in the order given (the index uses sort keys in code-unit order), each with a value. */
 export type SortedMap<V> = BTree<string, V>;
 
 /**
@@ -32,7 +31,7 @@ export type SortedMap<V> = BTree<string, V>;
  */
 export type RecordSet = BTree<IndexRecord, undefined>;
 
-export function newSortedMap<V>(compare: Compare = naturalCompare): SortedMap<V> {
+export function newSortedMap<V>(compare: Compare): SortedMap<V> {
   return new BTreeConstructor<string, V>(undefined, compare, NODE_SIZE);
 }
 
@@ -40,8 +39,8 @@ export function newRecordSet(): RecordSet {
   return new BTreeConstructor<IndexRecord, undefined>(undefined, byName, NODE_SIZE);
 }
 
-/** A map of `keys` (distinct, in natural order) to `values`, built in one pass: no search per entry. */
-export function loadSortedMap<V>(keys: string[], values: V[], compare: Compare = naturalCompare): SortedMap<V> {
+/** A map of `keys` (distinct, in `compare` order) to `values`, built in one pass: no search per entry. */
+export function loadSortedMap<V>(keys: string[], values: V[], compare: Compare): SortedMap<V> {
   return bulkLoad(keys, values, NODE_SIZE, compare);
 }
 

@@ -1,5 +1,6 @@
 /**
- * The walkable indexes of a model. A field index (or indexFunc index) is one B-tree from value (natural order) to the
+ * The walkable indexes of a model. A field index (or indexFunc index) is one B-tree from value (natural order, kept as
+ * sort keys) to the
  * group of records holding it: an equality is a lookup, a sort is a walk over it, and a value is stored once however
  * many objects hold it. The name index is the set of all records in name order.
  */
@@ -17,7 +18,7 @@ import {
 } from './btree.js';
 import { recordKey, recordName, recordSlot, setRecordSlot, type IndexRecord } from './index-record.js';
 import { NO_VALUE, type Extractor, type Slot } from './index-values.js';
-import { compareCodeUnits, naturalCompare, naturalSortKey } from './natural-compare.js';
+import { compareCodeUnits, fromNaturalSortKey, naturalSortKey } from './natural-compare.js';
 import {
   DerivedGroup,
   forEachMember,
@@ -38,10 +39,12 @@ export interface OrderedIndex {
   readonly multiValued: boolean;
   /** Where an object's value sits in its record (NAME_SLOT: the name itself). */
   readonly slot: number;
-  /** The order of its values (natural order unless the values' form makes a cheaper one exact). */
+  /** The order of what records hold in `slot` and what `forEachGroup` visits: the values' sort keys. */
   readonly compare: Compare;
-  /** Visits each value and its group in value order (reversed when descending) until `visit` returns false. */
-  forEachGroup(descending: boolean, visit: (value: string, group: RecordGroup) => boolean): void;
+  /**
+   * Visits each value's sort key and its group in value order (reversed when descending) until `visit` returns false.
+   */
+  forEachGroup(descending: boolean, visit: (key: string, group: RecordGroup) => boolean): void;
 }
 
 /** The slot number of the name index: a name is its own value. */
@@ -50,8 +53,17 @@ export const NAME_SLOT = -1;
 /** Walks every record in name order until `visit` returns false (the name index). */
 export type WalkAll = (visit: (record: IndexRecord) => boolean) => void;
 
+/**
+ * A field index keeps each value as its sort key (in the tree and in the records' slots), so every comparison runs
+ * natively in code-unit order: naturalSortKey(value), or the value itself when its form makes code-unit order natural
+ * order already (`codeUnitOrder`: the server's fixed-width timestamps). Values go in through `keysOf` (a slot) and
+ * `group`/`holder` (one value); `counts` gives values back.
+ */
 export class FieldIndex implements OrderedIndex {
-  private byValue: SortedMap<RecordGroup>;
+  readonly compare = compareCodeUnits;
+  private byValue: SortedMap<RecordGroup> = newSortedMap(compareCodeUnits);
+  private readonly keyOf: (value: string) => string;
+  private readonly valueOf: (key: string) => string;
   private multiValuedObjects = 0;
   /**
    * With `valuelessFrom`, the objects without a value are not filed: they are counted here, and their group is read
@@ -66,10 +78,21 @@ export class FieldIndex implements OrderedIndex {
     readonly unique: boolean,
     readonly extract: Extractor,
     readonly slot: number,
-    readonly compare: Compare = naturalCompare,
+    codeUnitOrder = false,
     private readonly valuelessFrom?: WalkAll,
   ) {
-    this.byValue = newSortedMap(compare);
+    this.keyOf = codeUnitOrder ? (value) => value : naturalSortKey;
+    this.valueOf = codeUnitOrder ? (key) => key : fromNaturalSortKey;
+  }
+
+  /** An extracted slot as this index keeps it: each value as its sort key (no value stays ''). */
+  keysOf(slot: Slot): Slot {
+    return typeof slot === 'string' ? this.keyOf(slot) : slot.map(this.keyOf);
+  }
+
+  /** The sort key of one value: what a walk's group keys and the records' slots are compared with. */
+  key(value: string): string {
+    return this.keyOf(value);
   }
 
   get multiValued(): boolean {
@@ -78,7 +101,7 @@ export class FieldIndex implements OrderedIndex {
 
   group(value: string): RecordGroup | undefined {
     if (value === NO_VALUE && this.valuelessFrom) return this.valuelessGroup();
-    return this.byValue.get(value);
+    return this.byValue.get(this.keyOf(value));
   }
 
   forEachGroup(descending: boolean, visit: (value: string, group: RecordGroup) => boolean): void {
@@ -101,8 +124,8 @@ export class FieldIndex implements OrderedIndex {
   }
 
   /**
-   * Files `record` under each value of `slot`. Returns the slot to keep in the record, using the value strings the
-   * index already holds: 100,000 objects with `spec.gender: FEMALE` then share one string instead of 100,000 copies.
+   * Files `record` under each key of `slot` (from keysOf). Returns the slot to keep in the record, using the key strings
+   * the index already holds: 100,000 objects with `spec.gender: FEMALE` then share one string instead of 100,000 copies.
    */
   add(record: IndexRecord, slot: Slot): Slot {
     if (typeof slot === 'string') return this.addValue(record, slot);
@@ -119,8 +142,8 @@ export class FieldIndex implements OrderedIndex {
   /** Number of objects per value; objects without a value are not counted. */
   counts(): Record<string, number> {
     const counts: Record<string, number> = {};
-    this.byValue.forEachPair((value, group) => {
-      if (value !== NO_VALUE) counts[value] = groupSize(group);
+    this.byValue.forEachPair((key, group) => {
+      if (key !== NO_VALUE) counts[this.valueOf(key)] = groupSize(group);
     });
     return counts;
   }
@@ -129,7 +152,7 @@ export class FieldIndex implements OrderedIndex {
   holder(value: string, except: string): string | undefined {
     const exceptKey = naturalSortKey(except);
     let found: IndexRecord | undefined;
-    forEachMember(this.byValue.get(value), (record) => {
+    forEachMember(this.byValue.get(this.keyOf(value)), (record) => {
       if (recordKey(record) !== exceptKey) found = record;
       return found === undefined;
     });
@@ -138,8 +161,8 @@ export class FieldIndex implements OrderedIndex {
 
   /**
    * The first step of a bulk load into this empty index (so that a model checks all its indexes before it changes
-   * any): files `records` (in name order, each holding its extracted slot) by value, replaces each slot with the
-   * index's own value strings, and builds what `commitLoad` installs. For a unique index, a value held twice throws
+   * any): files `records` (in name order, each holding its slot from keysOf) by key, replaces each slot with the
+   * index's own key strings, and builds what `commitLoad` installs. For a unique index, a value held twice throws
    * instead (naming `modelLabel`, the index, the value and its holders).
    */
   prepareLoad(records: readonly IndexRecord[], modelLabel: string): LoadedValues {
@@ -186,7 +209,7 @@ export class FieldIndex implements OrderedIndex {
     const named = holders.slice(0, 3).map((record) => `"${recordName(record)}"`);
     if (holders.length > 3) named.push(`${holders.length - 3} more`);
     const where = `${modelLabel}: unique index "${this.name}"`;
-    throw new Error(`${where} holds value "${values[at]}" for ${holders.length} objects: ${named.join(', ')}`);
+    throw new Error(`${where} holds value "${this.valueOf(values[at]!)}" for ${holders.length} objects: ${named.join(', ')}`);
   }
 
   private addValue(record: IndexRecord, value: string): string {

@@ -35,7 +35,10 @@ export class IndexLoader {
     const record = newRecord(name, fieldIndexes.length);
     // The record holds only a copy of the labels and the extracted values: the object itself can go.
     setRecordLabels(record, copyLabels(object.metadata.labels));
-    for (let i = 0; i < fieldIndexes.length; i++) setRecordSlot(record, i, fieldIndexes[i]!.extract(object));
+    for (let i = 0; i < fieldIndexes.length; i++) {
+      const index = fieldIndexes[i]!;
+      setRecordSlot(record, i, index.keysOf(index.extract(object)));
+    }
     this.records.push(record);
   }
 

@@ -19,7 +19,6 @@ import {
 } from './index-record.js';
 import { extractorOf, sameSlot, slotValues, type Slot } from './index-values.js';
 import { LabelIndex, LABELS_INDEX, labelPairs, sameLabels } from './label-index.js';
-import { compareCodeUnits, naturalCompare } from './natural-compare.js';
 import { prefersSorting, sortRecords, walkPage, type GroupAllowed, type SortKey } from './page.js';
 import {
   fieldClause,
@@ -76,11 +75,11 @@ export class ModelIndex {
       }
       const slot = this.fieldIndexes.length;
       // The server writes both timestamps itself, always as toISOString (fixed width): code-unit order is exact.
-      const compare = SERVER_TIMESTAMPS.has(spec.name) ? compareCodeUnits : naturalCompare;
+      const codeUnitOrder = SERVER_TIMESTAMPS.has(spec.name);
       // Only objects being deleted have a deletionTimestamp: the group without one is nearly the name index itself.
       const valuelessFrom: WalkAll | undefined =
         spec.name === DELETION_INDEX ? (visit) => this.byName.walk(visit) : undefined;
-      const index = new FieldIndex(spec.name, spec.unique === true, extractorOf(spec, modelLabel), slot, compare, valuelessFrom);
+      const index = new FieldIndex(spec.name, spec.unique === true, extractorOf(spec, modelLabel), slot, codeUnitOrder, valuelessFrom);
       this.fieldIndexes.push(index);
       this.targets.set(spec.name, { kind: 'field', index });
     }
@@ -145,7 +144,7 @@ export class ModelIndex {
       if (existing) this.remove(existing);
       return;
     }
-    const slots = this.fieldIndexes.map((index) => index.extract(next));
+    const slots = this.fieldIndexes.map((index) => index.keysOf(index.extract(next)));
     const record = existing ?? newRecord(name, slots.length);
     const nextLabels = next.metadata.labels;
     if (!existing || !sameLabels(recordLabels(record), nextLabels)) {

@@ -33,7 +33,8 @@ export interface Clause {
 
 export interface GroupFilter {
   index: FieldIndex;
-  allows(value: string): boolean;
+  /** Whether the group of the value whose sort key is `key` can hold matches. */
+  allows(key: string): boolean;
 }
 
 export interface Matches {
@@ -81,17 +82,19 @@ export function fieldClause(requirement: FieldRequirement, target: IndexTarget, 
   }
   const { index } = target;
   const slot = index.slot;
-  const single = values.length === 1 ? values[0] : undefined;
+  // Records hold, and walks visit, the values' sort keys: the terms are compared as keys too.
+  const keys = values.map((value) => index.key(value));
+  const single = keys.length === 1 ? keys[0] : undefined;
   const groups = present(values.map((value) => index.group(value)));
   const result: Clause = clause(groups, !index.multiValued, (record) => {
     const own = recordSlot(record, slot);
-    if (typeof own === 'string') return single !== undefined ? own === single : values.includes(own);
-    return own.some((value) => values.includes(value));
+    if (typeof own === 'string') return single !== undefined ? own === single : keys.includes(own);
+    return own.some((key) => keys.includes(key));
   });
   // A walk over this index can pass over excluded groups unseen (a multi-value object in another group may still
   // hold a selected value, so `in` only prunes single-value indexes; `notIn` rejects a group's members either way).
-  if (negated) result.groupFilter = { index, allows: (value) => !values.includes(value) };
-  else if (!index.multiValued) result.groupFilter = { index, allows: (value) => values.includes(value) };
+  if (negated) result.groupFilter = { index, allows: (key) => !keys.includes(key) };
+  else if (!index.multiValued) result.groupFilter = { index, allows: (key) => keys.includes(key) };
   return result;
 }
 
