@@ -37,9 +37,7 @@ export class ReconcilerRunner {
   start(): void {
     const { served, selection } = this.spec;
     // Subscribed before the full sync reads the index, so nothing written in between is missed.
-    this.unsubscribe = this.hub.subscribe(served.model.resource, (change) => {
-      if (change.typeFor(selection) !== undefined) this.queue.add(change.name);
-    });
+    this.unsubscribe = this.hub.subscribe(served.model.resource, (change) => this.queue.add(change.name), selection);
     const { names } = served.index.query({ labels: selection.labels, fields: selection.fields, sort: [] });
     for (const name of names) this.queue.add(name);
     this.loops = Array.from({ length: Math.max(1, this.spec.workers) }, () => this.work());

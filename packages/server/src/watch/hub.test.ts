@@ -3,6 +3,7 @@ import type { ModelRegistry, ServedModel } from '../registry/model-registry.js';
 import type { CommitListener, CommittedChange, ObjectService } from '../registry/object-service.js';
 import type { Change, Store } from '../store/types.js';
 import { WatchHub } from './hub.js';
+import type { Selection } from './selection-filter.js';
 
 const served = { model: { resource: 'g/things' } } as unknown as ServedModel;
 const object = (name: string, revision: number) => ({
@@ -75,5 +76,32 @@ describe('the watch hub', () => {
     const { hub } = await hubWith([history(1, 'internal/sessions')]);
     await hub.reached(1);
     expect(hub.lastRevision).toBe(1);
+  });
+
+  it('hands the listeners of a selection only the changes that concern it, and the others every change', async () => {
+    const { hub, announce } = await hubWith([]);
+    // Objects o2 and o4 are in the selection; o1 and o3 are not.
+    const inSelection = (name: string) => name === 'o2' || name === 'o4';
+    let tests = 0;
+    const selection: Selection = {
+      all: false,
+      key: 'even',
+      labels: [],
+      fields: [],
+      matches: (o) => (tests++, inSelection(o.metadata.name)),
+    };
+    const [first, second, unselected]: number[][] = [[], [], []];
+    const stopFirst = hub.subscribe('g/things', (change) => first.push(change.revision), selection);
+    hub.subscribe('g/things', (change) => second.push(change.revision), selection);
+    hub.subscribe('g/things', (change) => unselected.push(change.revision), { ...selection, all: true, key: 'all' });
+    for (const revision of [1, 2, 3]) announce(revision);
+    await hub.reached(3);
+    expect([first, second]).toEqual([[2], [2]]);
+    // One test per change for the whole group (the unselected listener's selection is `all`: never tested).
+    expect(tests).toBe(3);
+    stopFirst();
+    announce(4);
+    await hub.reached(4);
+    expect([first, second, unselected]).toEqual([[2], [2, 4], [1, 2, 3, 4]]);
   });
 });

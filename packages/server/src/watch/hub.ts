@@ -14,11 +14,21 @@ import type { ModelRegistry } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
 import type { Store } from '../store/types.js';
 import { LiveChange } from './live-change.js';
+import type { Selection } from './selection-filter.js';
 
 export type LiveListener = (change: LiveChange) => void;
 
+/**
+ * The listeners of one resource that share a selection (or have none). A change outside the selection skips the whole
+ * group after one test, so a hundred idle watchers with one selector cost a change one test, not a hundred calls.
+ */
+interface SelectionGroup {
+  readonly selection: Selection | undefined;
+  readonly listeners: Set<LiveListener>;
+}
+
 export class WatchHub {
-  private readonly byResource = new Map<string, Set<LiveListener>>();
+  private readonly byResource = new Map<string, Map<string, SelectionGroup>>();
   private waiters: Array<{ revision: number; resolve: () => void }> = [];
   /** Announced this turn, not yet sorted. */
   private announced: LiveChange[] = [];
@@ -50,13 +60,22 @@ export class WatchHub {
     return this.published;
   }
 
-  subscribe(resource: string, listener: LiveListener): () => void {
-    let listeners = this.byResource.get(resource);
-    if (!listeners) this.byResource.set(resource, (listeners = new Set()));
-    listeners.add(listener);
+  /**
+   * Hands `listener` every change of `resource` from now on; with `selection`, only the changes that concern it (in it
+   * before or after: what LiveChange.typeFor does not answer undefined for). Returns the unsubscribe function.
+   */
+  subscribe(resource: string, listener: LiveListener, selection?: Selection): () => void {
+    const key = selection && !selection.all ? selection.key : '';
+    let groups = this.byResource.get(resource);
+    if (!groups) this.byResource.set(resource, (groups = new Map()));
+    let group = groups.get(key);
+    if (!group) groups.set(key, (group = { selection: key === '' ? undefined : selection, listeners: new Set() }));
+    group.listeners.add(listener);
+    const [ownGroups, ownGroup] = [groups, group];
     return () => {
-      listeners.delete(listener);
-      if (listeners.size === 0 && this.byResource.get(resource) === listeners) this.byResource.delete(resource);
+      ownGroup.listeners.delete(listener);
+      if (ownGroup.listeners.size === 0 && ownGroups.get(key) === ownGroup) ownGroups.delete(key);
+      if (ownGroups.size === 0 && this.byResource.get(resource) === ownGroups) this.byResource.delete(resource);
     };
   }
 
@@ -132,13 +151,16 @@ export class WatchHub {
 
   private publish(change: LiveChange): void {
     this.published = change.revision;
-    const listeners = this.byResource.get(change.change.served.model.resource);
-    if (listeners) {
-      for (const listener of listeners) {
-        try {
-          listener(change);
-        } catch (error) {
-          this.onError(error);
+    const groups = this.byResource.get(change.change.served.model.resource);
+    if (groups) {
+      for (const { selection, listeners } of groups.values()) {
+        if (selection && change.typeFor(selection) === undefined) continue;
+        for (const listener of listeners) {
+          try {
+            listener(change);
+          } catch (error) {
+            this.onError(error);
+          }
         }
       }
     }

@@ -48,7 +48,7 @@ export class WatchService {
     const watcher = new Watcher(served, selection, sink, this.limits, () => this.hub.lastRevision);
     this.watchers.add(watcher);
     // Live first: whatever commits while catching up is buffered, then delivered without gap or duplicate.
-    const unsubscribe = this.hub.subscribe(served.model.resource, watcher.onLive);
+    const unsubscribe = this.hub.subscribe(served.model.resource, watcher.onLive, selection);
     watcher.onEnd(() => {
       unsubscribe();
       this.watchers.delete(watcher);
