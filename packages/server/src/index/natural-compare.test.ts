@@ -4,6 +4,19 @@ import { fromNaturalSortKey, naturalCompare, naturalSortKey } from './natural-co
 const sign = (n: number) => Math.sign(n);
 const plainCompare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
+/**
+ * Pairs of random strings made of `pieces` (seeded, so a failure repeats): the second often shares a prefix with the
+ * first, so that their difference falls inside or next to digit runs.
+ */
+function randomPairs(seed: number, pieces: readonly string[], maxPieces: number, count: number): Array<[string, string]> {
+  const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x80000000);
+  const word = () => Array.from({ length: Math.floor(random() * maxPieces) }, () => pieces[Math.floor(random() * pieces.length)]).join('');
+  return Array.from({ length: count }, () => {
+    const a = word();
+    return [a, random() < 0.7 ? a.slice(0, Math.floor(random() * (a.length + 1))) + word() : word()];
+  });
+}
+
 describe('naturalCompare', () => {
   // [a, b, expected sign of naturalCompare(a, b)]
   const table: Array<[string, string, -1 | 0 | 1]> = [
@@ -85,14 +98,7 @@ describe('naturalCompare', () => {
       }
       return Math.sign(ta.length - tb.length);
     };
-    const alphabet = ['0', '1', '5', '9', 'a', '/', ':', '.'];
-    let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x80000000);
-    const word = () => Array.from({ length: Math.floor(random() * 8) }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
-    for (let n = 0; n < 20000; n++) {
-      const a = word();
-      // Often share a prefix, so the difference falls inside or next to digit runs.
-      const b = random() < 0.7 ? a.slice(0, Math.floor(random() * (a.length + 1))) + word() : word();
+    for (const [a, b] of randomPairs(7, ['0', '1', '5', '9', 'a', '/', ':', '.'], 8, 20000)) {
       expect([a, b, sign(naturalCompare(a, b))]).toEqual([a, b, reference(a, b)]);
     }
   });
@@ -131,12 +137,7 @@ describe('naturalSortKey', () => {
   it('orders by code unit exactly as naturalCompare, and is equal only for identical strings, on random strings', () => {
     // Long runs too: 9+ significant digits and 255+ leading zeros take the multi-unit length codes.
     const pieces = ['0', '0', '1', '5', '9', 'a', '/', ':', '.', '\u00ff', '0'.repeat(260), '12345678901', '0'.repeat(254)];
-    let seed = 11;
-    const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x80000000);
-    const word = () => Array.from({ length: Math.floor(random() * 7) }, () => pieces[Math.floor(random() * pieces.length)]).join('');
-    for (let n = 0; n < 20000; n++) {
-      const a = word();
-      const b = random() < 0.7 ? a.slice(0, Math.floor(random() * (a.length + 1))) + word() : word();
+    for (const [a, b] of randomPairs(11, pieces, 7, 20000)) {
       const [ka, kb] = [naturalSortKey(a), naturalSortKey(b)];
       expect([a, b, sign(plainCompare(ka, kb))]).toEqual([a, b, sign(naturalCompare(a, b))]);
       expect(ka === kb).toBe(a === b);
