@@ -10,6 +10,7 @@ import btreeModule from 'sorted-btree';
 // A file rather than `sorted-btree/extended`: the package has no exports map, and Node's ESM loader imports no folders.
 import { bulkLoad } from 'sorted-btree/extended/bulkLoad.js';
 import { compareRecords, probeRecord, recordKey, type IndexRecord } from './index-record.js';
+import { compareCodeUnits } from './natural-compare.js';
 
 export type BTree<K, V> = import('sorted-btree').default<K, V>;
 type BTreeClass = (typeof btreeModule)['default'];
@@ -19,10 +20,7 @@ const BTreeConstructor: BTreeClass =
 
 const NODE_SIZE = 64;
 
-/** An order of index values. */
-export type Compare = (a: string, b: string) => number;
-
-/** String keys in the order given (the index uses sort keys in code-unit order), each with a value. */
+/** String keys (the index's sort keys) in code-unit order, each with a value. */
 export type SortedMap<V> = BTree<string, V>;
 
 /**
@@ -31,17 +29,17 @@ export type SortedMap<V> = BTree<string, V>;
  */
 export type RecordSet = BTree<IndexRecord, undefined>;
 
-export function newSortedMap<V>(compare: Compare): SortedMap<V> {
-  return new BTreeConstructor<string, V>(undefined, compare, NODE_SIZE);
+export function newSortedMap<V>(): SortedMap<V> {
+  return new BTreeConstructor<string, V>(undefined, compareCodeUnits, NODE_SIZE);
 }
 
 export function newRecordSet(): RecordSet {
-  return new BTreeConstructor<IndexRecord, undefined>(undefined, byName, NODE_SIZE);
+  return new BTreeConstructor<IndexRecord, undefined>(undefined, compareRecords, NODE_SIZE);
 }
 
-/** A map of `keys` (distinct, in `compare` order) to `values`, built in one pass: no search per entry. */
-export function loadSortedMap<V>(keys: string[], values: V[], compare: Compare): SortedMap<V> {
-  return bulkLoad(keys, values, NODE_SIZE, compare);
+/** A map of `keys` (distinct, in code-unit order) to `values`, built in one pass: no search per entry. */
+export function loadSortedMap<V>(keys: string[], values: V[]): SortedMap<V> {
+  return bulkLoad(keys, values, NODE_SIZE, compareCodeUnits);
 }
 
 /**
@@ -51,15 +49,12 @@ export function loadSortedMap<V>(keys: string[], values: V[], compare: Compare):
  */
 export function loadRecordSet(records: IndexRecord[]): RecordSet {
   const noValues = { length: records.length, slice: () => undefined } as unknown as undefined[];
-  return bulkLoad(records, noValues, NODE_SIZE, byName);
+  return bulkLoad(records, noValues, NODE_SIZE, compareRecords);
 }
 
 export function isBTree(value: unknown): value is BTree<unknown, unknown> {
   return value instanceof BTreeConstructor;
 }
-
-/** Records in name order: the order of every group and of the name index. */
-export const byName = compareRecords;
 
 /** The record named `name` in `set`, if any. */
 export function findByName(set: RecordSet, name: string): IndexRecord | undefined {

@@ -12,7 +12,6 @@ import {
   loadSortedMap,
   newRecordSet,
   newSortedMap,
-  type Compare,
   type RecordSet,
   type SortedMap,
 } from './btree.js';
@@ -39,10 +38,9 @@ export interface OrderedIndex {
   readonly multiValued: boolean;
   /** Where an object's value sits in its record (NAME_SLOT: the name itself). */
   readonly slot: number;
-  /** The order of what records hold in `slot` and what `forEachGroup` visits: the values' sort keys. */
-  readonly compare: Compare;
   /**
    * Visits each value's sort key and its group in value order (reversed when descending) until `visit` returns false.
+   * Records hold the same keys in `slot`: both compare by code unit (compareCodeUnits).
    */
   forEachGroup(descending: boolean, visit: (key: string, group: RecordGroup) => boolean): void;
 }
@@ -60,9 +58,9 @@ export type WalkAll = (visit: (record: IndexRecord) => boolean) => void;
  * `group`/`holder` (one value); `counts` gives values back.
  */
 export class FieldIndex implements OrderedIndex {
-  readonly compare = compareCodeUnits;
-  private byValue: SortedMap<RecordGroup> = newSortedMap(compareCodeUnits);
-  private readonly keyOf: (value: string) => string;
+  private byValue: SortedMap<RecordGroup> = newSortedMap();
+  /** The sort key of one value: what a walk's group keys and the records' slots are compared with. */
+  readonly key: (value: string) => string;
   private readonly valueOf: (key: string) => string;
   private multiValuedObjects = 0;
   /**
@@ -81,18 +79,13 @@ export class FieldIndex implements OrderedIndex {
     codeUnitOrder = false,
     private readonly valuelessFrom?: WalkAll,
   ) {
-    this.keyOf = codeUnitOrder ? (value) => value : naturalSortKey;
+    this.key = codeUnitOrder ? (value) => value : naturalSortKey;
     this.valueOf = codeUnitOrder ? (key) => key : fromNaturalSortKey;
   }
 
   /** An extracted slot as this index keeps it: each value as its sort key (no value stays ''). */
   keysOf(slot: Slot): Slot {
-    return typeof slot === 'string' ? this.keyOf(slot) : slot.map(this.keyOf);
-  }
-
-  /** The sort key of one value: what a walk's group keys and the records' slots are compared with. */
-  key(value: string): string {
-    return this.keyOf(value);
+    return typeof slot === 'string' ? this.key(slot) : slot.map(this.key);
   }
 
   get multiValued(): boolean {
@@ -101,7 +94,7 @@ export class FieldIndex implements OrderedIndex {
 
   group(value: string): RecordGroup | undefined {
     if (value === NO_VALUE && this.valuelessFrom) return this.valuelessGroup();
-    return this.byValue.get(this.keyOf(value));
+    return this.byValue.get(this.key(value));
   }
 
   forEachGroup(descending: boolean, visit: (value: string, group: RecordGroup) => boolean): void {
@@ -152,7 +145,7 @@ export class FieldIndex implements OrderedIndex {
   holder(value: string, except: string): string | undefined {
     const exceptKey = naturalSortKey(except);
     let found: IndexRecord | undefined;
-    forEachMember(this.byValue.get(this.keyOf(value)), (record) => {
+    forEachMember(this.byValue.get(this.key(value)), (record) => {
       if (recordKey(record) !== exceptKey) found = record;
       return found === undefined;
     });
@@ -185,11 +178,10 @@ export class FieldIndex implements OrderedIndex {
     }
     const { values, groups } = buckets;
     if (this.unique) this.checkLoaded(values, groups, modelLabel);
-    const order = Array.from(values.keys()).sort((a, b) => this.compare(values[a]!, values[b]!));
+    const order = Array.from(values.keys()).sort((a, b) => compareCodeUnits(values[a]!, values[b]!));
     const byValue = loadSortedMap(
       order.map((at) => values[at]!),
       order.map((at) => sealGroup(groups[at]!)),
-      this.compare,
     );
     return { byValue, multiValuedObjects, valueless };
   }
@@ -275,8 +267,6 @@ export class NameIndex implements OrderedIndex {
   readonly name = 'metadata.name';
   readonly multiValued = false;
   readonly slot = NAME_SLOT;
-  /** Its values are the names' sort keys (see forEachGroup), which compare by code unit. */
-  readonly compare = compareCodeUnits;
   private set: RecordSet = newRecordSet();
 
   get size(): number {

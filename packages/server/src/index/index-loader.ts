@@ -9,9 +9,8 @@
  * Each object is turned into its record as it is added, so the caller need not keep the objects (nor their bytes).
  */
 import type { ExtensionObject } from '@svc/plugin-api';
-import { byName } from './btree.js';
 import type { FieldIndex, NameIndex } from './field-index.js';
-import { newRecord, recordKey, setRecordLabels, setRecordSlot, type IndexRecord } from './index-record.js';
+import { compareRecords, newRecord, recordKey, setRecordLabels, setRecordSlot, type IndexRecord } from './index-record.js';
 import { copyLabels, type LabelIndex } from './label-index.js';
 
 /** The parts of a ModelIndex that a load fills. */
@@ -54,7 +53,7 @@ export class IndexLoader {
   finish(): void {
     const { byName: names, labels, fieldIndexes, modelLabel } = this.target;
     if (names.size > 0) throw new Error(`${modelLabel}: a bulk load needs an empty index`);
-    const records = lastPerName(this.records.sort(byName));
+    const records = lastPerName(this.records.sort(compareRecords));
     this.records = [];
     // Every index is checked before any is filled.
     const loaded = fieldIndexes.map((index) => index.prepareLoad(records, modelLabel));

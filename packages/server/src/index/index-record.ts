@@ -10,7 +10,7 @@
  */
 import type { Labels } from './label-index.js';
 import type { Slot } from './index-values.js';
-import { fromNaturalSortKey, naturalSortKey } from './natural-compare.js';
+import { compareCodeUnits, fromNaturalSortKey, naturalSortKey } from './natural-compare.js';
 
 export type IndexRecord = [nameKey: string, labels: Labels | undefined, ...slots: Slot[]];
 
@@ -40,9 +40,7 @@ export function recordKey(record: IndexRecord): string {
 
 /** Name order (naturalCompare of the names), by code unit over the records' keys: the order of the name index and of every group. */
 export function compareRecords(a: IndexRecord, b: IndexRecord): number {
-  const x = a[0];
-  const y = b[0];
-  return x < y ? -1 : x > y ? 1 : 0;
+  return compareCodeUnits(a[0], b[0]);
 }
 
 export function recordLabels(record: IndexRecord): Labels | undefined {

@@ -9,6 +9,7 @@
 import { NAME_SLOT, type OrderedIndex } from './field-index.js';
 import { compareRecords, recordKey, recordSlot, type IndexRecord } from './index-record.js';
 import { slotSortKey } from './index-values.js';
+import { compareCodeUnits } from './natural-compare.js';
 import { forEachMember, groupSize, pushMembers, type RecordGroup } from './record-group.js';
 
 /** A sort term resolved to its index. Every sort ends with name ascending, which is left implicit. */
@@ -44,7 +45,7 @@ export function sortRecords(
   for (let i = 0; i < order.length; i++) order[i] = i;
   order.sort((a, b) => {
     for (let k = 0; k < width; k++) {
-      const c = keys[k]!.index.compare(values[a * width + k]!, values[b * width + k]!);
+      const c = compareCodeUnits(values[a * width + k]!, values[b * width + k]!);
       if (c !== 0) return keys[k]!.descending ? -c : c;
     }
     return compareRecords(records[a]!, records[b]!);
@@ -131,5 +132,5 @@ function countMatching(group: RecordGroup, accept: Accept): number {
 function sortValue(record: IndexRecord, key: SortKey): string {
   const slot = key.index.slot;
   if (slot === NAME_SLOT) return recordKey(record);
-  return slotSortKey(recordSlot(record, slot), key.index.compare, key.descending);
+  return slotSortKey(recordSlot(record, slot), compareCodeUnits, key.descending);
 }
