@@ -1,8 +1,7 @@
 /**
  * The walkable indexes of a model. A field index (or indexFunc index) is one B-tree from value (natural order, kept as
- * sort keys) to the
- * group of records holding it: an equality is a lookup, a sort is a walk over it, and a value is stored once however
- * many objects hold it. The name index is the set of all records in name order.
+ * sort keys) to the group of records holding it: an equality is a lookup, a sort is a walk over it, and a value is
+ * stored once however many objects hold it. The name index is the set of all records in name order.
  */
 import {
   findByName,
@@ -29,6 +28,7 @@ import {
   sealGroup,
   type GrowingGroup,
   type RecordGroup,
+  type WalkInNameOrder,
 } from './record-group.js';
 
 /** An index a query can walk in value order: what the page walker needs. */
@@ -47,9 +47,6 @@ export interface OrderedIndex {
 
 /** The slot number of the name index: a name is its own value. */
 export const NAME_SLOT = -1;
-
-/** Walks every record in name order until `visit` returns false (the name index). */
-export type WalkAll = (visit: (record: IndexRecord) => boolean) => void;
 
 /**
  * A field index keeps each value as its sort key (in the tree and in the records' slots), so every comparison runs
@@ -77,7 +74,7 @@ export class FieldIndex implements OrderedIndex {
     readonly extract: Extractor,
     readonly slot: number,
     codeUnitOrder = false,
-    private readonly valuelessFrom?: WalkAll,
+    private readonly valuelessFrom?: WalkInNameOrder,
   ) {
     this.key = codeUnitOrder ? (value) => value : naturalSortKey;
     this.valueOf = codeUnitOrder ? (key) => key : fromNaturalSortKey;
@@ -294,10 +291,6 @@ export class NameIndex implements OrderedIndex {
     const names: string[] = [];
     this.set.forEachPair((record) => void names.push(recordName(record)));
     return names;
-  }
-
-  forEachRecord(visit: (record: IndexRecord) => void): void {
-    this.set.forEachPair((record) => void visit(record));
   }
 
   /** Visits the records in name order until `visit` returns false. */

@@ -38,7 +38,10 @@ export function recordKey(record: IndexRecord): string {
   return record[0];
 }
 
-/** Name order (naturalCompare of the names), by code unit over the records' keys: the order of the name index and of every group. */
+/**
+ * Name order (naturalCompare of the names), by code unit over the records' keys: the order of the name index and of
+ * every group.
+ */
 export function compareRecords(a: IndexRecord, b: IndexRecord): number {
   return compareCodeUnits(a[0], b[0]);
 }

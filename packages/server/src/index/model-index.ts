@@ -6,7 +6,7 @@
  * group per index value; the indexes hold the record itself, so the name string exists once.
  */
 import { alreadyExists, badRequest, conflict, type ExtensionObject, type IndexSpec } from '@svc/plugin-api';
-import { FieldIndex, NameIndex, type OrderedIndex, type WalkAll } from './field-index.js';
+import { FieldIndex, NameIndex, type OrderedIndex } from './field-index.js';
 import { IndexLoader } from './index-loader.js';
 import {
   newRecord,
@@ -28,7 +28,7 @@ import {
   type IndexContext,
   type IndexTarget,
 } from './query-plan.js';
-import { pushMembers } from './record-group.js';
+import { pushMembers, type WalkInNameOrder } from './record-group.js';
 import { matchesFields, matchesLabels, type FieldRequirement, type LabelRequirement, type SortTerm } from './selectors.js';
 
 export const NAME_INDEX = 'metadata.name';
@@ -77,7 +77,7 @@ export class ModelIndex {
       // The server writes both timestamps itself, always as toISOString (fixed width): code-unit order is exact.
       const codeUnitOrder = SERVER_TIMESTAMPS.has(spec.name);
       // Only objects being deleted have a deletionTimestamp: the group without one is nearly the name index itself.
-      const valuelessFrom: WalkAll | undefined =
+      const valuelessFrom: WalkInNameOrder | undefined =
         spec.name === DELETION_INDEX ? (visit) => this.byName.walk(visit) : undefined;
       const index = new FieldIndex(spec.name, spec.unique === true, extractorOf(spec, modelLabel), slot, codeUnitOrder, valuelessFrom);
       this.fieldIndexes.push(index);

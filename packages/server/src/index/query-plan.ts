@@ -140,7 +140,10 @@ export function findMatches(clauses: Clause[], { byName }: IndexContext): Matche
   }
   // A term no group enumerates (`metadata.labels=`: objects without labels): count by testing every object.
   let total = 0;
-  byName.forEachRecord((record) => void (accept(record) && total++));
+  byName.walk((record) => {
+    if (accept(record)) total++;
+    return true;
+  });
   return { total, accept };
 }
 

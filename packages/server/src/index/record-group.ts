@@ -22,6 +22,9 @@ import { compareRecords, type IndexRecord } from './index-record.js';
 
 export type RecordGroup = IndexRecord | IndexRecord[] | RecordSet | DerivedGroup;
 
+/** Visits records in name order until `visit` returns false (the name index's walk). */
+export type WalkInNameOrder = (visit: (record: IndexRecord) => boolean) => void;
+
 /**
  * A group that is not kept but read off a larger, name-ordered collection: the members of `walk` that `holds`. A field
  * index uses one for its no-value group when nearly every object has no value (metadata.deletionTimestamp): keeping
@@ -31,8 +34,8 @@ export type RecordGroup = IndexRecord | IndexRecord[] | RecordSet | DerivedGroup
 export class DerivedGroup {
   constructor(
     readonly size: number,
-    /** Visits candidates in name order until `visit` returns false. */
-    private readonly walk: (visit: (record: IndexRecord) => boolean) => void,
+    /** Walks the candidates; the members are those `holds` accepts. */
+    private readonly walk: WalkInNameOrder,
     private readonly holds: (record: IndexRecord) => boolean,
   ) {}
 
