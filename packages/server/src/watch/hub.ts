@@ -66,16 +66,15 @@ export class WatchHub {
    */
   subscribe(resource: string, listener: LiveListener, selection?: Selection): () => void {
     const key = selection && !selection.all ? selection.key : '';
-    let groups = this.byResource.get(resource);
-    if (!groups) this.byResource.set(resource, (groups = new Map()));
-    let group = groups.get(key);
-    if (!group) groups.set(key, (group = { selection: key === '' ? undefined : selection, listeners: new Set() }));
+    const groups = this.byResource.get(resource) ?? new Map<string, SelectionGroup>();
+    this.byResource.set(resource, groups);
+    const group = groups.get(key) ?? { selection: key === '' ? undefined : selection, listeners: new Set<LiveListener>() };
+    groups.set(key, group);
     group.listeners.add(listener);
-    const [ownGroups, ownGroup] = [groups, group];
     return () => {
-      ownGroup.listeners.delete(listener);
-      if (ownGroup.listeners.size === 0 && ownGroups.get(key) === ownGroup) ownGroups.delete(key);
-      if (ownGroups.size === 0 && this.byResource.get(resource) === ownGroups) this.byResource.delete(resource);
+      group.listeners.delete(listener);
+      if (group.listeners.size === 0 && groups.get(key) === group) groups.delete(key);
+      if (groups.size === 0 && this.byResource.get(resource) === groups) this.byResource.delete(resource);
     };
   }
 
