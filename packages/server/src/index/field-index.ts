@@ -90,7 +90,7 @@ export class FieldIndex implements OrderedIndex {
   }
 
   group(value: string): RecordGroup | undefined {
-    if (value === NO_VALUE && this.valuelessFrom) return this.valuelessGroup();
+    if (this.countsOnly(value)) return this.valuelessGroup();
     return this.byValue.get(this.key(value));
   }
 
@@ -101,6 +101,11 @@ export class FieldIndex implements OrderedIndex {
     let completed = true;
     forEachPairInOrder(this.byValue, descending, (value, group) => (completed = visit(value, group)));
     if (valueless && descending && completed) visit(NO_VALUE, valueless);
+  }
+
+  /** True for the no-value of an index whose valueless objects are counted, not filed (see `valueless`). */
+  private countsOnly(value: string): boolean {
+    return value === NO_VALUE && this.valuelessFrom !== undefined;
   }
 
   private valuelessGroup(): DerivedGroup | undefined {
@@ -160,7 +165,7 @@ export class FieldIndex implements OrderedIndex {
     let multiValuedObjects = 0;
     let valueless = 0;
     const file = (record: IndexRecord, value: string): string => {
-      if (value !== NO_VALUE || !this.valuelessFrom) return buckets.file(record, value);
+      if (!this.countsOnly(value)) return buckets.file(record, value);
       valueless++;
       return NO_VALUE;
     };
@@ -202,7 +207,7 @@ export class FieldIndex implements OrderedIndex {
   }
 
   private addValue(record: IndexRecord, value: string): string {
-    if (value === NO_VALUE && this.valuelessFrom) {
+    if (this.countsOnly(value)) {
       this.valueless++;
       return NO_VALUE;
     }
@@ -222,7 +227,7 @@ export class FieldIndex implements OrderedIndex {
   }
 
   private removeValue(record: IndexRecord, value: string): void {
-    if (value === NO_VALUE && this.valuelessFrom) {
+    if (this.countsOnly(value)) {
       this.valueless--;
       return;
     }
