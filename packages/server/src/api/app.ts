@@ -6,7 +6,9 @@ import { notFound } from '@svc/plugin-api';
 import type { DynamicRouter } from './dynamic-router.js';
 import type { HttpContext } from './http-context.js';
 import { lazyChildLoggerFactory } from './lazy-logger.js';
-import { sendProblem } from './problem.js';
+import { jsonBodyParser } from './json-body.js';
+import { answerClientError, sendProblem } from './problem.js';
+import { querystringParser, refuseUnparsable, rewriteToTarget, targetOf } from './targets.js';
 
 export const BODY_LIMIT = 4 * 1024 * 1024;
 
@@ -16,7 +18,8 @@ export interface AppOptions {
 }
 
 /**
- * The HTTP kernel: body parsing with prototype-poisoning protection, problem+json for every error, and one catch-all
+ * The HTTP kernel: the request target parsed once (targets.ts), body parsing with prototype-poisoning protection and
+ * a nesting limit, problem+json for every error (the framework's and the HTTP parser's included), and one catch-all
  * per API prefix that dispatches into the runtime router (generated and plugin routes).
  */
 export function createApp({ logger, router }: AppOptions) {
@@ -26,33 +29,43 @@ export function createApp({ logger, router }: AppOptions) {
     logController: new LogController({ disableRequestLogging: true }),
     childLoggerFactory: lazyChildLoggerFactory,
     bodyLimit: BODY_LIMIT,
+    rewriteUrl: rewriteToTarget,
     // Query strings: repeated keys become arrays (selectors and sort are repeatable).
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000, querystringParser },
+    // The HTTP parser's refusals (oversized headers, unknown methods, malformed requests) answer problem+json too.
+    clientErrorHandler: answerClientError,
+    frameworkErrors: (error, request, reply) => sendProblem(reply, request, error),
   });
+  app.decorateRequest('target', { getter: targetOf });
+  app.addHook('onRequest', refuseUnparsable);
 
   // Only JSON bodies: a text/plain body on a write is a 415, not a string handed to a handler.
-  app.removeContentTypeParser('text/plain');
-  const json = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser(['application/json-patch+json', 'application/merge-patch+json'], { parseAs: 'string' }, json);
+  app.removeContentTypeParser(['text/plain', 'application/json']);
+  app.addContentTypeParser(
+    ['application/json', 'application/json-patch+json', 'application/merge-patch+json'],
+    { parseAs: 'string' },
+    jsonBodyParser(app),
+  );
 
   app.setErrorHandler((error, request, reply) => sendProblem(reply, request, error));
   app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, request, notFound(`no route for ${request.method} ${request.url.split('?')[0]}`)),
+    sendProblem(reply, request, notFound(`no route for ${request.method} ${request.target.path}`)),
   );
 
   // Liveness for load balancers and orchestrators; public through the built-in anonymous role.
   app.get('/healthz', async (_request, reply) => reply.type('application/json').send('{"status":"ok"}'));
 
   const dispatch = async (request: FastifyRequest, reply: FastifyReply) => {
-    const found = router.find(request.method, request.url);
-    if (!found) throw notFound(`no route for ${request.method} ${request.url.split('?')[0]}`);
+    // HEAD is answered by the GET route; the framework sends its headers without the body.
+    const found = router.find(request.method === 'HEAD' ? 'GET' : request.method, request.target.routePath);
+    if (!found) throw notFound(`no route for ${request.method} ${request.target.path}`);
     await found.route.handler({ request, reply }, found.params);
     return reply;
   };
   // A WebSocket upgrade (a watch) goes through the same hooks and the same router as plain HTTP; the route's handler
   // finds the socket in `websocket`. Routes declared in a child scope, so the websocket plugin sees them.
   const dispatchWebSocket = async (socket: WebSocket, request: FastifyRequest) => {
-    const found = router.find('GET', request.url);
+    const found = router.find('GET', request.target.routePath);
     if (!found?.route.websocket) return socket.close(1008, 'this path does not accept WebSocket connections');
     await found.route.handler({ request, reply: undefined as unknown as FastifyReply, websocket: socket }, found.params);
   };

@@ -30,9 +30,9 @@ export function customRoutes(owner: string, route: CustomRoute): DynamicRoute<Ht
     handler: async ({ request, reply }: HttpContext, params) => {
       const routeRequest: RouteRequest = {
         method: request.method,
-        path: request.url.split('?')[0] ?? request.url,
+        path: request.target.path,
         params: params as Record<string, string>,
-        query: request.query as Record<string, string | string[]>,
+        query: request.target.query,
         headers: request.headers,
         body: request.body,
       };

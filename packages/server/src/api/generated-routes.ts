@@ -12,7 +12,6 @@ import type { WatchService } from '../watch/watch-service.js';
 import { watchOverHttp, watchOverWebSocket } from '../watch/http-watch.js';
 
 type Params = Record<string, string | undefined>;
-type Query = Record<string, string | string[] | undefined>;
 
 /**
  * The generated REST API of every model (CONTRACT section 3): one set of handlers, the model looked up from the path.
@@ -47,18 +46,18 @@ export function generatedRoutes(
       // `watch` (CONTRACT section 5): a WebSocket on the collection path, or `?watch=true` as a stream.
       if (watches && ctx.websocket) return watchOverWebSocket(watches, () => model(p), ctx.request, ctx.websocket);
       const served = model(p);
-      if (watches && wantsWatch(ctx.request.query as Query)) return watchOverHttp(watches, served, ctx.request, ctx.reply);
+      if (watches && ctx.request.method === 'GET' && wantsWatch(ctx.request.target.query)) return watchOverHttp(watches, served, ctx.request, ctx.reply);
       return sendList(ctx, objects, served);
     },
     async create(ctx: HttpContext, p: Params) {
       const served = model(p);
       const written = await objects.create(served, requireJsonBody(ctx), { actor: actorOf(ctx) });
-      ctx.reply.header('location', `${ctx.request.url.split('?')[0]?.replace(/\/$/, '')}/${written.object.metadata.name}`);
+      ctx.reply.header('location', `${ctx.request.target.routePath}/${written.object.metadata.name}`);
       return sendObject(ctx, written.bytes, 201);
     },
     async deleteCollection(ctx: HttpContext, p: Params) {
       const served = model(p);
-      const { labels, fields } = parseListQuery(ctx.request.query as Query);
+      const { labels, fields } = parseListQuery(ctx.request.target.query);
       const deleted = await objects.deleteCollection(served, { labels, fields }, { actor: actorOf(ctx) });
       return ctx.reply.type(JSON_TYPE).send({ deleted });
     },
@@ -148,7 +147,7 @@ function contentType(ctx: HttpContext): string {
 
 /** A list request's answer (CONTRACT section 3): the query parsed, the page read, the envelope sent. */
 export async function sendList(ctx: HttpContext, objects: ObjectService, served: ServedModel) {
-  const query = parseListQuery(ctx.request.query as Query);
+  const query = parseListQuery(ctx.request.target.query);
   const page = await objects.list(served, query);
   const body = listEnvelope(
     { apiVersion: served.model.apiVersion, kind: served.model.kind, revision: page.revision },

@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isApiError, type FieldError } from '@svc/plugin-api';
 
@@ -22,6 +23,7 @@ const TITLES: Record<number, string> = {
   413: 'Payload Too Large',
   415: 'Unsupported Media Type',
   429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
 };
 
@@ -80,8 +82,32 @@ export function toProblem(error: unknown, instance: string): { problem: Problem;
 }
 
 export function sendProblem(reply: FastifyReply, request: FastifyRequest, error: unknown): FastifyReply {
-  const { problem, headers } = toProblem(error, request.url.split('?')[0] ?? request.url);
+  const { problem, headers } = toProblem(error, request.target.path);
   if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
   if (headers) reply.headers(headers);
   return reply.code(problem.status).type('application/problem+json').send(JSON.stringify(problem));
+}
+
+/**
+ * Answers what the HTTP parser refused before any request existed (Fastify's `clientErrorHandler`): oversized request
+ * lines or headers (431), unknown methods and malformed requests (400), slow requests (408), as problem+json.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const title = TITLES[status] ?? (status === 408 ? 'Request Timeout' : 'Bad Request');
+  const detail =
+    status === 431
+      ? 'the request line or headers are larger than the server accepts (16 KiB)'
+      : status === 408
+        ? 'the request was not received in time'
+        : `the request could not be parsed as HTTP/1.1 (${error.code ?? 'malformed'}); check the method, target and headers`;
+  const body = JSON.stringify({ type: typeFor(title), title, status, detail, instance: '/' });
+  if (socket.writable && socket.bytesWritten === 0) {
+    socket.write(
+      `HTTP/1.1 ${status} ${title}\r\nConnection: close\r\nContent-Type: application/problem+json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }

@@ -10,7 +10,6 @@ import type { PersonalAccessTokens } from './tokens.js';
 
 const BASE = '/apis/uc.api.security.svc.run/v1alpha1/personalaccesstokens';
 
-type Query = Record<string, string | string[] | undefined>;
 
 /**
  * A user's own personal access tokens (CONTRACT section 6): create (the secret is in the response, once), list and get
@@ -45,7 +44,7 @@ export function tokenRoutes(deps: {
     }),
     route('GET', '', async (ctx) => {
       const principal = await caller(ctx);
-      const query = ctx.request.query as Query;
+      const query = ctx.request.target.query;
       if (query.watch !== undefined) throw badRequest('watching personal access tokens is not supported here');
       const own = `spec.username=${principal.username}`;
       const selectors = query.fieldSelector === undefined ? [] : ([] as string[]).concat(query.fieldSelector);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Decision, type AuthorizeOptions, authorize } from './authorizer.js';
-import { classifyRequest, type RequestInput } from './request-info.js';
+import { classifyRequest } from './request-info.js';
+import { parseRequestTarget } from './request-target.js';
 import { AGGREGATE_TO_LABEL_PREFIX, DEPENDENCIES_ANNOTATION, type Role, expandRoles } from './roles.js';
 
 const roleList: Role[] = [
@@ -25,7 +26,7 @@ const P = '/apis/people.svc.run/v1alpha1';
 const cases: Array<{
   name: string;
   held: string[];
-  request: RequestInput;
+  request: { method: string; path: string };
   plugin?: string;
   options?: AuthorizeOptions;
   want: Decision;
@@ -82,7 +83,10 @@ const cases: Array<{
 
 describe('authorize', () => {
   it.each(cases)('$name', ({ held, request, plugin, options, want }) => {
-    const attributes = { ...classifyRequest(request), ...(plugin === undefined ? {} : { plugin }) };
+    const parsed = parseRequestTarget(request.path);
+    if (!parsed.ok) throw new Error(parsed.problem);
+    const info = classifyRequest({ method: request.method, target: parsed.target });
+    const attributes = { ...info, ...(plugin === undefined ? {} : { plugin }) };
     expect(authorize(attributes, expandRoles(held, roles), options)).toEqual(want);
   });
 });

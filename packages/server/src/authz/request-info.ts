@@ -1,22 +1,24 @@
+import type { RequestTarget } from './request-target.js';
+
 /**
- * Classifies a request from its method and URL alone, before any body is read: authorization looks only at this
- * record. Shapes follow the seed: `/api/<version>/<resource>[/<name>[/<subresource>]]` (3 to 5 segments) and
+ * Classifies a request from its method and parsed target alone, before any body is read: authorization looks only at
+ * this record, and the router routes the same parsed target. Shapes follow the seed:
+ * `/api/<version>/<resource>[/<name>[/<subresource>]]` (3 to 5 segments) and
  * `/apis/<group>/<version>/<resource>[/<name>[/<subresource>]]` (4 to 6). Everything else is a non-resource request
  * whose verb is the lowercased method.
  *
  * Decisions the seed leaves open, fixed here so every caller agrees:
- * - The path is canonicalised first: a query string is cut off, empty segments (`//`, a trailing `/`) are dropped.
- *   `info.path` is that canonical form, and the router should route on it (or refuse non-canonical paths).
- * - A path with a `.` or `..` segment (also percent-encoded) is never a resource request: no valid name looks so.
+ * - The target was parsed once (request-target.ts): empty segments dropped, segments percent-decoded, and targets that
+ *   could be read two ways (a `#`, dot segments, an encoded `/`, malformed encoding) refused before classification.
  * - Too few or too many segments make a non-resource request; nothing past the subresource is interpreted.
  * - `POST <plural>/<name>` (a concrete name, no subresource) is `create` on `<plural>` with that name, as Kubernetes
  *   does. The generated routes answer it with 404/405, so allowing it opens nothing there; a custom action route
  *   (`POST <mapping>/<action>`) can be narrowed with `resourceNames: [<action>]`.
  * - The name `-` ("no object", or "myself" in `users/-/permissions`) is kept literally, so `resourceNames: ['-']`
  *   narrows a rule to those routes.
- * - `watch` needs a collection path: a GET with a name stays `get` whatever its query or upgrade header says,
- *   because that is what the server will serve.
- * - HEAD is classified like GET (the HTTP layer answers HEAD with the GET handler).
+ * - `watch` needs a collection path and a GET: a GET with a name stays `get` whatever its query or upgrade header
+ *   says, and a HEAD is never a watch, because that is what the server will serve.
+ * - HEAD is classified like GET (the HTTP layer answers HEAD with the GET handler, without a body).
  */
 
 export interface RequestInfo {
@@ -38,23 +40,8 @@ export interface RequestInfo {
 
 export interface RequestInput {
   method: string;
-  path: string;
-  query?: Record<string, unknown>;
+  target: Pick<RequestTarget, 'segments' | 'path' | 'query'>;
   isWebSocket?: boolean;
-}
-
-const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
-
-/** True for `.`, `..` and their percent-encoded spellings. */
-export function isDotSegment(segment: string): boolean {
-  return DOT_SEGMENT.test(segment);
-}
-
-/** The path's non-empty segments, without the query string. */
-export function pathSegments(path: string): string[] {
-  const q = path.indexOf('?');
-  const bare = q === -1 ? path : path.slice(0, q);
-  return bare.split('/').filter((s) => s !== '');
 }
 
 /** `watch=true` or `watch=1` (a repeated parameter counts when any value says so). The watch handler uses this too. */
@@ -66,8 +53,7 @@ export function wantsWatch(query: Record<string, unknown> | undefined): boolean 
 
 export function classifyRequest(input: RequestInput): RequestInfo {
   const method = input.method.toUpperCase();
-  const segments = pathSegments(input.path);
-  const path = '/' + segments.join('/');
+  const { segments, path } = input.target;
   const nonResource: RequestInfo = {
     isResourceRequest: false, path, verb: method.toLowerCase(),
     apiGroup: '', apiVersion: '', resource: '', subresource: '', name: '', parts: [],
@@ -90,8 +76,7 @@ interface Shape {
 }
 
 /** The seed's two shapes, or undefined when the segments fit neither. */
-function resourceShape(segments: string[]): Shape | undefined {
-  if (segments.some(isDotSegment)) return undefined;
+function resourceShape(segments: readonly string[]): Shape | undefined {
   const [prefix, ...rest] = segments;
   if (prefix === 'api' && segments.length >= 3 && segments.length <= 5) {
     const [apiVersion = '', ...parts] = rest;
@@ -107,9 +92,10 @@ function resourceShape(segments: string[]): Shape | undefined {
 function resourceVerb(method: string, name: string, input: RequestInput): string {
   switch (method) {
     case 'GET':
-    case 'HEAD':
       if (name !== '') return 'get';
-      return input.isWebSocket === true || wantsWatch(input.query) ? 'watch' : 'list';
+      return input.isWebSocket === true || wantsWatch(input.target.query) ? 'watch' : 'list';
+    case 'HEAD':
+      return name !== '' ? 'get' : 'list';
     case 'POST':
       return 'create';
     case 'PUT':

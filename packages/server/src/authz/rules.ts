@@ -6,8 +6,6 @@
  * counts, and `*\/<subresource>` matches.
  */
 
-import { isDotSegment } from './request-info.js';
-
 export const ALL = '*';
 
 export interface PolicyRule {
@@ -70,8 +68,9 @@ export function nonResourceURLMatches(rule: PolicyRule, path: string): boolean {
   return (rule.nonResourceURLs ?? []).some((url) => {
     if (url === ALL || url === path) return true;
     if (!url.endsWith(ALL)) return false;
-    // A prefix must not be escaped with `..`: such paths only ever match exactly.
-    if (path.split('/').some(isDotSegment)) return false;
+    // A prefix must not be escaped with `..`: such paths only ever match exactly. (The gate refuses dot segments
+    // before classification; this keeps the matcher safe for any caller.)
+    if (path.split('/').some((segment) => segment === '.' || segment === '..')) return false;
     const prefix = url.slice(0, -1);
     return path.startsWith(prefix) || (prefix.endsWith('/') && path === prefix.slice(0, -1));
   });

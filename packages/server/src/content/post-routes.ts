@@ -8,7 +8,6 @@ import type { Post } from './post-model.js';
 
 const UC = '/apis/uc.api.content.svc.run/v1alpha1/posts';
 const PUBLIC = '/apis/api.content.svc.run/v1alpha1/posts';
-type Query = Record<string, string | string[] | undefined>;
 
 /**
  * Posts for their owners (user center: a user works on their own posts only, the server sets the owner) and for
@@ -28,7 +27,7 @@ export function postRoutes(objects: ObjectService, posts: ServedModel): DynamicR
   const send = (ctx: HttpContext, body: unknown, status = 200) =>
     ctx.reply.code(status).type(JSON_TYPE).send(typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body));
   const list = async (ctx: HttpContext, field: string) => {
-    const query = parseListQuery(ctx.request.query as Query);
+    const query = parseListQuery(ctx.request.target.query);
     const selected = { ...query, fields: [...query.fields, { field, operator: 'in' as const, values: [field === 'spec.owner' ? owner(ctx) : 'true'] }] };
     const page = await objects.list(posts, selected);
     const info = pageInfo(page.total, query.page ?? 1, query.size);

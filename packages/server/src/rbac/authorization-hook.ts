@@ -40,14 +40,15 @@ export function createAuthorizationHook({ authenticate, challenge, roles, regist
     const expanded = roles.expandFor(principal);
     let decided = recent.get(expanded);
     if (!decided) recent.set(expanded, (decided = new Map()));
+    // The URL is the canonical form of the parsed target (api/targets.ts), so equal lines are equal requests.
     const line = `${request.method} ${isWebSocket ? 'ws:' : ''}${request.url}`;
     const generation = modelChanges + router.version;
     let entry = decided.get(line);
     if (entry?.generation !== generation) {
-      const path = request.url.split('?')[0] ?? '/';
-      const info = classifyRequest({ method: request.method, path, query: request.query as Record<string, unknown>, isWebSocket });
+      const { target } = request;
+      const info = classifyRequest({ method: request.method, target, isWebSocket });
       if (decided.size >= 10_000) decided.clear();
-      entry = { generation, verb: info.verb, decision: roles.authorize(principal, attributesOf(info, request.method, path)) };
+      entry = { generation, verb: info.verb, decision: roles.authorize(principal, attributesOf(info, request.method, target.routePath)) };
       decided.set(line, entry);
     }
     const { decision, verb } = entry;
@@ -62,10 +63,11 @@ export function createAuthorizationHook({ authenticate, challenge, roles, regist
  * rules of the seed's form `<plugin_name>/<plural>` can match.
  */
 export function createAttributeResolver(registry: ModelRegistry, router: DynamicRouter<HttpContext>) {
-  return (info: RequestInfo, method: string, path: string): Attributes => {
+  return (info: RequestInfo, method: string, routePath: string): Attributes => {
     if (!info.isResourceRequest) return info;
+    const routed = method === 'HEAD' ? 'GET' : method;
     const owner =
-      registry.findByRoute(info.apiGroup, info.apiVersion, info.resource)?.owner ?? router.find(method, path)?.route.owner;
+      registry.findByRoute(info.apiGroup, info.apiVersion, info.resource)?.owner ?? router.find(routed, routePath)?.route.owner;
     if (!owner || owner === 'system' || owner === 'core') return info;
     return { ...info, plugin: owner.startsWith('plugin:') ? owner.slice('plugin:'.length) : owner };
   };

@@ -1,6 +1,7 @@
 import { badRequest, notFound } from '@svc/plugin-api';
 import type { Principal } from '../authn/principal.js';
 import { classifyRequest } from '../authz/request-info.js';
+import { parseRequestTarget } from '../authz/request-target.js';
 import { HIDDEN_LABEL, UI_PERMISSIONS_ANNOTATION, annotationList } from '../authz/roles.js';
 import type { DynamicRoute } from '../api/dynamic-router.js';
 import { JSON_TYPE, actorOf, type HttpContext } from '../api/http-context.js';
@@ -87,10 +88,12 @@ export function permissionRoutes(deps: PermissionRouteDeps): DynamicRoute<HttpCo
         }
         const username = typeof body.user === 'string' ? await subject(ctx, body.user) : caller(ctx);
         const principal: Principal = username ? { username, via: 'session' } : { username: undefined, via: 'anonymous' };
-        const [path, query] = body.path.split('?') as [string, string | undefined];
+        // Read exactly as the gate reads a request target, so the answer is the gate's answer.
+        const parsed = parseRequestTarget(body.path);
+        if (!parsed.ok) throw badRequest(`path: ${parsed.problem}`);
         const method = body.method.toUpperCase();
-        const info = classifyRequest({ method, path, query: Object.fromEntries(new URLSearchParams(query ?? '')) });
-        const decision = roles.authorize(principal, deps.attributesOf(info, method, path));
+        const info = classifyRequest({ method, target: parsed.target });
+        const decision = roles.authorize(principal, deps.attributesOf(info, method, parsed.target.routePath));
         return send(ctx, { user: username ?? null, allowed: decision.allowed, reason: decision.reason, role: decision.role, rule: decision.ruleIndex });
       },
     },

@@ -12,6 +12,7 @@ import { generateName } from '../objects/metadata.js';
 import type { LabelRequirement, FieldRequirement, SortTerm } from '../index/selectors.js';
 import { KeyExistsError, RevisionConflictError, type Store, type StoredRecord } from '../store/types.js';
 import { KeyedQueue } from '../util/keyed-queue.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../objects/json-limits.js';
 import { canonicalize, decodeObject, deepCopy, encodeObject } from './codec.js';
 import { Admission, SYSTEM, type Actor } from './admission.js';
 import type { ServedModel } from './model-registry.js';
@@ -286,6 +287,10 @@ export class ObjectService {
   }
 
   private validated(served: ServedModel, body: unknown, mode: 'create' | 'update', options: WriteOptions) {
+    // Before the schema walk (which recurses): a patch can grow an object past the limit its request body kept.
+    if (nestsDeeperThan(body)) {
+      throw invalid(`${served.model.kind} nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels`);
+    }
     const errors: FieldError[] = checkObjectShape(body, served.model, {
       mode,
       allowUnprefixedLabels: options.allowUnprefixedLabels ?? true,

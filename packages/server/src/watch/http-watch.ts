@@ -18,7 +18,7 @@ export function watchOverWebSocket(
   const sink = webSocketSink(socket);
   let prepared;
   try {
-    prepared = watches.prepare(served(), request.query as Record<string, unknown>);
+    prepared = watches.prepare(served(), request.target.query);
   } catch (error) {
     return watches.refuse(sink, error);
   }
@@ -31,7 +31,7 @@ export function watchOverHttp(
   request: FastifyRequest,
   reply: FastifyReply,
 ): FastifyReply {
-  const prepared = watches.prepare(served, request.query as Record<string, unknown>);
+  const prepared = watches.prepare(served, request.target.query);
   // The stream is written directly: Fastify sends nothing more for this request.
   reply.hijack();
   watches.start(prepared, httpStreamSink(reply.raw, headersSetByHooks(reply)));

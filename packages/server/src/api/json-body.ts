@@ -1,0 +1,19 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { badRequest } from '@svc/plugin-api';
+import { jsonTextProblem } from '../objects/json-limits.js';
+
+type Done = (error: Error | null, body?: unknown) => void;
+
+/**
+ * The parser of every JSON media type svc reads: the nesting and text limits first (json-limits.ts), then the
+ * framework's own parser, which refuses `__proto__` and `constructor` keys.
+ */
+export function jsonBodyParser(app: FastifyInstance) {
+  const json = app.getDefaultJsonParser('error', 'error');
+  // Registered with `parseAs: 'string'`, so the body always arrives as a string.
+  return (request: FastifyRequest, body: string | Buffer, done: Done): void => {
+    const problem = jsonTextProblem(body as string);
+    if (problem !== undefined) return done(badRequest(problem));
+    json(request, body as string, done);
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * Limits on the JSON svc accepts, checked without recursion so that the check itself cannot overflow the stack.
+ * Deep documents are refused before any patch, validation or copy runs: each of those recurses, and an object stored
+ * deeper than they can walk could be neither patched nor deleted afterwards.
+ */
+
+/** How deeply objects and arrays may nest in a request body or a stored object (the top level counts as 1). */
+export const MAX_JSON_DEPTH = 100;
+
+const OPEN_OBJECT = 0x7b;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_OBJECT = 0x7d;
+const CLOSE_ARRAY = 0x5d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * Why a JSON text must be refused before it is parsed, or undefined: nesting deeper than MAX_JSON_DEPTH, or a string
+ * holding a lone UTF-16 surrogate (`"\ud800"`), which is not Unicode text and cannot be stored or sent as UTF-8.
+ * Malformed JSON is left for the parser to report.
+ */
+export function jsonTextProblem(text: string): string | undefined {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (inString) {
+      if (code === QUOTE) inString = false;
+      else if (code === BACKSLASH) {
+        if (text.charCodeAt(i + 1) === 0x75 /* u */) {
+          const unit = hexUnit(text, i + 2);
+          if (unit >= 0xdc00 && unit <= 0xdfff) return loneSurrogate(i);
+          if (unit >= 0xd800 && unit <= 0xdbff) {
+            const next = text.charCodeAt(i + 6) === BACKSLASH && text.charCodeAt(i + 7) === 0x75 ? hexUnit(text, i + 8) : -1;
+            if (next < 0xdc00 || next > 0xdfff) return loneSurrogate(i);
+            i += 6;
+          }
+          i += 5;
+        } else i++;
+      }
+    } else if (code === QUOTE) inString = true;
+    else if (code === OPEN_OBJECT || code === OPEN_ARRAY) {
+      if (++depth > MAX_JSON_DEPTH) return `the JSON document nests deeper than ${MAX_JSON_DEPTH} levels`;
+    } else if (code === CLOSE_OBJECT || code === CLOSE_ARRAY) depth--;
+  }
+  return undefined;
+}
+
+/** True when a parsed value nests objects and arrays deeper than `max` levels (walked with a stack, not recursion). */
+export function nestsDeeperThan(value: unknown, max = MAX_JSON_DEPTH): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (current === null || typeof current !== 'object') continue;
+    if (depth > max) return true;
+    for (const child of Array.isArray(current) ? current : Object.values(current)) {
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    }
+  }
+  return false;
+}
+
+function hexUnit(text: string, at: number): number {
+  const hex = text.slice(at, at + 4);
+  return /^[0-9a-fA-F]{4}$/.test(hex) ? Number.parseInt(hex, 16) : -1;
+}
+
+function loneSurrogate(at: number): string {
+  return `the JSON document has a string with a lone UTF-16 surrogate escape at character ${at}; strings must be Unicode text`;
+}
