@@ -21,7 +21,8 @@ export function rawRequest(
   const url = new URL(base);
   return new Promise((resolve, reject) => {
     const request = http.request(
-      { host: url.hostname, port: url.port, method, path: target, headers: options.headers, timeout: options.timeoutMs ?? 5000 },
+      // A connection of its own: a refused request may leave its socket unusable, and reuse would blur which failed.
+      { host: url.hostname, port: url.port, method, path: target, headers: options.headers, timeout: options.timeoutMs ?? 5000, agent: false },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
