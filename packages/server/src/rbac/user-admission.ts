@@ -5,6 +5,7 @@ import type { ServedModel } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
 import { toRole, type RoleBindingObject } from './models.js';
 import type { RoleService } from './role-service.js';
+import { removeFromAllBindings } from './user-bindings.js';
 import type { UserManagement } from './user-management.js';
 
 export interface UserAdmissionDeps {
@@ -21,7 +22,7 @@ export interface UserAdmissionDeps {
  * Puts the user-management rules (user-management.ts) into every write of users, their tokens, roles and bindings,
  * whatever route or client makes it: the generated APIs (update, patch, delete, deletecollection, status), the console
  * routes and plugins. The service's own writes (actor `system`) keep the invariants by construction and are not
- * second-guessed.
+ * second-guessed, except that bindings follow a user's creation and deletion whoever makes it.
  */
 export function installUserAdmission(deps: UserAdmissionDeps): void {
   const { objects, management } = deps;
@@ -50,12 +51,20 @@ export function installUserAdmission(deps: UserAdmissionDeps): void {
 async function admitUser(deps: UserAdmissionDeps, request: AdmissionRequest): Promise<void> {
   const { actor, operation, object } = request;
   const name = object.metadata.name;
-  if (operation === 'create') return;
+  if (operation === 'create') {
+    // A new user never starts with a grant written before they existed: a deleted namesake's, or one written ahead
+    // for the name. The service's own first boot writes the administrator's binding before the user, on purpose.
+    if (actor.kind !== 'system') await removeFromAllBindings(deps.objects, deps.roles, deps.bindings, name);
+    return;
+  }
   const losesAccess = isActiveUser(request.prevObject ?? object) && !isActiveUser(object);
   const deleting = operation === 'delete' || Boolean(object.metadata.deletionTimestamp);
   const action = deleting ? 'delete' : losesAccess ? 'disable' : request.subresource ? 'change the status of' : 'change';
   deps.management.checkMayManage(actor, name, action);
   if (losesAccess && actor.kind !== 'system') deps.management.checkMayLoseAccess(name, deleting ? 'deleted' : 'disabled');
+  // Checked first, then the grants go before the user does: a delete that fails after this leaves a user with fewer
+  // roles, never a removed user's roles waiting for a namesake.
+  if (operation === 'delete') await removeFromAllBindings(deps.objects, deps.roles, deps.bindings, name);
 }
 
 /** The write removes the object (a delete, or the last finalizer of an object being deleted). */

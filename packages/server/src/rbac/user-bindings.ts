@@ -3,6 +3,7 @@ import { SYSTEM, type Actor } from '../registry/admission.js';
 import type { ServedModel } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
 import type { RoleBindingObject } from './models.js';
+import type { RoleService } from './role-service.js';
 
 /**
  * Takes `username` out of one RoleBinding, deleting the binding when nobody is left in it. The change is applied to
@@ -40,3 +41,18 @@ export async function removeSubject(
 /** Thrown out of a patch to stop it: a binding left with nobody is deleted instead; one without them is not written. */
 const NOBODY_LEFT = Symbol('nobody left');
 const NOT_THERE = Symbol('not there');
+
+/**
+ * Takes `username` out of every RoleBinding, as the service. Run when a user is deleted (so their grants do not
+ * outlive them) and before a user is created (so a new user never starts with a binding that predates them).
+ */
+export async function removeFromAllBindings(
+  objects: ObjectService,
+  roles: RoleService,
+  bindings: ServedModel,
+  username: string,
+): Promise<void> {
+  for (const binding of roles.bindingsOf(username)) {
+    await removeSubject(objects, bindings, binding.metadata.name, username);
+  }
+}
