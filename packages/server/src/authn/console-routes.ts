@@ -10,6 +10,7 @@ import { checkPasswordRules } from './passwords.js';
 import type { ManageUser, SetUserRoles } from './ports.js';
 import type { Principal } from './principal.js';
 import type { Sessions } from './sessions.js';
+import type { PersonalAccessTokens } from './tokens.js';
 import type { UserDirectory } from './user-directory.js';
 
 export interface ConsoleUserRouteDeps {
@@ -19,6 +20,7 @@ export interface ConsoleUserRouteDeps {
   credentials: Credentials;
   sessions: Sessions;
   limiter: LoginLimiter;
+  tokens: PersonalAccessTokens;
   /** Absent until role management is wired: creating a user with roles is then refused. */
   setUserRoles?: SetUserRoles;
   /** Whether the caller may act on another user (a password reset hands over their account). */
@@ -112,6 +114,10 @@ async function changeOwnPassword(deps: ConsoleUserRouteDeps, ctx: HttpContext, a
   return ctx.reply.code(204).send();
 }
 
+/**
+ * An administrator's reset: whoever knew the old password, or held a session or a token, is out. The user's own tokens
+ * are revoked (not deleted, so they can see what went) and every session ends.
+ */
 async function resetPassword(deps: ConsoleUserRouteDeps, ctx: HttpContext, actor: Principal, username: string) {
   const body = objectBody(ctx);
   const password = checkPasswordRules(body.password);
@@ -120,6 +126,7 @@ async function resetPassword(deps: ConsoleUserRouteDeps, ctx: HttpContext, actor
   deps.manageUser({ kind: 'user', principal: actor }, username, 'reset the password of');
   await deps.credentials.setPassword(username, password);
   await deps.sessions.endSessionsOf(username);
+  await deps.tokens.revokeAllOf(username);
   return ctx.reply.code(204).send();
 }
 

@@ -118,6 +118,7 @@ export async function setupAuthentication(deps: AuthenticationDeps): Promise<Aut
         users,
         credentials,
         sessions,
+        tokens,
         limiter,
         setUserRoles: deps.setUserRoles,
         manageUser: deps.manageUser ?? refuseManagingUsers,
