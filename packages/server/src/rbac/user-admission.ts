@@ -22,7 +22,7 @@ export interface UserAdmissionDeps {
  * Puts the user-management rules (user-management.ts) into every write of users, their tokens, roles and bindings,
  * whatever route or client makes it: the generated APIs (update, patch, delete, deletecollection, status), the console
  * routes and plugins. The service's own writes (actor `system`) keep the invariants by construction and are not
- * second-guessed, except that bindings follow a user's creation and deletion whoever makes it.
+ * second-guessed, except that a deleted user's bindings always go with them.
  */
 export function installUserAdmission(deps: UserAdmissionDeps): void {
   const { objects, management } = deps;
