@@ -23,6 +23,8 @@ import { normalizeModelDefinition } from './objects/model-definition.js';
 import { startRbac } from './rbac/boot.js';
 import { setupAuthentication, type Authentication } from './authn/index.js';
 import { createSetUserRoles } from './rbac/user-roles.js';
+import { installUserAdmission } from './rbac/user-admission.js';
+import { UserManagement } from './rbac/user-management.js';
 import { createAttributeResolver, createAuthorizationHook } from './rbac/authorization-hook.js';
 import { permissionRoutes } from './rbac/permission-routes.js';
 import { ControllerManager } from './controllers/controller-manager.js';
@@ -92,6 +94,10 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   router.add(generatedRoutes(registry, objects, watches));
   // Roles before plugins, so the role templates a plugin declares can be created when it starts.
   const rbac = await startRbac(registry, objects);
+  // Who may manage whom needs both halves: roles from RBAC, and which users are enabled from authentication (asked
+  // only once requests are served, after `authn` below exists).
+  const management = new UserManagement(rbac.service, (username) => authn.users.isActive(username));
+  const setUserRoles = createSetUserRoles(objects, rbac.service, rbac.bindings, management);
   const authn = await setupAuthentication({
     store,
     registry,
@@ -99,7 +105,17 @@ export async function createServer(config: Config, options: ServerOptions = {}):
     logger,
     settings: config,
     rolesOf: async (username) => rbac.service.boundRoles(username),
-    setUserRoles: createSetUserRoles(objects, rbac.service, rbac.bindings),
+    setUserRoles,
+    manageUser: (actor, target, action) => management.checkMayManage(actor, target, action),
+  });
+  installUserAdmission({
+    objects,
+    roles: rbac.service,
+    management,
+    users: authn.users.served,
+    tokens: authn.tokens.served,
+    roleModel: rbac.roles,
+    bindings: rbac.bindings,
   });
   await authn.ensureSuperAdministrator();
   router.add(authn.routes());
@@ -121,7 +137,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   router.add(
     permissionRoutes({
       roles: rbac.service,
-      setUserRoles: createSetUserRoles(objects, rbac.service, rbac.bindings),
+      setUserRoles,
       userExists: async (username) => authn.users.exists(username),
       endSessionsOf: async (username) => void (await authn.endSessionsOf(username)),
       attributesOf: createAttributeResolver(registry, router),

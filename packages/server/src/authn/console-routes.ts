@@ -7,9 +7,10 @@ import type { Credentials } from './credentials.js';
 import type { LoginLimiter } from './login-limiter.js';
 import type { UserSpec } from './models.js';
 import { checkPasswordRules } from './passwords.js';
-import type { SetUserRoles } from './ports.js';
+import type { ManageUser, SetUserRoles } from './ports.js';
 import type { Principal } from './principal.js';
 import type { Sessions } from './sessions.js';
+import type { PersonalAccessTokens } from './tokens.js';
 import type { UserDirectory } from './user-directory.js';
 
 export interface ConsoleUserRouteDeps {
@@ -19,8 +20,11 @@ export interface ConsoleUserRouteDeps {
   credentials: Credentials;
   sessions: Sessions;
   limiter: LoginLimiter;
+  tokens: PersonalAccessTokens;
   /** Absent until role management is wired: creating a user with roles is then refused. */
   setUserRoles?: SetUserRoles;
+  /** Whether the caller may act on another user (a password reset hands over their account). */
+  manageUser: ManageUser;
   onBackgroundError?: (error: unknown) => void;
 }
 
@@ -48,10 +52,7 @@ export function consoleUserRoutes(deps: ConsoleUserRouteDeps): DynamicRoute<Http
       method: 'PUT',
       path: `${BASE}/:name/password`,
       owner: 'core',
-      handler: async (ctx, params) => {
-        await caller(ctx);
-        return resetPassword(deps, ctx, params.name!);
-      },
+      handler: async (ctx, params) => resetPassword(deps, ctx, await caller(ctx), params.name!),
     },
   ];
 }
@@ -113,12 +114,19 @@ async function changeOwnPassword(deps: ConsoleUserRouteDeps, ctx: HttpContext, a
   return ctx.reply.code(204).send();
 }
 
-async function resetPassword(deps: ConsoleUserRouteDeps, ctx: HttpContext, username: string) {
+/**
+ * An administrator's reset: whoever knew the old password, or held a session or a token, is out. The user's own tokens
+ * are revoked (not deleted, so they can see what went) and every session ends.
+ */
+async function resetPassword(deps: ConsoleUserRouteDeps, ctx: HttpContext, actor: Principal, username: string) {
   const body = objectBody(ctx);
   const password = checkPasswordRules(body.password);
   if (!deps.users.exists(username)) throw notFound(`User "${username}" not found`);
+  // Setting someone's password hands over their account: only for those who hold all they hold.
+  deps.manageUser({ kind: 'user', principal: actor }, username, 'reset the password of');
   await deps.credentials.setPassword(username, password);
   await deps.sessions.endSessionsOf(username);
+  await deps.tokens.revokeAllOf(username);
   return ctx.reply.code(204).send();
 }
 

@@ -1,3 +1,4 @@
+import { forbidden } from '@svc/plugin-api';
 import type { Logger } from 'pino';
 import type { DynamicRoute } from '../api/dynamic-router.js';
 import type { HttpContext } from '../api/http-context.js';
@@ -13,7 +14,7 @@ import { LoginLimiter, type LoginLimits } from './login-limiter.js';
 import { loginRoutes } from './login-routes.js';
 import { personalAccessTokenModel, userModel } from './models.js';
 import { PasswordHasher } from './passwords.js';
-import type { RolesOf, SetUserRoles } from './ports.js';
+import type { ManageUser, RolesOf, SetUserRoles } from './ports.js';
 import { Sessions, type SessionPolicy } from './sessions.js';
 import { ensureSuperAdministrator, type SuperAdministratorResult } from './super-admin.js';
 import { tokenRoutes } from './token-routes.js';
@@ -22,7 +23,7 @@ import { UserDirectory } from './user-directory.js';
 
 export { createAuthenticator, type Authenticator } from './authenticator.js';
 export { ensureSuperAdministrator } from './super-admin.js';
-export type { RolesOf, SetUserRoles } from './ports.js';
+export type { ManageUser, RolesOf, SetUserRoles } from './ports.js';
 export { ANONYMOUS, type Principal } from './principal.js';
 
 export interface AuthenticationSettings extends SessionPolicy {
@@ -41,6 +42,8 @@ export interface AuthenticationDeps {
   rolesOf?: RolesOf;
   /** Binds roles to a user on behalf of an actor (role management); needed to create users with roles. */
   setUserRoles?: SetUserRoles;
+  /** Whether an actor may act on another user (role management); without it only the service may. */
+  manageUser?: ManageUser;
   /** Tests only: cheaper hashing or other limits. */
   hasher?: PasswordHasher;
   limits?: LoginLimits;
@@ -68,6 +71,11 @@ export interface Authentication {
 }
 
 const SWEEP_INTERVAL_MS = 60 * 60_000;
+
+/** Without role management nobody's permissions can be compared, so no user may act on another. */
+const refuseManagingUsers: ManageUser = (actor, target, action) => {
+  if (actor.kind === 'user') throw forbidden(`you may not ${action} user "${target}": role management is not available`);
+};
 
 /**
  * Registers the User and PersonalAccessToken models and builds the authentication services around them. Call before
@@ -104,7 +112,18 @@ export async function setupAuthentication(deps: AuthenticationDeps): Promise<Aut
     sessions,
     tokens,
     routes: () => [
-      ...consoleUserRoutes({ authenticator, objects, users, credentials, sessions, limiter, setUserRoles: deps.setUserRoles, onBackgroundError }),
+      ...consoleUserRoutes({
+        authenticator,
+        objects,
+        users,
+        credentials,
+        sessions,
+        tokens,
+        limiter,
+        setUserRoles: deps.setUserRoles,
+        manageUser: deps.manageUser ?? refuseManagingUsers,
+        onBackgroundError,
+      }),
       ...tokenRoutes({ authenticator, objects, tokens }),
     ],
     loginRoutes: loginRoutes({ authenticator, sessions, credentials, users, limiter }),

@@ -14,3 +14,9 @@ export type RolesOf = (username: string) => Promise<readonly string[]>;
  * of rbac/user-roles.ts' function, so it is passed as is.)
  */
 export type SetUserRoles = (actor: Actor, username: string, roles: readonly string[]) => Promise<unknown>;
+
+/**
+ * Refuses (throws a 403 ApiError) unless `actor` may act on user `target`: hold everything the target holds (see
+ * rbac/user-management.ts). `action` completes the reason: "reset the password of", ….
+ */
+export type ManageUser = (actor: Actor, target: string, action: string) => void;

@@ -134,6 +134,21 @@ export class PersonalAccessTokens {
     return written.bytes;
   }
 
+  /** Revokes every token of a user, as the service (an administrator's password reset does this). */
+  async revokeAllOf(username: string): Promise<void> {
+    const at = new Date(this.now).toISOString();
+    const names = [...this.entries.values()].filter((e) => e.username === username && !e.revoked).map((e) => e.name);
+    const revoke = (current: ExtensionObject) => ({ ...current, spec: { ...current.spec, revoked: true, revokedAt: at } });
+    await Promise.all(
+      names.map((name) =>
+        this.deps.objects.patch(this.served, name, revoke).catch((error: unknown) => {
+          // Deleted meanwhile: nothing left to revoke.
+          if ((error as { status?: number }).status !== 404) throw error;
+        }),
+      ),
+    );
+  }
+
   async remove(caller: Principal, name: string): Promise<Buffer> {
     await this.getOwn(caller, name);
     return (await this.deps.objects.delete(this.served, name)).bytes;

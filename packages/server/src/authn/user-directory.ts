@@ -25,7 +25,7 @@ export class UserDirectory {
     const page = await this.objects.list(this.served, { labels: [], fields: [], sort: [] });
     for (const bytes of page.items) {
       const user = JSON.parse(bytes.toString('utf8')) as UserObject;
-      this.users.set(user.metadata.name, isActive(user));
+      this.users.set(user.metadata.name, isActiveUser(user));
     }
     this.objects.onCommitted((change) => this.follow(change));
   }
@@ -71,7 +71,7 @@ export class UserDirectory {
       this.announce(name, 'removed');
       return;
     }
-    const active = isActive(change.object as UserObject);
+    const active = isActiveUser(change.object as UserObject);
     this.users.set(name, active);
     if (wasActive && !active) this.announce(name, 'deactivated');
   }
@@ -87,6 +87,7 @@ export class UserDirectory {
   }
 }
 
-function isActive(user: UserObject): boolean {
+/** A user may sign in and act: not disabled, not being deleted. */
+export function isActiveUser(user: Pick<UserObject, 'spec' | 'metadata'>): boolean {
   return user.spec?.disabled !== true && !user.metadata.deletionTimestamp;
 }

@@ -8,6 +8,12 @@ import type { CommittedChange, ObjectService } from '../registry/object-service.
 import type { ServedModel } from '../registry/model-registry.js';
 import { toRole, type RoleBindingObject } from './models.js';
 
+/** A hypothetical write for `RoleService.holdersOf`: one binding or one role replaced, or removed when undefined. */
+export interface WhatIf {
+  binding?: { name: string; object: RoleBindingObject | undefined };
+  role?: { name: string; role: Role | undefined };
+}
+
 /**
  * Roles and bindings held in memory, kept in step with every committed write, so authorizing a request reads nothing
  * from the store. Expansions (dependencies and aggregation) are cached per set of starting roles and dropped whenever
@@ -16,7 +22,7 @@ import { toRole, type RoleBindingObject } from './models.js';
 export class RoleService {
   private readonly roles = new Map<string, Role>();
   private readonly bindings = new Map<string, RoleBindingObject>();
-  private readonly rolesByUser = new Map<string, Set<string>>();
+  private rolesByUser = new Map<string, Set<string>>();
   private aggregation: AggregationIndex = new Map();
   private expansions = new Map<string, ExpandedRoles>();
   /** Expansion per principal shape (user and token restriction), so a request does not sort and join role names. */
@@ -59,6 +65,33 @@ export class RoleService {
   /** The roles bound to a user (not expanded). */
   boundRoles(username: string): string[] {
     return [...(this.rolesByUser.get(username) ?? [])].sort();
+  }
+
+  /**
+   * The users whose bindings reach `roleName` (directly, through dependencies or aggregation), optionally as if one
+   * binding or one role were written (`object`/`role` undefined: removed). Guards that must keep someone holding a
+   * role ask this before a write commits.
+   */
+  holdersOf(roleName: string, whatIf: WhatIf = {}): Set<string> {
+    const byUser = whatIf.binding
+      ? rolesByUser(withEntry(this.bindings, whatIf.binding.name, whatIf.binding.object).values())
+      : this.rolesByUser;
+    let reaches = (names: readonly string[]) => this.expand(names).roleNames.has(roleName);
+    if (whatIf.role) {
+      const roles = withEntry(this.roles, whatIf.role.name, whatIf.role.role);
+      const index = aggregationIndex(roles);
+      // Many users share a set of roles: expand each set once.
+      const known = new Map<string, boolean>();
+      reaches = (names) => {
+        const key = [...names].sort().join('\n');
+        let result = known.get(key);
+        if (result === undefined) known.set(key, (result = expandRoles(names, roles, index).roleNames.has(roleName)));
+        return result;
+      };
+    }
+    const holders = new Set<string>();
+    for (const [username, bound] of byUser) if (reaches([...bound])) holders.add(username);
+    return holders;
   }
 
   bindingsOf(username: string): RoleBindingObject[] {
@@ -143,15 +176,7 @@ export class RoleService {
 
   private rebuildUserIndex(): void {
     this.forgetPrincipals();
-    this.rolesByUser.clear();
-    for (const binding of this.bindings.values()) {
-      for (const subject of binding.subjects ?? []) {
-        if (subject.kind !== 'User') continue;
-        let set = this.rolesByUser.get(subject.name);
-        if (!set) this.rolesByUser.set(subject.name, (set = new Set()));
-        set.add(binding.roleRef.name);
-      }
-    }
+    this.rolesByUser = rolesByUser(this.bindings.values());
   }
 
   private rolesChanged(): void {
@@ -159,4 +184,25 @@ export class RoleService {
     this.expansions = new Map();
     this.forgetPrincipals();
   }
+}
+
+/** Username → the roles their bindings name. */
+function rolesByUser(bindings: Iterable<RoleBindingObject>): Map<string, Set<string>> {
+  const byUser = new Map<string, Set<string>>();
+  for (const binding of bindings) {
+    for (const subject of binding.subjects ?? []) {
+      if (subject.kind !== 'User') continue;
+      let set = byUser.get(subject.name);
+      if (!set) byUser.set(subject.name, (set = new Set()));
+      set.add(binding.roleRef.name);
+    }
+  }
+  return byUser;
+}
+
+function withEntry<T>(map: ReadonlyMap<string, T>, name: string, value: T | undefined): Map<string, T> {
+  const copy = new Map(map);
+  if (value === undefined) copy.delete(name);
+  else copy.set(name, value);
+  return copy;
 }

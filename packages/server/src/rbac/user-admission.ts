@@ -1,0 +1,74 @@
+import type { ExtensionObject } from '@svc/plugin-api';
+import { isActiveUser } from '../authn/user-directory.js';
+import type { AdmissionRequest } from '../registry/admission.js';
+import type { ServedModel } from '../registry/model-registry.js';
+import type { ObjectService } from '../registry/object-service.js';
+import { toRole, type RoleBindingObject } from './models.js';
+import type { RoleService } from './role-service.js';
+import { removeFromAllBindings } from './user-bindings.js';
+import type { UserManagement } from './user-management.js';
+
+export interface UserAdmissionDeps {
+  objects: ObjectService;
+  roles: RoleService;
+  management: UserManagement;
+  users: ServedModel;
+  tokens: ServedModel;
+  roleModel: ServedModel;
+  bindings: ServedModel;
+}
+
+/**
+ * Puts the user-management rules (user-management.ts) into every write of users, their tokens, roles and bindings,
+ * whatever route or client makes it: the generated APIs (update, patch, delete, deletecollection, status), the console
+ * routes and plugins. The service's own writes (actor `system`) keep the invariants by construction and are not
+ * second-guessed, except that a deleted user's bindings always go with them.
+ */
+export function installUserAdmission(deps: UserAdmissionDeps): void {
+  const { objects, management } = deps;
+  objects.admission.add(deps.users.model.resource, (request) => admitUser(deps, request));
+  objects.admission.add(deps.tokens.model.resource, (request) => {
+    if (request.operation === 'create') return;
+    const owner = (request.prevObject ?? request.object).spec?.username;
+    if (typeof owner === 'string') {
+      management.checkMayManage(request.actor, owner, 'revoke or delete the personal access tokens of');
+    }
+  });
+  objects.admission.add(deps.bindings.model.resource, (request) => {
+    if (request.actor.kind === 'system' || request.operation === 'create') return;
+    const name = request.object.metadata.name;
+    const binding = isGone(request) ? undefined : (request.object as RoleBindingObject);
+    management.checkKeepsSuperAdministrator({ binding: { name, object: binding } }, `this change of RoleBinding "${name}"`);
+  });
+  objects.admission.add(deps.roleModel.model.resource, (request) => {
+    if (request.actor.kind === 'system' || request.operation === 'create') return;
+    const name = request.object.metadata.name;
+    const role = isGone(request) ? undefined : toRole(request.object);
+    management.checkKeepsSuperAdministrator({ role: { name, role } }, `this change of Role "${name}"`);
+  });
+}
+
+async function admitUser(deps: UserAdmissionDeps, request: AdmissionRequest): Promise<void> {
+  const { actor, operation, object } = request;
+  const name = object.metadata.name;
+  if (operation === 'create') {
+    // A new user never starts with a grant written before they existed: a deleted namesake's, or one written ahead
+    // for the name. The service's own first boot writes the administrator's binding before the user, on purpose.
+    if (actor.kind !== 'system') await removeFromAllBindings(deps.objects, deps.roles, deps.bindings, name);
+    return;
+  }
+  const losesAccess = isActiveUser(request.prevObject ?? object) && !isActiveUser(object);
+  const deleting = operation === 'delete' || Boolean(object.metadata.deletionTimestamp);
+  const action = deleting ? 'delete' : losesAccess ? 'disable' : request.subresource ? 'change the status of' : 'change';
+  deps.management.checkMayManage(actor, name, action);
+  if (losesAccess && actor.kind !== 'system') deps.management.checkMayLoseAccess(name, deleting ? 'deleted' : 'disabled');
+  // Checked first, then the grants go before the user does: a delete that fails after this leaves a user with fewer
+  // roles, never a removed user's roles waiting for a namesake.
+  if (operation === 'delete') await removeFromAllBindings(deps.objects, deps.roles, deps.bindings, name);
+}
+
+/** The write removes the object (a delete, or the last finalizer of an object being deleted). */
+function isGone(request: AdmissionRequest): boolean {
+  const meta: ExtensionObject['metadata'] = request.object.metadata;
+  return request.operation === 'delete' || Boolean(meta.deletionTimestamp && !meta.finalizers?.length);
+}
