@@ -90,6 +90,18 @@ describe.each(BACKENDS)('managing users is granting (%s)', (backend) => {
     expect((await as(t, manager)('DELETE', `${USERS}/vera`)).status).toBe(200);
   });
 
+  it('deletes a collection of users all or nothing: one user the manager may not touch refuses the whole', async () => {
+    await userWithRoles(t, admin, 'lesser', []);
+    const names = async () => ((await as(t, admin)('GET', USERS)).body.items as any[]).map((u) => u.metadata.name).sort();
+    const before = await names();
+    expect(before).toEqual(expect.arrayContaining(['admin', 'lesser', 'manager']));
+    const collection = await as(t, manager)('DELETE', USERS);
+    expect(collection.status).toBe(403);
+    expect(collection.body.detail).toMatch(/you may not delete user "(admin|edith)"/);
+    expect(await names()).toEqual(before);
+    await login(t, 'lesser', 'lesser-password-123');
+  });
+
   it('guards other users\' tokens on the generated token API by the same rule', async () => {
     const keeperRole = {
       apiVersion: 'v1alpha1',

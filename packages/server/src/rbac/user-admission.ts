@@ -54,7 +54,7 @@ async function admitUser(deps: UserAdmissionDeps, request: AdmissionRequest): Pr
   if (operation === 'create') {
     // A new user never starts with a grant written before they existed: a deleted namesake's, or one written ahead
     // for the name. The service's own first boot writes the administrator's binding before the user, on purpose.
-    if (actor.kind !== 'system') await removeFromAllBindings(deps.objects, deps.roles, deps.bindings, name);
+    if (actor.kind !== 'system' && !request.dryRun) await removeFromAllBindings(deps.objects, deps.roles, deps.bindings, name);
     return;
   }
   const losesAccess = isActiveUser(request.prevObject ?? object) && !isActiveUser(object);
@@ -64,7 +64,7 @@ async function admitUser(deps: UserAdmissionDeps, request: AdmissionRequest): Pr
   if (losesAccess && actor.kind !== 'system') deps.management.checkMayLoseAccess(name, deleting ? 'deleted' : 'disabled');
   // Checked first, then the grants go before the user does: a delete that fails after this leaves a user with fewer
   // roles, never a removed user's roles waiting for a namesake.
-  if (operation === 'delete') await removeFromAllBindings(deps.objects, deps.roles, deps.bindings, name);
+  if (operation === 'delete' && !request.dryRun) await removeFromAllBindings(deps.objects, deps.roles, deps.bindings, name);
 }
 
 /** The write removes the object (a delete, or the last finalizer of an object being deleted). */

@@ -18,6 +18,11 @@ export interface AdmissionRequest {
   prevObject?: ExtensionObject;
   subresource?: 'status';
   actor: Actor;
+  /**
+   * Only asking whether the write would be admitted (a collection checked whole before any of it is deleted): a check
+   * that also does work for the write, such as removing a deleted user's bindings, must skip that work.
+   */
+  dryRun?: boolean;
 }
 
 /**
@@ -40,6 +45,11 @@ export class Admission {
       if (remaining.length > 0) this.checks.set(resource, remaining);
       else this.checks.delete(resource);
     };
+  }
+
+  /** Whether writes of the store resource have checks at all. */
+  has(resource: string): boolean {
+    return this.checks.has(resource);
   }
 
   /** Runs the checks of the request's model in order; undefined when it has none (most models: no promise to await). */

@@ -204,6 +204,8 @@ export class ObjectService {
     options: WriteOptions = {},
   ): Promise<number> {
     const { names } = served.index.query({ ...query, sort: [] });
+    // All or nothing where admission can refuse: every deletion is checked before the first one is made.
+    if (this.admission.has(served.model.resource)) await this.admitDeletions(served, names, options);
     let deleted = 0;
     // In slices, so the store can commit many deletions together without holding every promise at once.
     for (let i = 0; i < names.length; i += 256) {
@@ -215,6 +217,20 @@ export class ObjectService {
       }
     }
     return deleted;
+  }
+
+  private async admitDeletions(served: ServedModel, names: readonly string[], options: WriteOptions): Promise<void> {
+    const deletionTimestamp = this.now().toISOString();
+    for (let i = 0; i < names.length; i += 256) {
+      const records = await this.store.getMany(served.model.resource, names.slice(i, i + 256));
+      for (const record of records) {
+        const prev = decodeObject(record.value);
+        if (prev.metadata.deletionTimestamp) continue;
+        const object = { ...prev, metadata: { ...prev.metadata, deletionTimestamp } };
+        const actor = options.actor ?? SYSTEM;
+        await this.admission.run({ operation: 'delete', served, object, prevObject: prev, actor, dryRun: true });
+      }
+    }
   }
 
   private async read(served: ServedModel, name: string) {
