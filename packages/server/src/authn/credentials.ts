@@ -10,7 +10,7 @@ interface CredentialRecord {
 }
 
 /**
- * Users' password hashes, kept out of the User objects (so no API can return them) in an internal store resource
+ * Users' password hashes, kept out of the User objects (so no API can return them) in the store's secret records,
  * keyed by username.
  */
 export class Credentials {
@@ -24,7 +24,7 @@ export class Credentials {
     readonly hasher: PasswordHasher = new PasswordHasher(),
     private readonly now: () => number = Date.now,
   ) {
-    this.records = new InternalRecords(store, CREDENTIALS_RESOURCE);
+    this.records = new InternalRecords(store.secrets, CREDENTIALS_RESOURCE);
   }
 
   async setPassword(username: string, password: string): Promise<void> {
