@@ -22,6 +22,7 @@ import { postRoutes } from './content/post-routes.js';
 import { normalizeModelDefinition } from './objects/model-definition.js';
 import { startRbac } from './rbac/boot.js';
 import { setupAuthentication, type Authentication } from './authn/index.js';
+import type { LoginClock, LoginLimits } from './authn/login-limiter.js';
 import { createSetUserRoles } from './rbac/user-roles.js';
 import { createAttributeResolver, createAuthorizationHook } from './rbac/authorization-hook.js';
 import { permissionRoutes } from './rbac/permission-routes.js';
@@ -67,6 +68,8 @@ export interface ServerOptions {
   compactionIntervalMs?: number;
   /** Retry backoff of reconcilers (default 10 ms doubling up to 60 s). */
   reconcileBackoff?: QueueOptions;
+  /** Sign-in throttle (defaults in DEFAULT_LOGIN_LIMITS); tests give a clock to see its delays. */
+  login?: { limits?: Partial<LoginLimits>; clock?: Partial<LoginClock> };
 }
 
 export async function createServer(config: Config, options: ServerOptions = {}): Promise<Server> {
@@ -100,6 +103,8 @@ export async function createServer(config: Config, options: ServerOptions = {}):
     settings: config,
     rolesOf: async (username) => rbac.service.boundRoles(username),
     setUserRoles: createSetUserRoles(objects, rbac.service, rbac.bindings),
+    limits: options.login?.limits,
+    loginClock: options.login?.clock,
   });
   await authn.ensureSuperAdministrator();
   router.add(authn.routes());

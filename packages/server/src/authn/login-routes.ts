@@ -45,8 +45,9 @@ async function signIn(deps: LoginRouteDeps, request: FastifyRequest, reply: Fast
     // One message for an unknown user and a wrong password, so the answer does not tell which usernames exist.
     throw deps.authenticator.challenge('invalid username or password');
   }
-  if (!deps.users.isActive(username)) throw deps.authenticator.challenge('this account is disabled');
+  // The password was right, so the attempt is no failure, even for a disabled account.
   deps.limiter.recordSuccess(client, username);
+  if (!deps.users.isActive(username)) throw deps.authenticator.challenge('this account is disabled');
 
   // Each sign-in gets a fresh session (no fixation); the one the browser had, if any, ends.
   const previous = readCookie(request.headers.cookie, SESSION_COOKIE);
