@@ -1,10 +1,11 @@
 import { parse as parseQueryString } from 'node:querystring';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { forbidden, invalid } from '@svc/plugin-api';
-import { sameOrigin, type Authenticator } from './authenticator.js';
+import type { Authenticator } from './authenticator.js';
 import { SESSION_COOKIE, clearedSessionCookies, readCookie, sessionCookies } from './cookies.js';
 import type { Credentials } from './credentials.js';
 import type { LoginLimiter } from './login-limiter.js';
+import { sameOrigin } from './origin.js';
 import type { Sessions } from './sessions.js';
 import type { UserDirectory } from './user-directory.js';
 
