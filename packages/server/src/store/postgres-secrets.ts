@@ -26,7 +26,7 @@ const PAGE: NamedQuery = {
 /** $1: text[] of resources. An index probe on the objects' primary key. */
 export const SECRETS_LEFT_IN_HISTORY: NamedQuery = {
   name: 'secrets_left_in_history',
-  text: 'SELECT EXISTS (SELECT 1 FROM objects WHERE resource = ANY($1::text[])) AS left',
+  text: 'SELECT EXISTS (SELECT 1 FROM objects WHERE resource = ANY($1::text[])) AS found',
 };
 
 /** $1: text[]. A record still among the objects was written after any earlier move, so it wins over the table's. */

@@ -107,7 +107,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     const made = (await run<{ exist: boolean }>(pool, q.TABLES_EXIST, [])).rows[0]!.exist;
     // Secrets move out of the history on the first open by a version with the secrets table, and whenever a version
     // without it has written some since (an index probe; the history is scanned only then).
-    const left = made && (await run<{ left: boolean }>(pool, SECRETS_LEFT_IN_HISTORY, [resources])).rows[0]!.left;
+    const left = made && (await run<{ found: boolean }>(pool, SECRETS_LEFT_IN_HISTORY, [resources])).rows[0]!.found;
     if (!made || left) {
       await inTransaction(async (client) => {
         await run(client, q.LOCK_WRITERS, [LOCK_CLASS, lockKey]);
