@@ -22,6 +22,7 @@ import { postRoutes } from './content/post-routes.js';
 import { normalizeModelDefinition } from './objects/model-definition.js';
 import { startRbac } from './rbac/boot.js';
 import { setupAuthentication, type Authentication } from './authn/index.js';
+import type { LoginClock, LoginLimits } from './authn/login-limiter.js';
 import { createSetUserRoles } from './rbac/user-roles.js';
 import { installUserAdmission } from './rbac/user-admission.js';
 import { UserManagement } from './rbac/user-management.js';
@@ -69,6 +70,8 @@ export interface ServerOptions {
   compactionIntervalMs?: number;
   /** Retry backoff of reconcilers (default 10 ms doubling up to 60 s). */
   reconcileBackoff?: QueueOptions;
+  /** Sign-in throttle (defaults in DEFAULT_LOGIN_LIMITS); tests give a clock to see its delays. */
+  login?: { limits?: Partial<LoginLimits>; clock?: Partial<LoginClock> };
 }
 
 export async function createServer(config: Config, options: ServerOptions = {}): Promise<Server> {
@@ -107,6 +110,8 @@ export async function createServer(config: Config, options: ServerOptions = {}):
     rolesOf: async (username) => rbac.service.boundRoles(username),
     setUserRoles,
     manageUser: (actor, target, action) => management.checkMayManage(actor, target, action),
+    limits: options.login?.limits,
+    loginClock: options.login?.clock,
   });
   installUserAdmission({
     objects,

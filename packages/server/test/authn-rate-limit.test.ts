@@ -1,6 +1,13 @@
+/**
+ * The sign-in throttle over HTTP (issue 13, item 8): a client is refused after its failures, a username attacked from
+ * many clients only slows down, and the same limits guard Basic credentials and the own-password change. Clients are
+ * told apart by their address (inject's `remoteAddress`); the slow-down's sleeps go to a clock the test reads.
+ */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { TestServer } from './harness.js';
-import { ADMIN, ADMIN_PASSWORD, startAuthServer } from './authn-helpers.js';
+import { BACKENDS, startTestServer, type Backend, type TestServer } from './harness.js';
+import { ADMIN, ADMIN_PASSWORD, setCookies } from './authn-helpers.js';
+
+const CONSOLE = '/apis/api.console.svc.run/v1alpha1';
 
 let t: TestServer | undefined;
 afterEach(async () => {
@@ -8,28 +15,91 @@ afterEach(async () => {
   t = undefined;
 });
 
-const attempt = (server: TestServer, username: string, password: string, remoteAddress = '10.0.0.1') =>
-  server.server.app.inject({ method: 'POST', url: '/login', payload: { username, password }, remoteAddress });
+/** A server whose sign-in slow-downs are recorded in `slept` instead of waited for. */
+async function start(backend: Backend, env: Record<string, string> = {}) {
+  const slept: number[] = [];
+  t = await startTestServer({
+    backend,
+    pluginsDirs: [],
+    env: { SVC_ADMIN_PASSWORD: ADMIN_PASSWORD, ...env },
+    credentials: 'none',
+    serverOptions: { login: { clock: { sleep: async (ms) => void slept.push(ms) } } },
+  });
+  return { t, slept };
+}
 
-describe('login attempts are limited', () => {
-  it('answers 429 with Retry-After after 5 failures from one client, even for the right password', async () => {
-    t = await startAuthServer();
-    for (let i = 0; i < 5; i++) expect((await attempt(t, ADMIN, `wrong ${i}`)).statusCode).toBe(401);
-    const limited = await attempt(t, ADMIN, ADMIN_PASSWORD);
+const send = (server: TestServer, method: string, url: string, remoteAddress: string, payload?: unknown, headers = {}) =>
+  server.server.app.inject({ method: method as 'GET', url, payload: payload as object, headers, remoteAddress });
+
+const attempt = (server: TestServer, username: string, password: string, remoteAddress: string) =>
+  send(server, 'POST', '/login', remoteAddress, { username, password });
+
+describe.each(BACKENDS)('sign-in throttle (%s)', (backend) => {
+  it('a stranger failing from one client does not stop the user signing in from another; the stranger gets 429', async () => {
+    const { t, slept } = await start(backend);
+    for (let i = 0; i < 5; i++) expect((await attempt(t, ADMIN, `wrong ${i}`, '10.0.0.1')).statusCode).toBe(401);
+    expect(slept).toEqual([]);
+
+    const limited = await attempt(t, ADMIN, ADMIN_PASSWORD, '10.0.0.1');
     expect(limited.statusCode).toBe(429);
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(250);
-    expect(limited.headers['content-type']).toMatch(/problem\+json/);
-    // Another user from the same client is limited too (per client) …
-    expect((await attempt(t, 'someone', 'whatever')).statusCode).toBe(429);
-    // … and this user from another client too (per user).
-    expect((await attempt(t, ADMIN, ADMIN_PASSWORD, '10.0.0.2')).statusCode).toBe(429);
+    expect(limited.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(limited.json()).toMatchObject({ status: 429, instance: '/login' });
+
+    // The user, from their own client, gets in: five failures for the username slow its next check by 0.5 s.
+    const owner = await attempt(t, ADMIN, ADMIN_PASSWORD, '10.0.0.2');
+    expect(owner.statusCode).toBe(200);
+    expect(setCookies({ headers: owner.headers } as never).SVC_SESSION).toBeTruthy();
+    expect(slept).toEqual([500]);
+    // The stranger is refused for that username only.
+    expect((await attempt(t, 'someone', 'whatever', '10.0.0.1')).statusCode).toBe(401);
   });
 
-  it('a successful sign-in resets the count', async () => {
-    t = await startAuthServer();
-    for (let i = 0; i < 4; i++) await attempt(t, ADMIN, `wrong ${i}`);
-    expect((await attempt(t, ADMIN, ADMIN_PASSWORD)).statusCode).toBe(200);
-    for (let i = 0; i < 4; i++) expect((await attempt(t, ADMIN, `wrong ${i}`)).statusCode).toBe(401);
-    expect((await attempt(t, ADMIN, ADMIN_PASSWORD)).statusCode).toBe(200);
+  it('refuses a client after twenty failures whatever the usernames, and no one else', async () => {
+    const { t } = await start(backend);
+    for (let i = 0; i < 20; i++) expect((await attempt(t, `user${i}`, 'wrong', '10.0.0.1')).statusCode).toBe(401);
+    expect((await attempt(t, ADMIN, ADMIN_PASSWORD, '10.0.0.1')).statusCode).toBe(429);
+    expect((await attempt(t, ADMIN, ADMIN_PASSWORD, '10.0.0.2')).statusCode).toBe(200);
+  });
+
+  it('slows down, never refuses, a username attacked from many clients; its owner still signs in', async () => {
+    const { t, slept } = await start(backend);
+    for (let i = 0; i < 10; i++) expect((await attempt(t, ADMIN, 'wrong', `10.0.${i}.1`)).statusCode).toBe(401);
+    expect(slept).toEqual([500, 1000, 2000, 4000, 4000]);
+    expect((await attempt(t, ADMIN, ADMIN_PASSWORD, '192.168.1.7')).statusCode).toBe(200);
+    expect(slept.at(-1)).toBe(4000);
+  });
+
+  it('a sign-in resets its own client\'s count for that username', async () => {
+    const { t } = await start(backend);
+    for (let i = 0; i < 4; i++) await attempt(t, ADMIN, `wrong ${i}`, '10.0.0.1');
+    expect((await attempt(t, ADMIN, ADMIN_PASSWORD, '10.0.0.1')).statusCode).toBe(200);
+    for (let i = 0; i < 4; i++) expect((await attempt(t, ADMIN, `wrong ${i}`, '10.0.0.1')).statusCode).toBe(401);
+    expect((await attempt(t, ADMIN, ADMIN_PASSWORD, '10.0.0.1')).statusCode).toBe(200);
+  });
+
+  it('guards HTTP Basic credentials with the same limits', async () => {
+    const { t } = await start(backend, { SVC_BASIC_AUTH: 'true' });
+    const basic = (password: string, remoteAddress: string) =>
+      send(t, 'GET', '/api/v1alpha1/users', remoteAddress, undefined, {
+        authorization: `Basic ${Buffer.from(`${ADMIN}:${password}`).toString('base64')}`,
+      });
+    for (let i = 0; i < 5; i++) expect((await basic(`wrong ${i}`, '10.0.0.1')).statusCode).toBe(401);
+    const limited = await basic(ADMIN_PASSWORD, '10.0.0.1');
+    expect(limited.statusCode).toBe(429);
+    expect(limited.headers['retry-after']).toBeDefined();
+    expect((await basic(ADMIN_PASSWORD, '10.0.0.2')).statusCode).toBe(200);
+  });
+
+  it('guards the old password of a password change with the same limits', async () => {
+    const { t } = await start(backend);
+    const signedIn = await attempt(t, ADMIN, ADMIN_PASSWORD, '10.0.0.9');
+    const cookies = setCookies({ headers: signedIn.headers } as never);
+    const headers = { cookie: `SVC_SESSION=${cookies.SVC_SESSION}; XSRF-TOKEN=${cookies['XSRF-TOKEN']}`, 'x-xsrf-token': cookies['XSRF-TOKEN']! };
+    const change = (oldPassword: string, remoteAddress: string) =>
+      send(t, 'PUT', `${CONSOLE}/users/-/password`, remoteAddress, { oldPassword, password: 'a new password' }, headers);
+    for (let i = 0; i < 5; i++) expect((await change(`wrong ${i}`, '10.0.0.1')).statusCode).toBe(400);
+    expect((await change(ADMIN_PASSWORD, '10.0.0.1')).statusCode).toBe(429);
+    expect((await change(ADMIN_PASSWORD, '10.0.0.2')).statusCode).toBe(204);
   });
 });

@@ -8,7 +8,7 @@ type Done = (error: Error | null, body?: unknown) => void;
  * The parser of every JSON media type svc reads: the nesting and text limits first (json-limits.ts), then the
  * framework's own parser, which refuses `__proto__` and `constructor` keys.
  */
-export function jsonBodyParser(app: FastifyInstance) {
+export function jsonBodyParser(app: Pick<FastifyInstance, 'getDefaultJsonParser'>) {
   const json = app.getDefaultJsonParser('error', 'error');
   // Registered with `parseAs: 'string'`, so the body always arrives as a string.
   return (request: FastifyRequest, body: string | Buffer, done: Done): void => {

@@ -2,6 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import { forbidden, unauthorized, type ApiError } from '@svc/plugin-api';
 import type { BasicCredentials } from './basic-auth.js';
 import { SESSION_COOKIE, XSRF_HEADER, readCookie } from './cookies.js';
+import { sameOrigin } from './origin.js';
+export { sameOrigin } from './origin.js';
 import { ANONYMOUS, type Principal } from './principal.js';
 import type { Sessions } from './sessions.js';
 import { TOKEN_PREFIX, type PersonalAccessTokens } from './tokens.js';
@@ -111,15 +113,4 @@ function pathOf(url: string): string {
 function headerValue(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value[0] : value;
-}
-
-/** True when the request names no other origin than the host it was sent to (no `Origin` header counts as same). */
-export function sameOrigin(request: FastifyRequest): boolean {
-  const origin = request.headers.origin;
-  if (origin === undefined) return true;
-  try {
-    return new URL(origin).host === request.headers.host;
-  } catch {
-    return false;
-  }
 }

@@ -10,7 +10,7 @@ interface CredentialRecord {
 }
 
 /**
- * Users' password hashes, kept out of the User objects (so no API can return them) in an internal store resource
+ * Users' password hashes, kept out of the User objects (so no API can return them) in the store's secret records,
  * keyed by username.
  */
 export class Credentials {
@@ -23,8 +23,10 @@ export class Credentials {
     store: Store,
     readonly hasher: PasswordHasher = new PasswordHasher(),
     private readonly now: () => number = Date.now,
+    /** Awaited before every password check: the sign-in throttle's slow-down for a username under attack. */
+    private readonly beforeCheck: (username: string) => Promise<void> = async () => undefined,
   ) {
-    this.records = new InternalRecords(store, CREDENTIALS_RESOURCE);
+    this.records = new InternalRecords(store.secrets, CREDENTIALS_RESOURCE);
   }
 
   async setPassword(username: string, password: string): Promise<void> {
@@ -38,6 +40,7 @@ export class Credentials {
    * so response times do not tell which usernames exist.
    */
   async verify(username: string, password: string): Promise<boolean> {
+    await this.beforeCheck(username);
     const record = await this.records.get(username);
     if (!record) {
       this.decoy ??= this.hasher.hash(`decoy-${Math.random()}`);

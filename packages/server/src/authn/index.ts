@@ -10,7 +10,7 @@ import { createAuthenticator, type Authenticator } from './authenticator.js';
 import { BasicCredentials } from './basic-auth.js';
 import { consoleUserRoutes } from './console-routes.js';
 import { Credentials } from './credentials.js';
-import { LoginLimiter, type LoginLimits } from './login-limiter.js';
+import { LoginLimiter, type LoginClock, type LoginLimits } from './login-limiter.js';
 import { loginRoutes } from './login-routes.js';
 import { personalAccessTokenModel, userModel } from './models.js';
 import { PasswordHasher } from './passwords.js';
@@ -44,9 +44,10 @@ export interface AuthenticationDeps {
   setUserRoles?: SetUserRoles;
   /** Whether an actor may act on another user (role management); without it only the service may. */
   manageUser?: ManageUser;
-  /** Tests only: cheaper hashing or other limits. */
+  /** Tests only: cheaper hashing, other sign-in limits, or a clock whose sleeps the test sees. */
   hasher?: PasswordHasher;
-  limits?: LoginLimits;
+  limits?: Partial<LoginLimits>;
+  loginClock?: Partial<LoginClock>;
   /** Where the generated administrator password is shown (standard output by default). */
   announce?: (text: string) => void;
 }
@@ -89,9 +90,11 @@ export async function setupAuthentication(deps: AuthenticationDeps): Promise<Aut
 
   const users = new UserDirectory(userServed, objects, onBackgroundError);
   await users.start();
-  const credentials = new Credentials(store, deps.hasher ?? new PasswordHasher());
+  const limiter = new LoginLimiter(deps.limits, deps.loginClock);
+  const credentials = new Credentials(store, deps.hasher ?? new PasswordHasher(), Date.now, (username) =>
+    limiter.slowDown(username),
+  );
   const sessions = new Sessions(store, settings, onBackgroundError);
-  const limiter = new LoginLimiter(deps.limits);
   const tokens = new PersonalAccessTokens(tokenServed, { store, objects, users, rolesOf: deps.rolesOf, onBackgroundError });
   await tokens.start();
   const basic = settings.basicAuth ? new BasicCredentials(credentials, users, limiter) : undefined;

@@ -1,74 +1,46 @@
-import { KeyExistsError, RevisionConflictError, type Store } from '../store/types.js';
+import type { SecretStore } from '../store/types.js';
 
 /**
- * Store resources that hold authentication's own records. No model is registered for them, so no route serves them:
- * password hashes, session records and token digests never leave the server.
+ * Kinds of authentication's own records in the store's secret store, outside the revisioned history: password hashes,
+ * session records and token digests never reach a watch, a list, a history scan or an export. The names are those of
+ * the store resources earlier versions kept them in, which the store moves here on open
+ * (store/records.ts, SECRET_RESOURCES_ONCE_IN_HISTORY).
  */
 export const CREDENTIALS_RESOURCE = 'security.svc.run/credentials';
 export const SESSIONS_RESOURCE = 'security.svc.run/sessions';
 export const TOKEN_DIGESTS_RESOURCE = 'security.svc.run/tokendigests';
 
-/** JSON records of one internal resource, written last-writer-wins (only this process's own code writes them). */
+/** JSON records of one kind, last writer wins (only this process's own code writes them). */
 export class InternalRecords<T> {
   constructor(
-    private readonly store: Store,
-    readonly resource: string,
+    private readonly secrets: SecretStore,
+    readonly kind: string,
   ) {}
 
   async get(name: string): Promise<T | undefined> {
-    const record = await this.store.get(this.resource, name);
-    return record ? (JSON.parse(record.value.toString('utf8')) as T) : undefined;
+    const value = await this.secrets.get(this.kind, name);
+    return value ? (JSON.parse(value.toString('utf8')) as T) : undefined;
   }
 
-  /** Creates or replaces the record, retrying when another write of the same record got in between. */
-  async put(name: string, value: T): Promise<void> {
-    const bytes = Buffer.from(JSON.stringify(value));
-    for (let attempt = 0; ; attempt++) {
-      const current = await this.store.get(this.resource, name);
-      try {
-        if (current) await this.store.update(this.resource, name, current.revision, () => bytes);
-        else await this.store.create(this.resource, name, () => bytes);
-        return;
-      } catch (error) {
-        const raced = error instanceof KeyExistsError || error instanceof RevisionConflictError;
-        if (!raced || attempt >= 5) throw error;
-      }
-    }
+  /** Creates or replaces the record. */
+  put(name: string, value: T): Promise<void> {
+    return this.secrets.put(this.kind, name, Buffer.from(JSON.stringify(value)));
   }
 
   /** Replaces the record only if it still exists (a late refresh must not bring back a record just removed). */
-  async replace(name: string, value: T): Promise<boolean> {
-    const bytes = Buffer.from(JSON.stringify(value));
-    for (let attempt = 0; ; attempt++) {
-      const current = await this.store.get(this.resource, name);
-      if (!current) return false;
-      try {
-        await this.store.update(this.resource, name, current.revision, () => bytes);
-        return true;
-      } catch (error) {
-        if (!(error instanceof RevisionConflictError) || attempt >= 5) throw error;
-      }
-    }
+  replace(name: string, value: T): Promise<boolean> {
+    return this.secrets.replace(this.kind, name, Buffer.from(JSON.stringify(value)));
   }
 
   /** Removes the record; true when there was one. */
-  async delete(name: string): Promise<boolean> {
-    for (let attempt = 0; ; attempt++) {
-      const current = await this.store.get(this.resource, name);
-      if (!current) return false;
-      try {
-        await this.store.delete(this.resource, name, current.revision);
-        return true;
-      } catch (error) {
-        if (!(error instanceof RevisionConflictError) || attempt >= 5) throw error;
-      }
-    }
+  delete(name: string): Promise<boolean> {
+    return this.secrets.delete(this.kind, name);
   }
 
   /** Every record, in batches. */
   async *entries(): AsyncIterable<Array<[string, T]>> {
-    for await (const batch of this.store.scan(this.resource)) {
-      yield batch.map((record) => [record.name, JSON.parse(record.value.toString('utf8')) as T]);
+    for await (const batch of this.secrets.scan(this.kind)) {
+      yield batch.map(([name, value]) => [name, JSON.parse(value.toString('utf8')) as T]);
     }
   }
 }

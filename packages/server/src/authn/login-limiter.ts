@@ -1,77 +1,188 @@
 import { tooManyRequests } from '@svc/plugin-api';
 
 export interface LoginLimits {
-  /** Failures allowed within `windowMs` before further attempts are refused. */
-  maxFailures: number;
+  /** How long a failure counts. */
   windowMs: number;
+  /** Failures one client may make for one username within the window; its next attempt for that username is refused. */
+  perClientAndUser: number;
+  /** Failures one client may make within the window, whatever the usernames; its next attempt is refused. */
+  perClient: number;
+  /** Failures for one username, from any client, after which its password checks slow down (never refused). */
+  slowDownAfter: number;
+  /** The first slow-down; it doubles with every further failure, up to `maxDelayMs`. */
+  firstDelayMs: number;
+  maxDelayMs: number;
 }
 
-export const DEFAULT_LOGIN_LIMITS: LoginLimits = Object.freeze({ maxFailures: 5, windowMs: 5 * 60_000 });
+export const DEFAULT_LOGIN_LIMITS: LoginLimits = Object.freeze({
+  windowMs: 5 * 60_000,
+  perClientAndUser: 5,
+  perClient: 20,
+  slowDownAfter: 5,
+  firstDelayMs: 500,
+  maxDelayMs: 4_000,
+});
 
-/** Keys tracked at most, per kind; beyond it the oldest are forgotten (memory stays bounded under a spray attack). */
+/** Keys tracked at most, per kind; beyond it the least recently failed are forgotten (bounded memory under a spray). */
 const MAX_TRACKED = 50_000;
+/** An attempt with no outcome after this long (its caller threw before reporting) stops counting. */
+const PENDING_MS = 60_000;
+/** Retry-After when only attempts still being checked reach a limit: they end within a moment. */
+const PENDING_RETRY_MS = 1_000;
+
+export interface LoginClock {
+  now: () => number;
+  sleep: (ms: number) => Promise<void>;
+}
+
+const realClock: LoginClock = { now: Date.now, sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) };
 
 /**
- * Failed password checks, counted per client address and per username in a sliding window (CONTRACT section 6: 429
- * with Retry-After). Once either count reaches the limit, attempts are refused without checking the password, so an
- * attacker cannot keep guessing and cannot make the server hash on demand. A successful login clears both counts.
+ * Sign-in throttling after OWASP's guidance on credential stuffing: a client is refused (429 with Retry-After) after
+ * too many failures, for one username or for all, but a username attacked from many clients is only slowed down, so a
+ * stranger cannot lock its owner out: the owner still signs in from their own client, a few seconds late at worst.
+ *
+ * Password checks are counted when they start (`check`), not when they fail, so attempts sent in parallel cannot slip
+ * past a limit while the slow hash runs; `recordFailure` and `recordSuccess` report the outcome. Refused attempts are
+ * not counted.
  */
 export class LoginLimiter {
-  private readonly byClient = new Map<string, number[]>();
-  private readonly byUser = new Map<string, number[]>();
+  private readonly limits: LoginLimits;
+  private readonly clock: LoginClock;
+  private readonly byClient: Tallies;
+  private readonly byPair: Tallies;
+  private readonly byUser: Tallies;
 
-  constructor(
-    private readonly limits: LoginLimits = DEFAULT_LOGIN_LIMITS,
-    private readonly now: () => number = Date.now,
-  ) {}
+  constructor(limits: Partial<LoginLimits> = {}, clock: Partial<LoginClock> = {}) {
+    this.limits = { ...DEFAULT_LOGIN_LIMITS, ...limits };
+    this.clock = { ...realClock, ...clock };
+    const { windowMs, perClient, perClientAndUser, slowDownAfter, firstDelayMs, maxDelayMs } = this.limits;
+    this.byClient = new Tallies(windowMs, perClient);
+    this.byPair = new Tallies(windowMs, perClientAndUser);
+    // Failures past the one that reaches the longest delay change nothing.
+    this.byUser = new Tallies(windowMs, slowDownAfter + Math.ceil(Math.log2(Math.max(1, maxDelayMs / firstDelayMs))) + 1);
+  }
 
-  /** Throws a 429 with Retry-After when this client or this username has failed too often recently. */
+  /** Before a password check: throws a 429 when this client is refused for this username; counts the attempt. */
   check(client: string, username: string): void {
-    const now = this.now();
-    const wait = Math.max(this.waitFor(this.byClient, client, now), this.waitFor(this.byUser, username, now));
+    const now = this.clock.now();
+    const pair = pairKey(client, username);
+    const wait = Math.max(
+      this.byPair.waitFor(pair, this.limits.perClientAndUser, now),
+      this.byClient.waitFor(client, this.limits.perClient, now),
+    );
     if (wait > 0) {
       const seconds = Math.max(1, Math.ceil(wait / 1000));
       throw tooManyRequests(`too many failed sign-in attempts; try again in ${seconds} seconds`, seconds);
     }
+    this.byClient.begin(client, now);
+    this.byPair.begin(pair, now);
+    this.byUser.begin(username, now);
+  }
+
+  /**
+   * Waits before a password check of `username` in proportion to the recent failures for it from anywhere, counting the
+   * attempt being made: nothing up to `slowDownAfter`, then `firstDelayMs`, doubling each time, up to `maxDelayMs`.
+   */
+  slowDown(username: string): Promise<void> {
+    const delay = this.delayFor(username);
+    return delay > 0 ? this.clock.sleep(delay) : Promise.resolve();
+  }
+
+  delayFor(username: string): number {
+    const excess = this.byUser.count(username, this.clock.now()) - this.limits.slowDownAfter;
+    if (excess <= 0) return 0;
+    return Math.min(this.limits.firstDelayMs * 2 ** Math.min(excess - 1, 30), this.limits.maxDelayMs);
   }
 
   recordFailure(client: string, username: string): void {
-    const now = this.now();
-    this.push(this.byClient, client, now);
-    this.push(this.byUser, username, now);
+    const now = this.clock.now();
+    this.byClient.fail(client, now);
+    this.byPair.fail(pairKey(client, username), now);
+    this.byUser.fail(username, now);
   }
 
+  /**
+   * The password was right: this client's failures for this username are forgotten. Its failures for other usernames
+   * and the username's failures from elsewhere stay (signing in to one's own account must not reset a spray's count).
+   */
   recordSuccess(client: string, username: string): void {
-    this.byClient.delete(client);
-    this.byUser.delete(username);
+    this.byClient.end(client);
+    this.byPair.end(pairKey(client, username), true);
+    this.byUser.end(username);
+  }
+}
+
+const pairKey = (client: string, username: string) => `${client}\u0000${username}`;
+
+interface Tally {
+  /** When each failure within the window happened, oldest first. */
+  failures: number[];
+  /** When each attempt still being checked started. */
+  pending: number[];
+}
+
+/** Failures and attempts in progress per key, in a sliding window. */
+class Tallies {
+  private readonly map = new Map<string, Tally>();
+
+  /** `keep`: failures kept per key at most, the most recent (the older ones no longer decide anything). */
+  constructor(
+    private readonly windowMs: number,
+    private readonly keep: number,
+  ) {}
+
+  count(key: string, now: number): number {
+    const tally = this.current(key, now);
+    return tally ? tally.failures.length + tally.pending.length : 0;
   }
 
-  /** Milliseconds until an attempt is allowed again (0: allowed now). */
-  private waitFor(map: Map<string, number[]>, key: string, now: number): number {
-    const failures = this.recent(map, key, now);
-    if (failures.length < this.limits.maxFailures) return 0;
-    // The attempt becomes allowed when enough of the oldest failures have left the window.
-    const oldestCounted = failures[failures.length - this.limits.maxFailures]!;
-    return oldestCounted + this.limits.windowMs - now;
+  /** Milliseconds until one more attempt fits under `limit` (0: now). */
+  waitFor(key: string, limit: number, now: number): number {
+    const tally = this.current(key, now);
+    if (!tally || tally.failures.length + tally.pending.length < limit) return 0;
+    if (tally.failures.length < limit) return PENDING_RETRY_MS;
+    // Allowed again when enough of the oldest failures have left the window.
+    return tally.failures[tally.failures.length - limit]! + this.windowMs - now;
   }
 
-  private recent(map: Map<string, number[]>, key: string, now: number): number[] {
-    const failures = map.get(key);
-    if (!failures) return [];
-    const kept = failures.filter((at) => now - at < this.limits.windowMs);
-    if (kept.length === 0) map.delete(key);
-    else if (kept.length !== failures.length) map.set(key, kept);
-    return kept;
+  begin(key: string, now: number): void {
+    this.touch(key, now).pending.push(now);
   }
 
-  private push(map: Map<string, number[]>, key: string, now: number): void {
-    const failures = this.recent(map, key, now);
-    failures.push(now);
-    // Only the last `maxFailures` matter for the decision.
-    if (failures.length > this.limits.maxFailures) failures.splice(0, failures.length - this.limits.maxFailures);
-    // Re-inserting moves the key to the end of the Map's order, so the first keys are the least recently failed.
-    map.delete(key);
-    map.set(key, failures);
-    if (map.size > MAX_TRACKED) map.delete(map.keys().next().value!);
+  fail(key: string, now: number): void {
+    const tally = this.touch(key, now);
+    tally.pending.shift();
+    tally.failures.push(now);
+    if (tally.failures.length > this.keep) tally.failures.shift();
+  }
+
+  end(key: string, forgetFailures = false): void {
+    const tally = this.map.get(key);
+    if (!tally) return;
+    tally.pending.shift();
+    if (forgetFailures) tally.failures = [];
+    if (tally.failures.length === 0 && tally.pending.length === 0) this.map.delete(key);
+  }
+
+  /** The key's tally without what has expired; removed when nothing is left. */
+  private current(key: string, now: number): Tally | undefined {
+    const tally = this.map.get(key);
+    if (!tally) return undefined;
+    const start = tally.failures.findIndex((at) => now - at < this.windowMs);
+    if (start !== 0) tally.failures = start === -1 ? [] : tally.failures.slice(start);
+    while (tally.pending.length > 0 && now - tally.pending[0]! >= PENDING_MS) tally.pending.shift();
+    if (tally.failures.length > 0 || tally.pending.length > 0) return tally;
+    this.map.delete(key);
+    return undefined;
+  }
+
+  /** The key's tally, moved to the end of the Map's order (the first keys are the least recently active). */
+  private touch(key: string, now: number): Tally {
+    const tally = this.current(key, now) ?? { failures: [], pending: [] };
+    this.map.delete(key);
+    this.map.set(key, tally);
+    if (this.map.size > MAX_TRACKED) this.map.delete(this.map.keys().next().value!);
+    return tally;
   }
 }

@@ -1,10 +1,11 @@
 import { parse as parseQueryString } from 'node:querystring';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { forbidden, invalid } from '@svc/plugin-api';
-import { sameOrigin, type Authenticator } from './authenticator.js';
+import type { Authenticator } from './authenticator.js';
 import { SESSION_COOKIE, clearedSessionCookies, readCookie, sessionCookies } from './cookies.js';
 import type { Credentials } from './credentials.js';
 import type { LoginLimiter } from './login-limiter.js';
+import { sameOrigin } from './origin.js';
 import type { Sessions } from './sessions.js';
 import type { UserDirectory } from './user-directory.js';
 
@@ -45,8 +46,9 @@ async function signIn(deps: LoginRouteDeps, request: FastifyRequest, reply: Fast
     // One message for an unknown user and a wrong password, so the answer does not tell which usernames exist.
     throw deps.authenticator.challenge('invalid username or password');
   }
-  if (!deps.users.isActive(username)) throw deps.authenticator.challenge('this account is disabled');
+  // The password was right, so the attempt is no failure, even for a disabled account.
   deps.limiter.recordSuccess(client, username);
+  if (!deps.users.isActive(username)) throw deps.authenticator.challenge('this account is disabled');
 
   // Each sign-in gets a fresh session (no fixation); the one the browser had, if any, ends.
   const previous = readCookie(request.headers.cookie, SESSION_COOKIE);

@@ -23,9 +23,9 @@ describe('sessions', () => {
     const { store, sessions } = setup();
     const { id, xsrfToken } = await sessions().create('alice');
     const records = [];
-    for await (const batch of store.scan(SESSIONS_RESOURCE)) records.push(...batch);
+    for await (const batch of store.secrets.scan(SESSIONS_RESOURCE)) records.push(...batch);
     expect(records).toHaveLength(1);
-    const bytes = records[0]!.value.toString() + records[0]!.name;
+    const bytes = records[0]![1].toString() + records[0]![0];
     expect(bytes).not.toContain(id);
     expect(bytes).not.toContain(xsrfToken);
   });

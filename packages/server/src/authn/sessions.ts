@@ -46,7 +46,7 @@ export class Sessions {
     private readonly onBackgroundError: (error: unknown) => void = () => undefined,
     private readonly now: () => number = Date.now,
   ) {
-    this.records = new InternalRecords(store, SESSIONS_RESOURCE);
+    this.records = new InternalRecords(store.secrets, SESSIONS_RESOURCE);
   }
 
   /** Starts a session; the id and CSRF token returned go to the client only (as cookies). */

@@ -63,9 +63,10 @@ describe('personal access tokens', () => {
     const stored = await store.get(tokenServed.model.resource, object.metadata.name);
     expect(stored!.value.toString()).not.toContain(token);
     expect(stored!.value.toString()).not.toContain(ACCESS_TOKEN_ANNOTATION);
-    for await (const batch of store.scan('security.svc.run/tokendigests')) {
-      for (const record of batch) expect(record.value.toString()).not.toContain(token);
-    }
+    const digests = [];
+    for await (const batch of store.secrets.scan('security.svc.run/tokendigests')) digests.push(...batch);
+    expect(digests.map(([name]) => name)).toEqual([object.metadata.name]);
+    for (const [, value] of digests) expect(value.toString()).not.toContain(token);
   });
 
   it('refuses roles the creator does not hold (403), and more than a token-authenticated creator\'s token carries', async () => {

@@ -48,7 +48,7 @@ export class PersonalAccessTokens {
       now?: () => number;
     },
   ) {
-    this.digests = new InternalRecords(deps.store, TOKEN_DIGESTS_RESOURCE);
+    this.digests = new InternalRecords(deps.store.secrets, TOKEN_DIGESTS_RESOURCE);
   }
 
   private get now(): number {

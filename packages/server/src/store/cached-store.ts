@@ -25,6 +25,8 @@ export function withReadCache(store: Store, maxBytes = 4 * 1024 * 1024): Store {
   return {
     ...store,
     dialect: store.dialect,
+    // Secrets bypass the cache: their callers keep their own (sessions) or are slow on purpose (password checks).
+    secrets: store.secrets,
     async currentRevision() {
       latest ??= await store.currentRevision();
       return latest;

@@ -42,10 +42,13 @@ function withQueryName(error: unknown, name: string): unknown {
   return error;
 }
 
-/** Whether the store's tables exist, so that opening needs no CREATE privilege once they do. */
+/**
+ * Whether the store's tables exist, so that opening needs no CREATE privilege once they do. `secrets` is asked
+ * apart: a database made before it existed gets it, and has its secrets moved out of the history (postgres-secrets.ts).
+ */
 export const TABLES_EXIST: NamedQuery = {
   name: 'tables_exist',
-  text: "SELECT to_regclass('meta') IS NOT NULL AS exist",
+  text: "SELECT to_regclass('meta') IS NOT NULL AND to_regclass('secrets') IS NOT NULL AS exist",
 };
 
 /**
@@ -65,7 +68,9 @@ export const CREATE_TABLES: NamedQuery = {
     ALTER TABLE events ADD COLUMN IF NOT EXISTS prev_value BYTEA;
     CREATE TABLE IF NOT EXISTS meta (
       id INT PRIMARY KEY CHECK (id = 1), revision BIGINT NOT NULL, compacted BIGINT NOT NULL);
-    INSERT INTO meta (id, revision, compacted) VALUES (1, 0, 0) ON CONFLICT DO NOTHING;`,
+    INSERT INTO meta (id, revision, compacted) VALUES (1, 0, 0) ON CONFLICT DO NOTHING;
+    CREATE TABLE IF NOT EXISTS secrets (
+      kind TEXT NOT NULL, name TEXT NOT NULL, value BYTEA NOT NULL, PRIMARY KEY (kind, name));`,
 };
 
 export const BEGIN: NamedQuery = { name: 'begin', text: 'BEGIN' };

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresStore } from './postgres.js';
+import { encodeAs } from './store-fixtures.suite.js';
 import { describeStoreConformance } from './store.suite.js';
 
 const connectionString = process.env.SVC_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -46,6 +47,25 @@ describe('openPostgresStore', () => {
     try {
       await admin.query(`DROP TABLE ${schema}.events`);
       await expect(store.changesSince(0)).rejects.toThrow(/^select_changes: /);
+    } finally {
+      await store.close();
+      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    }
+  });
+
+  it('moves secrets out of a database made before the secrets table, even those only events remember', async () => {
+    const store = await openPostgresStore({ connectionString, schema });
+    try {
+      const session = await store.create('security.svc.run/sessions', 'ended', () => Buffer.from('scrypt$x'));
+      await store.delete('security.svc.run/sessions', 'ended', session.revision);
+      await store.create('widgets', 'a', encodeAs('a'));
+      await store.close();
+      // What an earlier version left: no secrets table.
+      await admin.query(`DROP TABLE ${schema}.secrets`);
+      const reopened = await openPostgresStore({ connectionString, schema });
+      expect((await reopened.changesSince(0)).map((change) => change.name)).toEqual(['a']);
+      expect(await reopened.secrets.get('security.svc.run/sessions', 'ended')).toBeUndefined();
+      await reopened.close();
     } finally {
       await store.close();
       await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);

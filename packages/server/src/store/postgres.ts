@@ -7,8 +7,10 @@ import pg from 'pg';
 import type { PoolClient } from 'pg';
 import * as q from './postgres-queries.js';
 import { run, runScript } from './postgres-queries.js';
+import { SECRETS_LEFT_IN_HISTORY, moveSecretsOutOfHistory, postgresSecrets } from './postgres-secrets.js';
 import {
   DEFAULT_SCAN_BATCH_SIZE,
+  SECRET_RESOURCES_ONCE_IN_HISTORY,
   checkEncoded,
   checkKeep,
   checkPositiveInteger,
@@ -101,11 +103,17 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   }
 
   try {
-    if (!(await run<{ exist: boolean }>(pool, q.TABLES_EXIST, [])).rows[0]!.exist) {
+    const resources = [...SECRET_RESOURCES_ONCE_IN_HISTORY];
+    const made = (await run<{ exist: boolean }>(pool, q.TABLES_EXIST, [])).rows[0]!.exist;
+    // Secrets move out of the history on the first open by a version with the secrets table, and whenever a version
+    // without it has written some since (an index probe; the history is scanned only then).
+    const left = made && (await run<{ found: boolean }>(pool, SECRETS_LEFT_IN_HISTORY, [resources])).rows[0]!.found;
+    if (!made || left) {
       await inTransaction(async (client) => {
         await run(client, q.LOCK_WRITERS, [LOCK_CLASS, lockKey]);
         await runScript(client, { name: 'create_schema', text: `CREATE SCHEMA IF NOT EXISTS ${schema}` });
         await runScript(client, q.CREATE_TABLES);
+        await moveSecretsOutOfHistory(client);
       });
     }
   } catch (error) {
@@ -133,6 +141,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
   return {
     dialect: 'postgres',
+    secrets: postgresSecrets(pool),
     currentRevision: async () => (await meta()).revision,
     get: async (resource, name) => {
       const row = (await run<ObjectRow>(pool, q.SELECT_OBJECT, [resource, name])).rows[0];

@@ -4,6 +4,17 @@
  */
 import type { Change, ChangeType, StoredRecord } from './types.js';
 
+/**
+ * Resources whose records earlier versions kept as objects, in the history: authentication's password hashes,
+ * sessions and token digests. Opening a store moves them into the secret store under the same names as kinds (see
+ * authn/internal-records.ts) and erases them and their events from the history.
+ */
+export const SECRET_RESOURCES_ONCE_IN_HISTORY: readonly string[] = Object.freeze([
+  'security.svc.run/credentials',
+  'security.svc.run/sessions',
+  'security.svc.run/tokendigests',
+]);
+
 /** Rows per `scan` batch when the caller does not say. */
 export const DEFAULT_SCAN_BATCH_SIZE = 500;
 

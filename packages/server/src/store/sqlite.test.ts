@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -93,5 +93,26 @@ describe('openSqliteStore', () => {
     ]);
     expect(decoded((await store.get('widgets', 'taken'))!).text).toBe('t');
     await store.close();
+  });
+
+  it('moves secrets out of a database made before the secrets table, even those only events remember, leaving no bytes', async () => {
+    const oldPath = join(dir, 'old.db');
+    const store = openSqliteStore({ path: oldPath });
+    const marker = 'scrypt$only-in-the-history';
+    const session = await store.create('security.svc.run/sessions', 'ended', () => Buffer.from(marker));
+    await store.delete('security.svc.run/sessions', 'ended', session.revision);
+    await store.create('widgets', 'a', encodeAs('a'));
+    await store.close();
+    // What an earlier version left: no secrets table.
+    const raw = new Database(oldPath);
+    raw.exec('DROP TABLE secrets');
+    raw.close();
+
+    const reopened = openSqliteStore({ path: oldPath });
+    expect((await reopened.changesSince(0)).map((change) => change.name)).toEqual(['a']);
+    await reopened.close();
+    for (const file of [oldPath, `${oldPath}-wal`]) {
+      if (existsSync(file)) expect(readFileSync(file).includes(marker)).toBe(false);
+    }
   });
 });

@@ -17,6 +17,7 @@ import {
   type MetaRow,
   type ObjectRow,
 } from './records.js';
+import { openSqliteSecrets } from './sqlite-secrets.js';
 import {
   CompactedError,
   KeyExistsError,
@@ -68,6 +69,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   // Databases made before history kept the replaced value gain the column (older events simply have none).
   const eventColumns = db.prepare<[], { name: string }>('PRAGMA table_info(events)').all();
   if (!eventColumns.some((c) => c.name === 'prev_value')) db.exec('ALTER TABLE events ADD COLUMN prev_value BLOB');
+  const secrets = openSqliteSecrets(db);
 
   const sql = {
     meta: db.prepare<[], MetaRow>(
@@ -195,6 +197,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
 
   return {
     dialect: 'sqlite',
+    secrets,
     currentRevision: async () => sql.meta.get()!.revision,
     get: async (resource, name) => {
       const row = sql.get.get(resource, name);

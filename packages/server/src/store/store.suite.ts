@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GADGETS, WIDGETS, decoded, encodeAs, snapshot, type SuiteContext } from './store-fixtures.suite.js';
 import { describeStoreHistory } from './store-history.suite.js';
 import { describeStoreScale } from './store-scale.suite.js';
+import { describeStoreSecrets } from './store-secrets.suite.js';
 import { KeyExistsError, RevisionConflictError, type Encoder, type Store } from './types.js';
 
 export function describeStoreConformance(
@@ -184,5 +185,6 @@ export function describeStoreConformance(
     const context: SuiteContext = { store: () => store, openStore };
     describeStoreHistory(context);
     describeStoreScale(context);
+    describeStoreSecrets(context);
   });
 }

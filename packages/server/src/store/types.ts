@@ -73,9 +73,28 @@ export class CompactedError extends Error {
   }
 }
 
+/**
+ * Records kept beside the store but outside its history: password hashes, session records, token digests. A write here
+ * takes no revision and appends no event, so no watch, list, history scan or export ever carries one. Last writer
+ * wins; the records of one `kind` are keyed by `name`.
+ */
+export interface SecretStore {
+  get(kind: string, name: string): Promise<Buffer | undefined>;
+  /** Creates or replaces the record. */
+  put(kind: string, name: string, value: Buffer): Promise<void>;
+  /** Replaces the record only if it exists; false when it does not (a late write must not revive a removed record). */
+  replace(kind: string, name: string, value: Buffer): Promise<boolean>;
+  /** Removes the record; false when there was none. */
+  delete(kind: string, name: string): Promise<boolean>;
+  /** Every record of a kind as [name, value], in batches, by name. */
+  scan(kind: string, batchSize?: number): AsyncIterable<Array<[string, Buffer]>>;
+}
+
 export interface Store {
   /** `sqlite` or `postgres`, for logs and diagnostics. */
   readonly dialect: string;
+  /** Storage for secrets, outside the revisioned history (see SecretStore). */
+  readonly secrets: SecretStore;
   /** The revision of the latest write (0 for an empty store). */
   currentRevision(): Promise<number>;
   get(resource: ResourceKey, name: string): Promise<StoredRecord | undefined>;
