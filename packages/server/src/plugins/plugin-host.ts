@@ -11,6 +11,7 @@ import type { ObjectService } from '../registry/object-service.js';
 import type { Actor } from '../registry/admission.js';
 import type { ControllerManager } from '../controllers/controller-manager.js';
 import { ROLE_TEMPLATE_LABEL } from '../authz/roles.js';
+import { describeOwner, ownerOf } from '../objects/ownership.js';
 import { readDeclaredObjects } from './extensions.js';
 import { readManifest, type PluginManifest } from './manifest.js';
 import { codeFingerprint, importPluginEntry } from './module-loader.js';
@@ -239,7 +240,11 @@ export class PluginHost {
     for (const served of running.contributions.models) this.deps.registry.unregister(served);
   }
 
-  /** Creates a declared object, or updates it when it exists and differs; returns it as stored. */
+  /**
+   * Creates a declared object, or updates it when it exists and differs; returns it as stored. An object of that name
+   * that the plugin does not own (someone made it through the API, or another plugin declared it) is never taken
+   * over: the start fails naming it and its owner.
+   */
   private async applyDeclared(plugin: string, source: string, declared: ExtensionObject): Promise<ExtensionObject> {
     const object: ExtensionObject = {
       ...declared,
@@ -253,6 +258,9 @@ export class PluginHost {
     try {
       const existing = await client.fetch(object, object.metadata.name);
       if (!existing) return await client.create(object);
+      if (ownerOf(existing) !== plugin) {
+        throw new Error(`it already exists and belongs to ${describeOwner(ownerOf(existing))}; a plugin never takes over an object it did not declare`);
+      }
       if (sameDeclaredContent(existing, object)) return existing;
       return await client.update({ ...object, metadata: { ...object.metadata, version: existing.metadata.version } });
     } catch (error) {

@@ -1,7 +1,8 @@
-import { forbidden, invalid } from '@svc/plugin-api';
+import { conflict, forbidden, invalid } from '@svc/plugin-api';
 import { canBind, canWriteRole, type EscalationResult } from '../authz/escalation.js';
 import { renderRule } from '../authz/rules.js';
 import { AGGREGATE_TO_LABEL_PREFIX, SUPER_ROLE, validateRoleAnnotations } from '../authz/roles.js';
+import { describeOwner, ownerOf } from '../objects/ownership.js';
 import type { Actor, AdmissionRequest } from '../registry/admission.js';
 import type { ObjectService } from '../registry/object-service.js';
 import { SYSTEM_ROLE_NAMES } from './built-in-roles.js';
@@ -13,6 +14,10 @@ import type { RoleService } from './role-service.js';
  * - the service's own roles are restored at boot and cannot be edited or deleted through the API;
  * - nobody but the super administrator grants what they do not hold (k8s' ConfirmNoEscalation): a role's rules, what
  *   it aggregates or depends on, and a binding's role are checked against the writer's own permissions;
+ * - a plugin writes only roles and bindings of its own;
+ * - a role a plugin declared changes only with the plugin: a user who could empty it, bind it and wait for the plugin
+ *   to restore it would hold rules no check ever saw;
+ * - a role name that bindings still name (a stopped plugin's template) is not for a user to take;
  * - no role aggregates into `super-role`;
  * - a binding names an existing role, and role annotations hold valid JSON.
  */
@@ -27,10 +32,15 @@ function admitRole(request: AdmissionRequest, roles: RoleService): void {
   if (actor.kind !== 'system' && SYSTEM_ROLE_NAMES.has(name)) {
     throw forbidden(`role "${name}" is built into the service and cannot be ${request.operation}d through the API`);
   }
+  refuseForeignWrite(request, 'role');
+  if (actor.kind === 'user' && request.operation === 'update' && ownerOf(request.prevObject) !== undefined) {
+    throw forbidden(`role "${name}" is declared by ${describeOwner(ownerOf(request.prevObject))}: it changes only with the plugin`);
+  }
   if (request.operation === 'delete') return;
   const role = toRole(object);
   const errors = validateRoleAnnotations(role);
   if (errors.length > 0) throw invalid(`Role "${name}" is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, errors);
+  if (actor.kind === 'user' && request.operation === 'create') refuseBoundName(name, roles);
   if (actor.kind !== 'system' && role.labels[`${AGGREGATE_TO_LABEL_PREFIX}${SUPER_ROLE}`] !== undefined) {
     throw forbidden(`role "${name}" may not aggregate into ${SUPER_ROLE}: it is reserved`);
   }
@@ -39,6 +49,7 @@ function admitRole(request: AdmissionRequest, roles: RoleService): void {
 }
 
 function admitBinding(request: AdmissionRequest, roles: RoleService): void {
+  refuseForeignWrite(request, 'role binding');
   if (request.operation === 'delete') return;
   const binding = request.object as RoleBindingObject;
   const roleName = binding.roleRef.name;
@@ -49,6 +60,26 @@ function admitBinding(request: AdmissionRequest, roles: RoleService): void {
   }
   const held = heldBy(request.actor, roles);
   if (held) refuseEscalation(canBind(held, roles.expand([roleName])), `bind role "${roleName}"`);
+}
+
+/** A plugin writes only its own roles and bindings: those carrying its name in the owner label. */
+function refuseForeignWrite(request: AdmissionRequest, what: string): void {
+  if (request.actor.kind !== 'plugin') return;
+  const owner = ownerOf(request.prevObject ?? request.object);
+  if (owner === request.actor.plugin) return;
+  throw forbidden(
+    `plugin "${request.actor.plugin}" may write only its own ${what}s; ${what} "${request.object.metadata.name}" belongs to ${describeOwner(owner)}`,
+  );
+}
+
+/** Bindings left by a stopped plugin still name its template: a user's role of that name would inherit them. */
+function refuseBoundName(name: string, roles: RoleService): void {
+  const bound = roles.bindingsTo(name).map((b) => b.metadata.name);
+  if (bound.length === 0) return;
+  throw conflict(
+    `role "${name}" is still named by RoleBindings ${bound.slice(0, 5).join(', ')}${bound.length > 5 ? ', …' : ''} ` +
+      `(a stopped plugin's template had this name); a new role would inherit them: delete them first`,
+  );
 }
 
 /** The writer's permissions, or undefined when no escalation check applies (the service, or a super administrator). */

@@ -65,6 +65,11 @@ export class RoleService {
     return [...this.bindings.values()].filter((b) => b.subjects.some((s) => s.kind === 'User' && s.name === username));
   }
 
+  /** The bindings naming role `roleName`, whether or not it exists. */
+  bindingsTo(roleName: string): RoleBindingObject[] {
+    return [...this.bindings.values()].filter((b) => b.roleRef.name === roleName);
+  }
+
   /** The roles a principal starts from: `anonymous`, plus `authenticated` and its bindings when logged in. */
   startingRoles(principal: Principal): string[] {
     if (!principal.username) return [ANONYMOUS_ROLE];
