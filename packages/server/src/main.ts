@@ -91,7 +91,8 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   const router = new DynamicRouter<HttpContext>();
   router.add(generatedRoutes(registry, objects, watches));
   // Roles before plugins, so the role templates a plugin declares can be created when it starts.
-  const rbac = await startRbac(registry, objects);
+  // A plugin's declarations are bounded by the groups it owns, which the host knows (it is called once plugins start).
+  const rbac = await startRbac(registry, objects, (plugin) => plugins.ownedGroups(plugin));
   const authn = await setupAuthentication({
     store,
     registry,

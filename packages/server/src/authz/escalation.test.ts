@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   BUILT_IN_ROLE_NAMES, type EscalationResult, canBind, canWriteRole, confirmNoEscalation,
-  isAggregationTargetAllowedForPlugin,
 } from './escalation.js';
 import { AGGREGATE_TO_LABEL_PREFIX, DEPENDENCIES_ANNOTATION, type Role, expandRoles } from './roles.js';
 import type { PolicyRule } from './rules.js';
@@ -71,10 +70,7 @@ describe('escalation', () => {
     expect(got).toEqual(want);
   });
 
-  it('reserves the built-in role names, and super-role as an aggregation target', () => {
+  it('names the built-in roles', () => {
     expect([...BUILT_IN_ROLE_NAMES]).toEqual(['super-role', 'anonymous', 'authenticated', 'guest', 'contributor', 'author', 'editor']);
-    expect(isAggregationTargetAllowedForPlugin('super-role')).toBe(false);
-    expect(isAggregationTargetAllowedForPlugin('anonymous')).toBe(true);
-    expect(isAggregationTargetAllowedForPlugin('editor')).toBe(true);
   });
 });

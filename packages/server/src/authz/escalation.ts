@@ -17,11 +17,6 @@ export function isBuiltInRole(name: string): name is BuiltInRoleName {
   return (BUILT_IN_ROLE_NAMES as readonly string[]).includes(name);
 }
 
-/** A plugin's template may aggregate into any role but `super-role` (which already holds everything). */
-export function isAggregationTargetAllowedForPlugin(roleName: string): boolean {
-  return roleName !== '' && roleName !== SUPER_ROLE;
-}
-
 export type EscalationResult = { ok: true } | { ok: false; missing: PolicyRule[] };
 
 /** What holding `super-role` amounts to, reported as missing when someone else tries to bind it. */

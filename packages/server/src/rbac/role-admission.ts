@@ -1,5 +1,6 @@
 import { conflict, forbidden, invalid } from '@svc/plugin-api';
 import { canBind, canWriteRole, type EscalationResult } from '../authz/escalation.js';
+import { bindingProblems, roleProblems, type PluginScope } from '../authz/plugin-grants.js';
 import { renderRule } from '../authz/rules.js';
 import { AGGREGATE_TO_LABEL_PREFIX, SUPER_ROLE, validateRoleAnnotations } from '../authz/roles.js';
 import { describeOwner, ownerOf } from '../objects/ownership.js';
@@ -9,24 +10,33 @@ import { SYSTEM_ROLE_NAMES } from './built-in-roles.js';
 import { toRole, type RoleBindingObject } from './models.js';
 import type { RoleService } from './role-service.js';
 
+/** The API groups a plugin owns now: its `svc.run` groups and the domains its models and routes use. */
+export type PluginGroups = (plugin: string) => readonly string[];
+
 /**
  * The rules every Role and RoleBinding write obeys, whoever writes it:
  * - the service's own roles are restored at boot and cannot be edited or deleted through the API;
  * - nobody but the super administrator grants what they do not hold (k8s' ConfirmNoEscalation): a role's rules, what
  *   it aggregates or depends on, and a binding's role are checked against the writer's own permissions;
- * - a plugin writes only roles and bindings of its own;
+ * - a plugin writes only roles and bindings of its own, reaching only its own API and roles (authz/plugin-grants.ts);
  * - a role a plugin declared changes only with the plugin: a user who could empty it, bind it and wait for the plugin
  *   to restore it would hold rules no check ever saw;
  * - a role name that bindings still name (a stopped plugin's template) is not for a user to take;
  * - no role aggregates into `super-role`;
  * - a binding names an existing role, and role annotations hold valid JSON.
  */
-export function installRoleAdmission(objects: ObjectService, roles: RoleService, resources: { roles: string; bindings: string }) {
-  objects.admission.add(resources.roles, (request) => admitRole(request, roles));
-  objects.admission.add(resources.bindings, (request) => admitBinding(request, roles));
+export function installRoleAdmission(
+  objects: ObjectService,
+  roles: RoleService,
+  resources: { roles: string; bindings: string },
+  pluginGroups: PluginGroups,
+) {
+  const scopeOf = (plugin: string): PluginScope => ({ plugin, groups: pluginGroups(plugin) });
+  objects.admission.add(resources.roles, (request) => admitRole(request, roles, scopeOf));
+  objects.admission.add(resources.bindings, (request) => admitBinding(request, roles, scopeOf));
 }
 
-function admitRole(request: AdmissionRequest, roles: RoleService): void {
+function admitRole(request: AdmissionRequest, roles: RoleService, scopeOf: (plugin: string) => PluginScope): void {
   const { actor, object } = request;
   const name = object.metadata.name;
   if (actor.kind !== 'system' && SYSTEM_ROLE_NAMES.has(name)) {
@@ -44,11 +54,12 @@ function admitRole(request: AdmissionRequest, roles: RoleService): void {
   if (actor.kind !== 'system' && role.labels[`${AGGREGATE_TO_LABEL_PREFIX}${SUPER_ROLE}`] !== undefined) {
     throw forbidden(`role "${name}" may not aggregate into ${SUPER_ROLE}: it is reserved`);
   }
+  if (actor.kind === 'plugin') refusePluginGrant(roleProblems(scopeOf(actor.plugin), role, roles.allRoles()), actor.plugin, `role "${name}"`);
   const held = heldBy(actor, roles);
   if (held) refuseEscalation(canWriteRole(held, role, roles.allRoles()), `write role "${name}"`);
 }
 
-function admitBinding(request: AdmissionRequest, roles: RoleService): void {
+function admitBinding(request: AdmissionRequest, roles: RoleService, scopeOf: (plugin: string) => PluginScope): void {
   refuseForeignWrite(request, 'role binding');
   if (request.operation === 'delete') return;
   const binding = request.object as RoleBindingObject;
@@ -58,7 +69,11 @@ function admitBinding(request: AdmissionRequest, roles: RoleService): void {
       { path: '/roleRef/name', message: `must name an existing role` },
     ]);
   }
-  const held = heldBy(request.actor, roles);
+  const { actor } = request;
+  if (actor.kind === 'plugin') {
+    refusePluginGrant(bindingProblems(scopeOf(actor.plugin), roleName, roles.allRoles()), actor.plugin, `role binding "${binding.metadata.name}"`);
+  }
+  const held = heldBy(actor, roles);
   if (held) refuseEscalation(canBind(held, roles.expand([roleName])), `bind role "${roleName}"`);
 }
 
@@ -80,6 +95,11 @@ function refuseBoundName(name: string, roles: RoleService): void {
     `role "${name}" is still named by RoleBindings ${bound.slice(0, 5).join(', ')}${bound.length > 5 ? ', …' : ''} ` +
       `(a stopped plugin's template had this name); a new role would inherit them: delete them first`,
   );
+}
+
+function refusePluginGrant(problems: string[], plugin: string, what: string): void {
+  if (problems.length === 0) return;
+  throw forbidden(`plugin "${plugin}" may not declare ${what}: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? '; …' : ''}`);
 }
 
 /** The writer's permissions, or undefined when no escalation check applies (the service, or a super administrator). */
