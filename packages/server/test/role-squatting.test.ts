@@ -137,6 +137,18 @@ describe.each(BACKENDS)('squatting a plugin\'s role names (%s)', (backend) => {
     expect((await as(t, viewer)('GET', PERSONS)).status).toBe(200);
   });
 
+  it('a role depending on a template name that has no role yet is refused, before install or while stopped', async () => {
+    const dependent = { ...role('my-people'), metadata: { name: 'my-people', annotations: { 'rbac.authorization.svc.run/dependencies': `["${MANAGE}"]` } } };
+    expect((await setEnabled(false)).phase).toBe('STOPPED');
+    const refused = await sq('POST', ROLES, dependent);
+    expect(refused.status).toBe(400);
+    expect(refused.body.detail).toBe(
+      `Role "my-people" depends on roles that do not exist: ${MANAGE}; a dependency must name an existing role`,
+    );
+    expect((await setEnabled(true)).phase).toBe('STARTED');
+    expect(await squatterMay('POST', PERSONS)).toBe(false);
+  });
+
   it('squat, bind and delete while it is stopped: the template starts unbound', async () => {
     expect((await setEnabled(false)).phase).toBe('STOPPED');
     expect((await squat(MANAGE)).status).toBe(201);

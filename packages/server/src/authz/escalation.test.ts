@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  BUILT_IN_ROLE_NAMES, type EscalationResult, canBind, canWriteRole, confirmNoEscalation,
+  BUILT_IN_ROLE_NAMES, type EscalationResult, canBind, canWriteRole, confirmNoEscalation, missingDependencies,
 } from './escalation.js';
 import { AGGREGATE_TO_LABEL_PREFIX, DEPENDENCIES_ANNOTATION, type Role, expandRoles } from './roles.js';
 import type { PolicyRule } from './rules.js';
@@ -69,6 +69,15 @@ describe('escalation', () => {
       : canWriteRole(heldRoles, check.write, roles);
     expect(got).toEqual(want);
   });
+
+  const dependent = (...names: string[]) => role('mine', [], { annotations: { [DEPENDENCIES_ANNOTATION]: JSON.stringify(names) } })[1];
+  it.each([
+    { name: 'existing roles', role: dependent('viewer', 'writer'), prev: undefined, want: [] },
+    { name: 'a name no role has yet', role: dependent('viewer', 'future-admins'), prev: undefined, want: ['future-admins'] },
+    { name: 'a missing name kept from before', role: dependent('viewer', 'gone'), prev: dependent('gone'), want: [] },
+    { name: 'a missing name added by an update', role: dependent('gone', 'later'), prev: dependent('gone'), want: ['later'] },
+    { name: 'no dependencies', role: role('mine', [])[1], prev: undefined, want: [] },
+  ])('missing dependencies: $name', ({ role: r, prev, want }) => expect(missingDependencies(r, prev, roles)).toEqual(want));
 
   it('names the built-in roles', () => {
     expect([...BUILT_IN_ROLE_NAMES]).toEqual(['super-role', 'anonymous', 'authenticated', 'guest', 'contributor', 'author', 'editor']);

@@ -5,9 +5,8 @@
  *
  * - Rules: resource rules only in API groups the plugin owns (no `*`, no core group); non-resource URLs only below
  *   `/apis/<group>/` of such a group (the deep paths of its custom routes are non-resource requests).
- * - Dependencies: only roles of its own (a dependency hands the other role's rules to every holder). A name with no
- *   role yet is accepted: whoever creates it later is checked as its writer, and it can come from this plugin alone
- *   or from someone holding everything it grants.
+ * - Dependencies: only roles of its own, existing when written (a dependency hands the other role's rules to every
+ *   holder, and a name with no role yet would hand over whatever role someone creates under it later).
  * - Aggregation: into a built-in role other than `super-role` (how a plugin opens its API to `anonymous`, or adds it
  *   to `editor`), or into a role of its own; its rules are already bounded as above.
  * - Bindings: only to roles of its own.
@@ -52,12 +51,13 @@ export function urlIsOwned(scope: PluginScope, url: string): boolean {
 export function roleProblems(scope: PluginScope, role: Role, roles: ReadonlyMap<string, Role>): string[] {
   const problems = role.rules.flatMap((rule, i) => ruleProblems(scope, rule).map((p) => `rules[${i}]: ${p}`));
   for (const dependency of annotationList(role, DEPENDENCIES_ANNOTATION) ?? []) {
-    const problem = foreignRole(scope, dependency, roles);
+    const problem = foreignRole(scope, dependency, roles, false);
     if (problem !== undefined) problems.push(`it depends on ${problem}`);
   }
+  // A target with no role yet is fine: whoever creates it must hold what aggregates into it (the plugin's API).
   for (const target of aggregationTargets(role)) {
     if (target !== SUPER_ROLE && isBuiltInRole(target)) continue;
-    const problem = foreignRole(scope, target, roles);
+    const problem = foreignRole(scope, target, roles, true);
     if (problem !== undefined) problems.push(`it aggregates into ${problem}`);
   }
   return problems;
@@ -70,10 +70,11 @@ export function bindingProblems(scope: PluginScope, roleName: string, roles: Rea
   return [`it binds role "${roleName}", which is not a role of plugin "${scope.plugin}"`];
 }
 
-/** A message when `name` is a stored role that is not the plugin's own (`super-role` always is foreign). */
-function foreignRole(scope: PluginScope, name: string, roles: ReadonlyMap<string, Role>): string | undefined {
+/** A message unless `name` is a role of the plugin's own (or, when `mayBeMissing`, no role yet). */
+function foreignRole(scope: PluginScope, name: string, roles: ReadonlyMap<string, Role>, mayBeMissing: boolean): string | undefined {
   if (name === SUPER_ROLE) return `${SUPER_ROLE}, which nothing may reach`;
   const role = roles.get(name);
-  if (role === undefined || role.labels[OWNER_LABEL] === scope.plugin) return undefined;
+  if (role === undefined) return mayBeMissing ? undefined : `role "${name}", which does not exist`;
+  if (role.labels[OWNER_LABEL] === scope.plugin) return undefined;
   return `role "${name}", which is not a role of plugin "${scope.plugin}"`;
 }

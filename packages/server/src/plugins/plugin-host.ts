@@ -11,9 +11,9 @@ import type { ObjectService } from '../registry/object-service.js';
 import type { Actor } from '../registry/admission.js';
 import type { ControllerManager } from '../controllers/controller-manager.js';
 import { ROLE_TEMPLATE_LABEL } from '../authz/roles.js';
-import { isGroupOwnedBy, pluginServiceGroups } from '../objects/domains.js';
+import { pluginServiceGroups } from '../objects/domains.js';
 import { describeOwner, ownerOf } from '../objects/ownership.js';
-import { readDeclaredObjects } from './extensions.js';
+import { inDependencyOrder, readDeclaredObjects } from './extensions.js';
 import { readManifest, type PluginManifest } from './manifest.js';
 import { codeFingerprint, importPluginEntry } from './module-loader.js';
 import { createPluginContext, type PluginContributions } from './plugin-context.js';
@@ -109,10 +109,8 @@ export class PluginHost {
    */
   ownedGroups(name: string): string[] {
     const contributions = this.running.get(name)?.contributions ?? this.starting.get(name);
-    const served = [
-      ...(contributions?.models ?? []).map((m) => m.model.group),
-      ...(contributions?.routes ?? []).map(groupOf),
-    ].filter((group) => isGroupOwnedBy(group, name));
+    // Registration already refused groups the plugin does not own.
+    const served = [...(contributions?.models ?? []).map((m) => m.model.group), ...(contributions?.routes ?? []).map(groupOf)];
     return [...new Set([...pluginServiceGroups(name), ...served])];
   }
 
@@ -158,7 +156,7 @@ export class PluginHost {
       const client = createExtensionClient(this.deps.registry, this.deps.objects, { actor: pluginActor(name) });
       const context = createPluginContext(name, { registry: this.deps.registry, client, logger }, contributions);
       await withTimeout(Promise.resolve(instance.start(context)), this.deps.startTimeoutMs ?? 30_000, name);
-      for (const { source, object } of await readDeclaredObjects(record.folder)) {
+      for (const { source, object } of inDependencyOrder(await readDeclaredObjects(record.folder))) {
         declared.push(await this.applyDeclared(name, source, object));
       }
       this.deps.router.add(contributions.routes.flatMap((route) => customRoutes(`plugin:${name}`, route)));

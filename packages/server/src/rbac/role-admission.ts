@@ -1,8 +1,8 @@
-import { conflict, forbidden, invalid } from '@svc/plugin-api';
-import { canBind, canWriteRole, type EscalationResult } from '../authz/escalation.js';
+import { conflict, forbidden, invalid, type ExtensionObject } from '@svc/plugin-api';
+import { canBind, canWriteRole, missingDependencies, type EscalationResult } from '../authz/escalation.js';
 import { bindingProblems, roleProblems, type PluginScope } from '../authz/plugin-grants.js';
 import { renderRule } from '../authz/rules.js';
-import { AGGREGATE_TO_LABEL_PREFIX, SUPER_ROLE, validateRoleAnnotations } from '../authz/roles.js';
+import { AGGREGATE_TO_LABEL_PREFIX, DEPENDENCIES_ANNOTATION, SUPER_ROLE, validateRoleAnnotations, type Role } from '../authz/roles.js';
 import { describeOwner, ownerOf } from '../objects/ownership.js';
 import type { Actor, AdmissionRequest } from '../registry/admission.js';
 import type { ObjectService } from '../registry/object-service.js';
@@ -21,7 +21,8 @@ export type PluginGroups = (plugin: string) => readonly string[];
  * - a plugin writes only roles and bindings of its own, reaching only its own API and roles (authz/plugin-grants.ts);
  * - a role a plugin declared changes only with the plugin: a user who could empty it, bind it and wait for the plugin
  *   to restore it would hold rules no check ever saw;
- * - a role name that bindings still name (a stopped plugin's template) is not for a user to take;
+ * - a role name that bindings still name (a stopped plugin's template) is not for a user to take, and a dependency a
+ *   user adds names an existing role: either would hand over whatever role is later created under that name;
  * - no role aggregates into `super-role`;
  * - a binding names an existing role, and role annotations hold valid JSON.
  */
@@ -51,6 +52,7 @@ function admitRole(request: AdmissionRequest, roles: RoleService, scopeOf: (plug
   const errors = validateRoleAnnotations(role);
   if (errors.length > 0) throw invalid(`Role "${name}" is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, errors);
   if (actor.kind === 'user' && request.operation === 'create') refuseBoundName(name, roles);
+  if (actor.kind === 'user') refuseMissingDependencies(role, request.prevObject, roles);
   if (actor.kind !== 'system' && role.labels[`${AGGREGATE_TO_LABEL_PREFIX}${SUPER_ROLE}`] !== undefined) {
     throw forbidden(`role "${name}" may not aggregate into ${SUPER_ROLE}: it is reserved`);
   }
@@ -95,6 +97,14 @@ function refuseBoundName(name: string, roles: RoleService): void {
     `role "${name}" is still named by RoleBindings ${bound.slice(0, 5).join(', ')}${bound.length > 5 ? ', …' : ''} ` +
       `(a stopped plugin's template had this name); a new role would inherit them: delete them first`,
   );
+}
+
+function refuseMissingDependencies(role: Role, prevObject: ExtensionObject | undefined, roles: RoleService): void {
+  const missing = missingDependencies(role, prevObject && toRole(prevObject), roles.allRoles());
+  if (missing.length === 0) return;
+  throw invalid(`Role "${role.name}" depends on roles that do not exist: ${missing.join(', ')}; a dependency must name an existing role`, [
+    { path: `/metadata/annotations/${DEPENDENCIES_ANNOTATION.replace(/\//g, '~1')}`, message: 'must name existing roles' },
+  ]);
 }
 
 function refusePluginGrant(problems: string[], plugin: string, what: string): void {
