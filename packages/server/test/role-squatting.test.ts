@@ -160,6 +160,19 @@ describe.each(BACKENDS)('squatting a plugin\'s role names (%s)', (backend) => {
     expect(await squatterMay('DELETE', `${PERSONS}/ada`)).toBe(false);
   });
 
+  it('squat, depend on it, bind and delete while it is stopped: the dependency goes with the role', async () => {
+    expect((await setEnabled(false)).phase).toBe('STOPPED');
+    expect((await squat(MANAGE)).status).toBe(201);
+    const dependent = { ...role('my-people'), metadata: { name: 'my-people', annotations: { 'rbac.authorization.svc.run/dependencies': `["${MANAGE}"]` } } };
+    expect((await sq('POST', ROLES, dependent)).status).toBe(201);
+    expect((await bindSelf('my-people')).status).toBe(201);
+    expect((await sq('DELETE', `${ROLES}/${MANAGE}`)).status).toBe(200);
+    expect((await t.request('GET', `${ROLES}/my-people`)).body.metadata.annotations ?? {}).toEqual({});
+    expect((await setEnabled(true)).phase).toBe('STARTED');
+    expect((await sq('POST', PERSONS, person('sq3'))).status).toBe(403);
+    expect(await squatterMay('DELETE', `${PERSONS}/ada`)).toBe(false);
+  });
+
   it('a template an upgrade adds, squatted before the upgrade: the upgrade fails naming it', async () => {
     expect((await squat('people-role-export-persons')).status).toBe(201);
     expect((await bindSelf('people-role-export-persons')).status).toBe(201);

@@ -5,7 +5,7 @@ import type { ModelRegistry, ServedModel } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
 import { BUILT_IN_ROLES, CORE_TEMPLATES } from './built-in-roles.js';
 import { roleBindingModel, roleModel, type RoleObject } from './models.js';
-import { installBindingCascade } from './binding-cascade.js';
+import { installRoleCascade } from './role-cascade.js';
 import { installRoleAdmission, type PluginGroups } from './role-admission.js';
 import { RoleService } from './role-service.js';
 
@@ -18,7 +18,7 @@ export async function startRbac(registry: ModelRegistry, objects: ObjectService,
   const bindings = await registry.register(normalizeModelDefinition(roleBindingModel, { kind: 'system' }), 'system');
   const service = new RoleService(roles, bindings);
   installRoleAdmission(objects, service, { roles: roles.model.resource, bindings: bindings.model.resource }, pluginGroups);
-  installBindingCascade(objects, service, { roles, bindings });
+  installRoleCascade(objects, service, { roles, bindings });
   for (const role of [...BUILT_IN_ROLES, ...CORE_TEMPLATES]) await restore(objects, roles, role);
   await service.start(objects);
   return { service, roles, bindings };

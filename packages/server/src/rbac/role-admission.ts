@@ -89,13 +89,19 @@ function refuseForeignWrite(request: AdmissionRequest, what: string): void {
   );
 }
 
-/** Bindings left by a stopped plugin still name its template: a user's role of that name would inherit them. */
+/** Bindings and dependencies left by a stopped plugin still name its template: a user's role would inherit them. */
 function refuseBoundName(name: string, roles: RoleService): void {
-  const bound = roles.bindingsTo(name).map((b) => b.metadata.name);
-  if (bound.length === 0) return;
+  const list = (names: string[]) => `${names.slice(0, 5).join(', ')}${names.length > 5 ? ', …' : ''}`;
+  const bindings = roles.bindingsTo(name).map((b) => b.metadata.name);
+  const dependents = roles.dependentsOf(name);
+  if (bindings.length === 0 && dependents.length === 0) return;
+  const by = [
+    ...(bindings.length > 0 ? [`RoleBindings ${list(bindings)}`] : []),
+    ...(dependents.length > 0 ? [`the dependencies of roles ${list(dependents)}`] : []),
+  ];
   throw conflict(
-    `role "${name}" is still named by RoleBindings ${bound.slice(0, 5).join(', ')}${bound.length > 5 ? ', …' : ''} ` +
-      `(a stopped plugin's template had this name); a new role would inherit them: delete them first`,
+    `role "${name}" is still named by ${by.join(' and ')} (a stopped plugin's template had this name); ` +
+      'a new role would inherit them: remove them first',
   );
 }
 
