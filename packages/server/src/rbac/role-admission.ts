@@ -21,8 +21,8 @@ export type PluginGroups = (plugin: string) => readonly string[];
  * - a plugin writes only roles and bindings of its own, reaching only its own API and roles (authz/plugin-grants.ts);
  * - a role a plugin declared changes only with the plugin: a user who could empty it, bind it and wait for the plugin
  *   to restore it would hold rules no check ever saw;
- * - a role name that bindings still name (a stopped plugin's template) is not for a user to take, and a dependency a
- *   user adds names an existing role: either would hand over whatever role is later created under that name;
+ * - a role name that bindings or dependencies still name (a stopped plugin's template) is not for a user to take, and
+ *   a dependency a user adds names an existing role: either would hand over whatever role takes that name later;
  * - no role aggregates into `super-role`;
  * - a binding names an existing role, and role annotations hold valid JSON.
  */
