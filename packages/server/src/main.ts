@@ -96,7 +96,8 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   const router = new DynamicRouter<HttpContext>();
   router.add(generatedRoutes(registry, objects, watches));
   // Roles before plugins, so the role templates a plugin declares can be created when it starts.
-  const rbac = await startRbac(registry, objects);
+  // A plugin's declarations are bounded by the groups it owns, which the host knows (it is called once plugins start).
+  const rbac = await startRbac(registry, objects, (plugin) => plugins.ownedGroups(plugin));
   // Who may manage whom needs both halves: roles from RBAC, and which users are enabled from authentication (asked
   // only once requests are served, after `authn` below exists).
   const management = new UserManagement(rbac.service, (username) => authn.users.isActive(username));

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  BUILT_IN_ROLE_NAMES, type EscalationResult, canBind, canWriteRole, confirmNoEscalation,
-  isAggregationTargetAllowedForPlugin,
+  BUILT_IN_ROLE_NAMES, type EscalationResult, canBind, canWriteRole, confirmNoEscalation, missingDependencies,
 } from './escalation.js';
 import { AGGREGATE_TO_LABEL_PREFIX, DEPENDENCIES_ANNOTATION, type Role, expandRoles } from './roles.js';
 import type { PolicyRule } from './rules.js';
@@ -71,10 +70,16 @@ describe('escalation', () => {
     expect(got).toEqual(want);
   });
 
-  it('reserves the built-in role names, and super-role as an aggregation target', () => {
+  const dependent = (...names: string[]) => role('mine', [], { annotations: { [DEPENDENCIES_ANNOTATION]: JSON.stringify(names) } })[1];
+  it.each([
+    { name: 'existing roles', role: dependent('viewer', 'writer'), prev: undefined, want: [] },
+    { name: 'a name no role has yet', role: dependent('viewer', 'future-admins'), prev: undefined, want: ['future-admins'] },
+    { name: 'a missing name kept from before', role: dependent('viewer', 'gone'), prev: dependent('gone'), want: [] },
+    { name: 'a missing name added by an update', role: dependent('gone', 'later'), prev: dependent('gone'), want: ['later'] },
+    { name: 'no dependencies', role: role('mine', [])[1], prev: undefined, want: [] },
+  ])('missing dependencies: $name', ({ role: r, prev, want }) => expect(missingDependencies(r, prev, roles)).toEqual(want));
+
+  it('names the built-in roles', () => {
     expect([...BUILT_IN_ROLE_NAMES]).toEqual(['super-role', 'anonymous', 'authenticated', 'guest', 'contributor', 'author', 'editor']);
-    expect(isAggregationTargetAllowedForPlugin('super-role')).toBe(false);
-    expect(isAggregationTargetAllowedForPlugin('anonymous')).toBe(true);
-    expect(isAggregationTargetAllowedForPlugin('editor')).toBe(true);
   });
 });

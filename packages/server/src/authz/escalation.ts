@@ -6,7 +6,7 @@
  * `super-role` needs `super-role`.
  */
 import { ALL, type PolicyRule, nonResourceURLMatches } from './rules.js';
-import { type ExpandedRoles, type Role, SUPER_ROLE, expandRoles } from './roles.js';
+import { DEPENDENCIES_ANNOTATION, type ExpandedRoles, type Role, SUPER_ROLE, annotationList, expandRoles } from './roles.js';
 
 export const BUILT_IN_ROLE_NAMES = [
   'super-role', 'anonymous', 'authenticated', 'guest', 'contributor', 'author', 'editor',
@@ -15,11 +15,6 @@ export type BuiltInRoleName = (typeof BUILT_IN_ROLE_NAMES)[number];
 
 export function isBuiltInRole(name: string): name is BuiltInRoleName {
   return (BUILT_IN_ROLE_NAMES as readonly string[]).includes(name);
-}
-
-/** A plugin's template may aggregate into any role but `super-role` (which already holds everything). */
-export function isAggregationTargetAllowedForPlugin(roleName: string): boolean {
-  return roleName !== '' && roleName !== SUPER_ROLE;
 }
 
 export type EscalationResult = { ok: true } | { ok: false; missing: PolicyRule[] };
@@ -54,6 +49,17 @@ export function canWriteRole(held: ExpandedRoles, role: Role, roles: ReadonlyMap
   const after = new Map(roles);
   after.set(role.name, role);
   return canBind(held, expandRoles([role.name], after));
+}
+
+/**
+ * Dependencies `role` adds (beyond those of `prev`, the role as stored) that name no role. Expansion skips such a
+ * name, so the escalation check sees nothing there; but whatever role is created under it later (a plugin's template,
+ * an administrator's role) would reach every holder. So a new dependency must name an existing role; one kept from
+ * before (its role deleted or its plugin stopped since) may stay.
+ */
+export function missingDependencies(role: Role, prev: Role | undefined, roles: ReadonlyMap<string, Role>): string[] {
+  const before = new Set(prev ? annotationList(prev, DEPENDENCIES_ANNOTATION) ?? [] : []);
+  return (annotationList(role, DEPENDENCIES_ANNOTATION) ?? []).filter((name) => !before.has(name) && !roles.has(name));
 }
 
 /** One rule per verb × group × resource × name (absent names stay absent: "every name"), and per verb × URL. */

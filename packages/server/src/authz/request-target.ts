@@ -87,8 +87,13 @@ function decodeSegment(piece: string): string | { ok: false; problem: string } {
   }
   if (segment.includes('/')) return refuse(`the path segment "${piece}" encodes a "/", which would read as two segments`);
   if (CONTROL.test(segment)) return refuse(`the path segment "${piece}" encodes a control character`);
-  if (segment === '.' || segment === '..') return refuse('the path contains a "." or ".." segment; send the resolved path');
+  if (isDotSegment(segment)) return refuse('the path contains a "." or ".." segment; send the resolved path');
   return segment;
+}
+
+/** `.` or `..`, also percent-encoded: a path segment that no parsed target holds and no rule may name. */
+export function isDotSegment(segment: string): boolean {
+  return /^(?:\.|%2e){1,2}$/i.test(segment);
 }
 
 function refuse(problem: string): { ok: false; problem: string } {

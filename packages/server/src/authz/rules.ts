@@ -6,6 +6,8 @@
  * counts, and `*\/<subresource>` matches.
  */
 
+import { isDotSegment } from './request-target.js';
+
 export const ALL = '*';
 
 export interface PolicyRule {
@@ -70,7 +72,7 @@ export function nonResourceURLMatches(rule: PolicyRule, path: string): boolean {
     if (!url.endsWith(ALL)) return false;
     // A prefix must not be escaped with `..`: such paths only ever match exactly. (The gate refuses dot segments
     // before classification; this keeps the matcher safe for any caller.)
-    if (path.split('/').some((segment) => segment === '.' || segment === '..')) return false;
+    if (path.split('/').some(isDotSegment)) return false;
     const prefix = url.slice(0, -1);
     return path.startsWith(prefix) || (prefix.endsWith('/') && path === prefix.slice(0, -1));
   });

@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { ExtensionObject } from '@svc/plugin-api';
+import { DEPENDENCIES_ANNOTATION, annotationList } from '../authz/roles.js';
 
 export interface DeclaredObject {
   /** `extensions/<file>#<document index>`, for error messages. */
@@ -40,4 +41,33 @@ export async function readDeclaredObjects(folder: string): Promise<DeclaredObjec
     });
   }
   return declared;
+}
+
+/**
+ * The declared objects in file order, except that a Role comes after the declared roles it depends on: a plugin's
+ * dependency must name a role that exists when it is written (authz/plugin-grants.ts), whatever the file names are.
+ * A cycle keeps file order (and fails on the dependency not yet there).
+ */
+export function inDependencyOrder(declared: DeclaredObject[]): DeclaredObject[] {
+  const roles = new Map(declared.filter(({ object }) => isRole(object)).map((d) => [d.object.metadata?.name, d]));
+  const ordered: DeclaredObject[] = [];
+  const seen = new Set<DeclaredObject>();
+  const place = (item: DeclaredObject) => {
+    if (seen.has(item)) return;
+    seen.add(item);
+    if (isRole(item.object)) {
+      const annotations = item.object.metadata?.annotations ?? {};
+      for (const name of annotationList({ annotations }, DEPENDENCIES_ANNOTATION) ?? []) {
+        const dependency = roles.get(name);
+        if (dependency) place(dependency);
+      }
+    }
+    ordered.push(item);
+  };
+  declared.forEach(place);
+  return ordered;
+}
+
+function isRole(object: ExtensionObject): boolean {
+  return object.kind === 'Role' && object.apiVersion === 'v1alpha1';
 }

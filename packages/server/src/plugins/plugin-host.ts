@@ -4,14 +4,16 @@ import semver from 'semver';
 import type { ExtensionClient, ExtensionObject, Plugin } from '@svc/plugin-api';
 import type { DynamicRouter } from '../api/dynamic-router.js';
 import type { HttpContext } from '../api/http-context.js';
-import { customRoutes } from '../api/custom-routes.js';
+import { customRoutes, groupOf } from '../api/custom-routes.js';
 import { createExtensionClient } from '../registry/client.js';
 import type { ModelRegistry } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
 import type { Actor } from '../registry/admission.js';
 import type { ControllerManager } from '../controllers/controller-manager.js';
 import { ROLE_TEMPLATE_LABEL } from '../authz/roles.js';
-import { readDeclaredObjects } from './extensions.js';
+import { pluginServiceGroups } from '../objects/domains.js';
+import { describeOwner, ownerOf } from '../objects/ownership.js';
+import { inDependencyOrder, readDeclaredObjects } from './extensions.js';
 import { readManifest, type PluginManifest } from './manifest.js';
 import { codeFingerprint, importPluginEntry } from './module-loader.js';
 import { createPluginContext, type PluginContributions } from './plugin-context.js';
@@ -61,6 +63,8 @@ export interface PluginHostDeps {
 export class PluginHost {
   private readonly records = new Map<string, PluginRecord>();
   private readonly running = new Map<string, Running>();
+  /** What a plugin registered while it starts, before it runs: the groups it owns are known from `start` on. */
+  private readonly starting = new Map<string, PluginContributions>();
   readonly logs: PluginLogs;
 
   constructor(private readonly deps: PluginHostDeps) {
@@ -99,6 +103,17 @@ export class PluginHost {
     this.logs.forget(name);
   }
 
+  /**
+   * The API groups plugin `name` owns now: its `svc.run` groups, and the domains of its own that its models and routes
+   * use (a domain no model or route of it serves is not its: another plugin may serve it).
+   */
+  ownedGroups(name: string): string[] {
+    const contributions = this.running.get(name)?.contributions ?? this.starting.get(name);
+    // Registration already refused groups the plugin does not own.
+    const served = [...(contributions?.models ?? []).map((m) => m.model.group), ...(contributions?.routes ?? []).map(groupOf)];
+    return [...new Set([...pluginServiceGroups(name), ...served])];
+  }
+
   /** Plugins running now that require `name`. */
   runningDependents(name: string): string[] {
     return this.list()
@@ -135,12 +150,13 @@ export class PluginHost {
     const logger = this.logs.logger(name);
     let instance: Plugin | undefined;
     const declared: ExtensionObject[] = [];
+    this.starting.set(name, contributions);
     try {
       instance = await this.loadEntry(record);
       const client = createExtensionClient(this.deps.registry, this.deps.objects, { actor: pluginActor(name) });
       const context = createPluginContext(name, { registry: this.deps.registry, client, logger }, contributions);
       await withTimeout(Promise.resolve(instance.start(context)), this.deps.startTimeoutMs ?? 30_000, name);
-      for (const { source, object } of await readDeclaredObjects(record.folder)) {
+      for (const { source, object } of inDependencyOrder(await readDeclaredObjects(record.folder))) {
         declared.push(await this.applyDeclared(name, source, object));
       }
       this.deps.router.add(contributions.routes.flatMap((route) => customRoutes(`plugin:${name}`, route)));
@@ -150,6 +166,8 @@ export class PluginHost {
     } catch (error) {
       await this.undo(name, { instance, contributions, declared }, false);
       return this.fail(record, 'StartFailed', (error as Error).message);
+    } finally {
+      this.starting.delete(name);
     }
     this.running.set(name, { instance, contributions, declared });
     record.phase = 'STARTED';
@@ -239,7 +257,12 @@ export class PluginHost {
     for (const served of running.contributions.models) this.deps.registry.unregister(served);
   }
 
-  /** Creates a declared object, or updates it when it exists and differs; returns it as stored. */
+  /**
+   * Creates a declared object, or updates it when it exists and differs; returns it as stored. An object of that name
+   * that the plugin does not own (someone made it through the API, or another plugin declared it) is never taken
+   * over: the start fails naming it and its owner. An unchanged object is admitted again as it is stored, so what it
+   * grants is checked by today's rules even when nothing is written; one they refuse is deleted.
+   */
   private async applyDeclared(plugin: string, source: string, declared: ExtensionObject): Promise<ExtensionObject> {
     const object: ExtensionObject = {
       ...declared,
@@ -253,11 +276,28 @@ export class PluginHost {
     try {
       const existing = await client.fetch(object, object.metadata.name);
       if (!existing) return await client.create(object);
-      if (sameDeclaredContent(existing, object)) return existing;
+      if (ownerOf(existing) !== plugin) {
+        throw new Error(`it already exists and belongs to ${describeOwner(ownerOf(existing))}; a plugin never takes over an object it did not declare`);
+      }
+      if (sameDeclaredContent(existing, object)) {
+        await this.readmit(plugin, existing).catch(async (error: unknown) => {
+          // Stored before today's rules refused it: it is the plugin's own, and must not keep granting meanwhile.
+          await client.delete(existing, existing.metadata.name);
+          throw error;
+        });
+        return existing;
+      }
       return await client.update({ ...object, metadata: { ...object.metadata, version: existing.metadata.version } });
     } catch (error) {
       throw new Error(`${source} (${object.kind} "${object.metadata?.name}"): ${(error as Error).message}`);
     }
+  }
+
+  /** Runs the admission checks of an unchanged write of `object` as the plugin, without writing. */
+  private async readmit(plugin: string, object: ExtensionObject): Promise<void> {
+    const served = this.deps.registry.findByKind(object.apiVersion, object.kind);
+    if (!served) return;
+    await this.deps.objects.admission.run({ operation: 'update', served, object, prevObject: object, actor: pluginActor(plugin) });
   }
 
   private async loadEntry(record: PluginRecord): Promise<Plugin> {

@@ -35,8 +35,8 @@ export type PluginObject = ExtensionObject<PluginSpec, PluginStatus> & { spec: P
 export const PLUGIN_GROUP = 'plugin.svc.run';
 /** Held by every Plugin object, so deleting one first stops the plugin and removes its code (an uninstall). */
 export const UNINSTALL_FINALIZER = 'plugin.svc.run/uninstall';
-/** Label on every object a plugin declares in `extensions/`. */
-export const PLUGIN_NAME_LABEL = 'plugin.svc.run/plugin-name';
+/** Label on every object a plugin declares in `extensions/`: its owner (objects/ownership.ts). */
+export { OWNER_LABEL as PLUGIN_NAME_LABEL } from '../objects/ownership.js';
 
 const semverString = { type: 'string', minLength: 1, maxLength: 256 };
 

@@ -5,15 +5,20 @@ import type { ModelRegistry, ServedModel } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
 import { BUILT_IN_ROLES, CORE_TEMPLATES } from './built-in-roles.js';
 import { roleBindingModel, roleModel, type RoleObject } from './models.js';
-import { installRoleAdmission } from './role-admission.js';
+import { installRoleCascade } from './role-cascade.js';
+import { installRoleAdmission, type PluginGroups } from './role-admission.js';
 import { RoleService } from './role-service.js';
 
-/** Registers Role and RoleBinding, restores the service's own roles, and starts the role service that follows them. */
-export async function startRbac(registry: ModelRegistry, objects: ObjectService) {
+/**
+ * Registers Role and RoleBinding, restores the service's own roles, and starts the role service that follows them.
+ * `pluginGroups` says which API groups a plugin owns, so what it declares can be bounded by them.
+ */
+export async function startRbac(registry: ModelRegistry, objects: ObjectService, pluginGroups: PluginGroups) {
   const roles = await registry.register(normalizeModelDefinition(roleModel, { kind: 'system' }), 'system');
   const bindings = await registry.register(normalizeModelDefinition(roleBindingModel, { kind: 'system' }), 'system');
   const service = new RoleService(roles, bindings);
-  installRoleAdmission(objects, service, { roles: roles.model.resource, bindings: bindings.model.resource });
+  installRoleAdmission(objects, service, { roles: roles.model.resource, bindings: bindings.model.resource }, pluginGroups);
+  installRoleCascade(objects, service, { roles, bindings });
   for (const role of [...BUILT_IN_ROLES, ...CORE_TEMPLATES]) await restore(objects, roles, role);
   await service.start(objects);
   return { service, roles, bindings };

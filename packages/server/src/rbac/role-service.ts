@@ -2,7 +2,7 @@ import type { ExtensionObject } from '@svc/plugin-api';
 import type { Principal } from '../authn/principal.js';
 import { authorize, type Decision } from '../authz/authorizer.js';
 import { aggregationIndex, expandRoles, type AggregationIndex, type ExpandedRoles, type Role } from '../authz/roles.js';
-import { ANONYMOUS_ROLE, AUTHENTICATED_ROLE, SUPER_ROLE } from '../authz/roles.js';
+import { ANONYMOUS_ROLE, AUTHENTICATED_ROLE, DEPENDENCIES_ANNOTATION, SUPER_ROLE, annotationList } from '../authz/roles.js';
 import type { Attributes } from '../authz/rules.js';
 import type { CommittedChange, ObjectService } from '../registry/object-service.js';
 import type { ServedModel } from '../registry/model-registry.js';
@@ -96,6 +96,18 @@ export class RoleService {
 
   bindingsOf(username: string): RoleBindingObject[] {
     return [...this.bindings.values()].filter((b) => b.subjects.some((s) => s.kind === 'User' && s.name === username));
+  }
+
+  /** The bindings naming role `roleName`, whether or not it exists. */
+  bindingsTo(roleName: string): RoleBindingObject[] {
+    return [...this.bindings.values()].filter((b) => b.roleRef.name === roleName);
+  }
+
+  /** The names of the roles whose dependencies name role `roleName`, whether or not it exists. */
+  dependentsOf(roleName: string): string[] {
+    return [...this.roles.values()]
+      .filter((role) => annotationList(role, DEPENDENCIES_ANNOTATION)?.includes(roleName))
+      .map((role) => role.name);
   }
 
   /** The roles a principal starts from: `anonymous`, plus `authenticated` and its bindings when logged in. */

@@ -1,5 +1,6 @@
-import type { ExtensionObject } from '@svc/plugin-api';
+import { forbidden, type ExtensionObject } from '@svc/plugin-api';
 import type { Principal } from '../authn/principal.js';
+import { ownerLabelProblem } from '../objects/ownership.js';
 import type { ServedModel } from './model-registry.js';
 
 /** Who asks for a write: a user over HTTP, a plugin through its client, or the service itself. */
@@ -47,13 +48,18 @@ export class Admission {
     };
   }
 
-  /** Whether writes of the store resource have checks at all. */
+  /** Whether writes of the store resource have checks of their own. */
   has(resource: string): boolean {
     return this.checks.has(resource);
   }
 
-  /** Runs the checks of the request's model in order; undefined when it has none (most models: no promise to await). */
+  /**
+   * Runs the checks of the request's model in order; undefined when it has none (most models: no promise to await).
+   * Every model first keeps the owner label out of the writer's hands (objects/ownership.ts); that throws at once.
+   */
   run(request: AdmissionRequest): Promise<void> | undefined {
+    const problem = ownerLabelProblem(request.actor, request.object, request.prevObject);
+    if (problem !== undefined) throw forbidden(problem);
     const checks = this.checks.get(request.served.model.resource);
     return checks && runChecks(checks, request);
   }
