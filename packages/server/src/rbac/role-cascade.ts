@@ -10,8 +10,8 @@ import type { RoleService } from './role-service.js';
  * Bindings, and dependencies on it, go with their role. Both were checked against their writer for the rules the role
  * had then; if they outlived the role, a later role of the same name (anyone's: a plugin's template, an
  * administrator's role) would hand its rules to their users. So the deletion of a role first deletes the bindings
- * naming it and removes it from other roles' dependencies, inside the role's own write (an admission step, before the
- * store): no moment exists in which they point at nothing. A role whose deletion waits on finalizers is cleaned the
+ * naming it and removes it from other roles' dependencies, inside the role's own write (an admission effect: after
+ * every check of the write passed, before the store): no moment exists in which they point at nothing. A role whose deletion waits on finalizers is cleaned the
  * same way again when it finally goes, catching what was made meanwhile.
  *
  * The one exception is a plugin removing its own role as it stops: bindings and dependencies stay and take effect
@@ -19,7 +19,7 @@ import type { RoleService } from './role-service.js';
  * cannot create a role of that name (role-admission.ts).
  */
 export function installRoleCascade(objects: ObjectService, roles: RoleService, served: { roles: ServedModel; bindings: ServedModel }) {
-  objects.admission.add(served.roles.model.resource, async (request) => {
+  objects.admission.addEffect(served.roles.model.resource, async (request) => {
     if (!request.object.metadata.deletionTimestamp) return;
     const { actor } = request;
     if (actor.kind === 'plugin' && ownerOf(request.prevObject) === actor.plugin) return;

@@ -27,6 +27,7 @@ export interface UserAdmissionDeps {
 export function installUserAdmission(deps: UserAdmissionDeps): void {
   const { objects, management } = deps;
   objects.admission.add(deps.users.model.resource, (request) => admitUser(deps, request));
+  objects.admission.addEffect(deps.users.model.resource, (request) => grantsGoWithUser(deps, request));
   objects.admission.add(deps.tokens.model.resource, (request) => {
     if (request.operation === 'create') return;
     const owner = (request.prevObject ?? request.object).spec?.username;
@@ -48,23 +49,26 @@ export function installUserAdmission(deps: UserAdmissionDeps): void {
   });
 }
 
-async function admitUser(deps: UserAdmissionDeps, request: AdmissionRequest): Promise<void> {
+function admitUser(deps: UserAdmissionDeps, request: AdmissionRequest): void {
   const { actor, operation, object } = request;
   const name = object.metadata.name;
-  if (operation === 'create') {
-    // A new user never starts with a grant written before they existed: a deleted namesake's, or one written ahead
-    // for the name. The service's own first boot writes the administrator's binding before the user, on purpose.
-    if (actor.kind !== 'system' && !request.dryRun) await removeFromAllBindings(deps.objects, deps.roles, deps.bindings, name);
-    return;
-  }
+  if (operation === 'create') return;
   const losesAccess = isActiveUser(request.prevObject ?? object) && !isActiveUser(object);
   const deleting = operation === 'delete' || Boolean(object.metadata.deletionTimestamp);
   const action = deleting ? 'delete' : losesAccess ? 'disable' : request.subresource ? 'change the status of' : 'change';
   deps.management.checkMayManage(actor, name, action);
   if (losesAccess && actor.kind !== 'system') deps.management.checkMayLoseAccess(name, deleting ? 'deleted' : 'disabled');
-  // Checked first, then the grants go before the user does: a delete that fails after this leaves a user with fewer
-  // roles, never a removed user's roles waiting for a namesake.
-  if (operation === 'delete' && !request.dryRun) await removeFromAllBindings(deps.objects, deps.roles, deps.bindings, name);
+}
+
+/**
+ * A user's grants live and die with them. A new user never starts with a grant written before they existed (a deleted
+ * namesake's, or one written ahead for the name); the service's own first boot writes the administrator's binding
+ * before the user, on purpose. A deleted user's grants go before the user does: a delete that fails after this
+ * leaves a user with fewer roles, never a removed user's roles waiting for a namesake.
+ */
+async function grantsGoWithUser(deps: UserAdmissionDeps, { actor, operation, object }: AdmissionRequest): Promise<void> {
+  const joining = operation === 'create' && actor.kind !== 'system';
+  if (joining || operation === 'delete') await removeFromAllBindings(deps.objects, deps.roles, deps.bindings, object.metadata.name);
 }
 
 /** The write removes the object (a delete, or the last finalizer of an object being deleted). */
