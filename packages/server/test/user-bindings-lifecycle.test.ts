@@ -88,3 +88,29 @@ describe.each(BACKENDS)('role bindings across a user\'s life (%s)', (backend) =>
     expect((await as(t, admin)('GET', `${CONSOLE}/users/early/permissions`)).body.roles).toEqual([]);
   });
 });
+
+describe.each(BACKENDS)('removing a user from a binding whose role is gone (%s)', (backend) => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer({ backend });
+  }, 60_000);
+  afterAll(() => t.close());
+
+  it('takes the user off a shared binding to a stopped plugin\'s template', async () => {
+    const admin = await login(t, ADMIN.username, ADMIN.password);
+    await userWithRoles(t, admin, 'ua', []);
+    await userWithRoles(t, admin, 'ub', []);
+    const shared = binding('viewers', 'people-role-view-persons', ['ua', 'ub']);
+    expect((await as(t, admin)('POST', BINDINGS, shared)).status).toBe(201);
+    const stop = await as(t, admin)('PUT', `${CONSOLE}/plugins/people/plugin-state`, { enable: false });
+    expect(stop.body.status?.phase ?? stop.body.phase).toBe('STOPPED');
+    expect((await as(t, admin)('GET', '/api/v1alpha1/roles/people-role-view-persons')).status).toBe(404);
+    const cleared = await as(t, admin)('POST', `${CONSOLE}/users/ua/permissions`, { roles: [] });
+    expect(cleared.status).toBe(200);
+    const after = (await as(t, admin)('GET', `${BINDINGS}/viewers`)).body;
+    expect(after.subjects.map((s: { name: string }) => s.name)).toEqual(['ub']);
+    // Adding a subject to it is still refused while the role is gone: that would grant.
+    const widened = { ...after, subjects: [...after.subjects, { apiGroup: '', kind: 'User', name: 'ua' }] };
+    expect((await as(t, admin)('PUT', `${BINDINGS}/viewers`, widened)).status).toBe(400);
+  });
+});

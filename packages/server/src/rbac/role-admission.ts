@@ -63,7 +63,7 @@ function admitRole(request: AdmissionRequest, roles: RoleService, scopeOf: (plug
 
 function admitBinding(request: AdmissionRequest, roles: RoleService, scopeOf: (plugin: string) => PluginScope): void {
   refuseForeignWrite(request, 'role binding');
-  if (request.operation === 'delete') return;
+  if (request.operation === 'delete' || onlyNarrows(request)) return;
   const binding = request.object as RoleBindingObject;
   const roleName = binding.roleRef.name;
   if (!roles.role(roleName)) {
@@ -77,6 +77,18 @@ function admitBinding(request: AdmissionRequest, roles: RoleService, scopeOf: (p
   }
   const held = heldBy(actor, roles);
   if (held) refuseEscalation(canBind(held, roles.expand([roleName])), `bind role "${roleName}"`);
+}
+
+/**
+ * An update that keeps the role and only takes subjects away grants nothing, so it is admitted even where the role
+ * is gone (a stopped plugin's template) or the writer could not bind it: removing a user from a binding always works.
+ */
+function onlyNarrows(request: AdmissionRequest): boolean {
+  const prev = request.prevObject as RoleBindingObject | undefined;
+  const next = request.object as RoleBindingObject;
+  if (request.operation !== 'update' || !prev || JSON.stringify(prev.roleRef) !== JSON.stringify(next.roleRef)) return false;
+  const before = new Set((prev.subjects ?? []).map((s) => JSON.stringify([s.kind, s.name, s.apiGroup ?? ''])));
+  return (next.subjects ?? []).every((s) => before.has(JSON.stringify([s.kind, s.name, s.apiGroup ?? ''])));
 }
 
 /** A plugin writes only its own roles and bindings: those carrying its name in the owner label. */
