@@ -34,6 +34,7 @@ import type { QueueOptions } from './controllers/work-queue.js';
 import { pluginLogger } from './plugins/plugin-context.js';
 import { startHistoryRetention, type Retention } from './watch/history-retention.js';
 import { WatchHub } from './watch/hub.js';
+import { WatchAccess } from './watch/watch-access.js';
 import { DEFAULT_WATCH_LIMITS, WatchService } from './watch/watch-service.js';
 import type { WatcherLimits } from './watch/watcher.js';
 
@@ -124,6 +125,17 @@ export async function createServer(config: Config, options: ServerOptions = {}):
     bindings: rbac.bindings,
   });
   await authn.ensureSuperAdministrator();
+  // A watch ends when its caller loses access: roles, sign-out, token, user or password changes, and expiry.
+  watches.checkAccessWith(
+    new WatchAccess({
+      roles: rbac.service,
+      users: authn.users,
+      sessions: authn.sessions,
+      tokens: authn.tokens,
+      credentials: authn.credentials,
+      onError: (error) => logger.error({ err: error }, 'checking a watch\'s access failed'),
+    }),
+  );
   router.add(authn.routes());
   const posts = await registry.register(normalizeModelDefinition(postModel, { kind: 'system' }), 'system');
   router.add(postRoutes(objects, posts));

@@ -39,6 +39,7 @@ export class Sessions {
   private readonly cache = new LRUCache<string, Session>({ max: 10_000 });
   /** Sessions ended recently, so a lookup that raced with the ending cannot bring one back into the cache. */
   private readonly ended = new LRUCache<string, true>({ max: 10_000 });
+  private readonly endListeners = new Set<(key: string) => void>();
 
   constructor(
     store: Store,
@@ -90,7 +91,33 @@ export class Sessions {
   async end(key: string): Promise<void> {
     this.ended.set(key, true);
     this.cache.delete(key);
+    // Told before the store write: whatever the session still holds open (watches) ends now, not after a round trip.
+    for (const listener of this.endListeners) {
+      try {
+        listener(key);
+      } catch (error) {
+        this.onBackgroundError(error);
+      }
+    }
     await this.records.delete(key);
+  }
+
+  /** Listens for sessions ending (sign-out, password change, lost access, found expired), by key. */
+  onEnded(listener: (key: string) => void): () => void {
+    this.endListeners.add(listener);
+    return () => this.endListeners.delete(listener);
+  }
+
+  /**
+   * When the session with this key expires if it is not used before (its idle timeout, or its maximum age if sooner):
+   * the first instant `find` refuses it. Undefined when it has ended or expired already. Does not count as use.
+   */
+  async expiryOf(key: string): Promise<number | undefined> {
+    const session = this.cache.peek(key) ?? (await this.records.get(key));
+    if (!session || this.ended.has(key)) return undefined;
+    const expiry =
+      Math.min(session.lastSeenAt + this.policy.sessionIdleTimeoutMs, session.createdAt + this.policy.sessionMaxAgeMs) + 1;
+    return expiry > this.now() ? expiry : undefined;
   }
 
   /** Ends every session of a user except `exceptKey`; returns how many ended. */

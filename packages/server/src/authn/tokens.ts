@@ -36,6 +36,7 @@ export class PersonalAccessTokens {
   private readonly entries = new Map<string, TokenEntry>();
   private readonly nameByDigest = new Map<string, string>();
   private readonly digestByName = new Map<string, string>();
+  private readonly changeListeners = new Set<(name: string, username: string) => void>();
 
   constructor(
     readonly served: ServedModel,
@@ -81,6 +82,24 @@ export class PersonalAccessTokens {
     if (!this.deps.users.isActive(entry.username)) return undefined;
     if (now - entry.savedAt >= LAST_USED_INTERVAL_MS) this.recordUse(entry, now);
     return entry.principal;
+  }
+
+  /**
+   * Whether the token named still authenticates (as `authenticate` decides, without its secret) and when it expires.
+   * Memory only: open watches re-check their token with it.
+   */
+  check(name: string): { valid: boolean; expiresAtMs: number | undefined } {
+    const entry = this.entries.get(name);
+    if (!entry) return { valid: false, expiresAtMs: undefined };
+    const expired = entry.expiresAtMs !== undefined && this.now >= entry.expiresAtMs;
+    const valid = !entry.revoked && !expired && this.deps.users.isActive(entry.username);
+    return { valid, expiresAtMs: entry.expiresAtMs };
+  }
+
+  /** Listens for tokens written or deleted (revoked, for instance), told after the change is applied. */
+  onChanged(listener: (name: string, username: string) => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
   }
 
   /** Creates a token for the caller; the returned object carries the secret in its annotations (shown only here). */
@@ -176,13 +195,18 @@ export class PersonalAccessTokens {
   private onCommitted(change: CommittedChange): void {
     if (change.served.model.resource !== this.served.model.resource) return;
     const object = change.object as unknown as TokenObject;
-    if (change.type !== 'DELETED') return this.follow(object);
     const name = object.metadata.name;
-    this.entries.delete(name);
-    const digest = this.digestByName.get(name);
-    if (digest !== undefined) this.nameByDigest.delete(digest);
-    this.digestByName.delete(name);
-    void this.digests.delete(name).catch(this.deps.onBackgroundError);
+    if (change.type !== 'DELETED') {
+      this.follow(object);
+    } else {
+      this.entries.delete(name);
+      const digest = this.digestByName.get(name);
+      if (digest !== undefined) this.nameByDigest.delete(digest);
+      this.digestByName.delete(name);
+      void this.digests.delete(name).catch(this.deps.onBackgroundError);
+    }
+    const username = object.spec?.username;
+    if (username !== undefined) for (const listener of this.changeListeners) listener(name, username);
   }
 
   private follow(object: TokenObject): void {

@@ -33,6 +33,7 @@ export class RoleService {
    */
   private byPrincipal = new WeakMap<Principal, ExpandedRoles>();
   private decisions = new WeakMap<ExpandedRoles, Map<string, Decision>>();
+  private readonly changeListeners = new Set<() => void>();
 
   constructor(
     private readonly roleModel: ServedModel,
@@ -52,6 +53,15 @@ export class RoleService {
     this.rebuildUserIndex();
     this.rolesChanged();
     objects.onCommitted((change) => this.follow(change));
+  }
+
+  /**
+   * Listens for role and binding changes, told after the change is applied: what anyone may do may have changed
+   * (open watches are re-checked on this). Returns the unsubscribe function.
+   */
+  onChange(listener: () => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
   }
 
   role(name: string): Role | undefined {
@@ -178,7 +188,10 @@ export class RoleService {
       if (change.type === 'DELETED') this.bindings.delete(change.object.metadata.name);
       else this.bindings.set(change.object.metadata.name, change.object as RoleBindingObject);
       this.rebuildUserIndex();
+    } else {
+      return;
     }
+    for (const listener of this.changeListeners) listener();
   }
 
   private forgetPrincipals(): void {

@@ -1,7 +1,8 @@
 /**
  * The two transports of a watch, as the generated list route calls them: a WebSocket (already upgraded; errors are
  * ERROR events) and `?watch=true`, a streamed `application/json` response of newline-delimited events (errors found
- * before streaming are ordinary problem+json responses).
+ * before streaming are ordinary problem+json responses). Each watch carries the principal the gate authorized, so it
+ * can end when that caller loses access.
  */
 import type { WebSocket } from '@fastify/websocket';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -22,7 +23,7 @@ export function watchOverWebSocket(
   } catch (error) {
     return watches.refuse(sink, error);
   }
-  watches.start(prepared, sink);
+  watches.start(prepared, sink, request.principal);
 }
 
 export function watchOverHttp(
@@ -34,7 +35,7 @@ export function watchOverHttp(
   const prepared = watches.prepare(served, request.target.query);
   // The stream is written directly: Fastify sends nothing more for this request.
   reply.hijack();
-  watches.start(prepared, httpStreamSink(reply.raw, headersSetByHooks(reply)));
+  watches.start(prepared, httpStreamSink(reply.raw, headersSetByHooks(reply)), request.principal);
   return reply;
 }
 

@@ -3,6 +3,7 @@
  * watcher on a sink. Keeps every open watcher, so the server can end them all when it closes.
  */
 import { isApiError } from '@svc/plugin-api';
+import { ANONYMOUS, type Principal } from '../authn/principal.js';
 import type { ServedModel } from '../registry/model-registry.js';
 import type { Store } from '../store/types.js';
 import { errorEvent, statusObject } from './events.js';
@@ -10,6 +11,7 @@ import type { WatchHub } from './hub.js';
 import { replayHistory, sendSnapshot } from './catch-up.js';
 import { selectionOf, type Selection } from './selection-filter.js';
 import type { WatchSink } from './sink.js';
+import type { WatchAccess } from './watch-access.js';
 import { parseWatchRequest, type WatchRequest } from './watch-request.js';
 import { Watcher, type WatcherLimits } from './watcher.js';
 
@@ -30,6 +32,7 @@ export class WatchService {
   private readonly watchers = new Set<Watcher>();
   /** The largest backlog any watcher has had, ended ones included. */
   private peak = 0;
+  private access: WatchAccess | undefined;
 
   constructor(
     private readonly store: Store,
@@ -44,8 +47,17 @@ export class WatchService {
     return { served, request, selection: selectionOf(served.index, request.labels, request.fields) };
   }
 
-  start({ served, request, selection }: PreparedWatch, sink: WatchSink): Watcher {
+  /** From now on, every watch started is tied to its caller and ends when the caller loses access (watch-access.ts). */
+  checkAccessWith(access: WatchAccess): void {
+    this.access = access;
+  }
+
+  /** Starts a watch for `caller` (the principal the gate authorized; anonymous when none is given). */
+  start({ served, request, selection }: PreparedWatch, sink: WatchSink, caller: Principal = ANONYMOUS): Watcher {
     const watcher = new Watcher(served, selection, sink, this.limits, () => this.hub.lastRevision);
+    this.access?.follow(watcher, caller);
+    // Refused at once (access changed since the gate): nothing to subscribe to or catch up.
+    if (watcher.isEnded) return watcher;
     this.watchers.add(watcher);
     // Live first: whatever commits while catching up is buffered, then delivered without gap or duplicate.
     const unsubscribe = this.hub.subscribe(served.model.resource, watcher.onLive, selection);
