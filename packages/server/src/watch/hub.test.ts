@@ -28,20 +28,27 @@ const history = (revision: number, resource: string): Change => ({
 });
 
 /** A hub over fakes: announcements are made by hand, the store's history is a list. */
-async function hubWith(changes: Change[]) {
+async function hubWith(changes: Change[], options: { gapTimeoutMs?: number } = {}) {
+  let reads = 0;
   let listener: CommitListener = () => undefined;
   const objects = { onCommitted: (l: CommitListener) => ((listener = l), () => undefined) } as unknown as ObjectService;
   const store = {
     currentRevision: async () => 0,
-    changesSince: async (after: number, limit = 1000) => changes.filter((c) => c.revision > after).slice(0, limit),
+    changesSince: async (after: number, limit = 1000) => (reads++, changes.filter((c) => c.revision > after).slice(0, limit)),
   } as unknown as Store;
   const registry = { all: () => [served] } as unknown as ModelRegistry;
-  const hub = await WatchHub.open(store, objects, registry, (error) => {
-    throw error;
-  });
+  const hub = await WatchHub.open(
+    store,
+    objects,
+    registry,
+    (error) => {
+      throw error;
+    },
+    options,
+  );
   const seen: number[] = [];
   hub.subscribe('g/things', (change) => seen.push(change.revision));
-  return { hub, seen, announce: (revision: number) => listener(committed(revision)) };
+  return { hub, seen, announce: (revision: number) => listener(committed(revision)), reads: () => reads };
 }
 
 describe('the watch hub', () => {
@@ -70,6 +77,18 @@ describe('the watch hub', () => {
     announce(1);
     await new Promise((r) => setImmediate(r));
     expect(seen).toEqual([1, 3]);
+  });
+
+  it('gives up a revision the history never holds after the gap timeout, polling rather than spinning', async () => {
+    // Revisions 1 and 2 were taken by transactions that rolled back: only 3 exists.
+    const { hub, seen, announce, reads } = await hubWith([], { gapTimeoutMs: 200 });
+    announce(3);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(seen).toEqual([]);
+    await hub.reached(3);
+    expect(seen).toEqual([3]);
+    // Polled every 10 ms or so for 200 ms: tens of reads, where a spin made tens of thousands.
+    expect(reads()).toBeLessThan(60);
   });
 
   it('resolves reached() for a revision no model announces', async () => {

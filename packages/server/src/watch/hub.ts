@@ -27,6 +27,10 @@ interface SelectionGroup {
   readonly listeners: Set<LiveListener>;
 }
 
+/** How long a revision missing from the history is waited for before it is taken as never coming. */
+const GAP_TIMEOUT_MS = 5000;
+const GAP_POLL_MS = 10;
+
 export class WatchHub {
   private readonly byResource = new Map<string, Map<string, SelectionGroup>>();
   private waiters: Array<{ revision: number; resolve: () => void }> = [];
@@ -35,6 +39,8 @@ export class WatchHub {
   /** Waiting for a gap before them to close, in revision order. */
   private held: LiveChange[] = [];
   private filling = false;
+  /** When the history was first found to hold nothing for the gap being filled (see fillGap). */
+  private emptySince: { from: number; at: number } | undefined;
   private closed = false;
   private readonly stopListening: () => void;
 
@@ -44,12 +50,19 @@ export class WatchHub {
     private readonly registry: ModelRegistry,
     private published: number,
     private readonly onError: (error: unknown) => void,
+    private readonly gapTimeoutMs: number,
   ) {
     this.stopListening = objects.onCommitted((change) => this.collect(new LiveChange(change)));
   }
 
-  static async open(store: Store, objects: ObjectService, registry: ModelRegistry, onError: (error: unknown) => void) {
-    const hub = new WatchHub(objects, store, registry, 0, onError);
+  static async open(
+    store: Store,
+    objects: ObjectService,
+    registry: ModelRegistry,
+    onError: (error: unknown) => void,
+    { gapTimeoutMs = GAP_TIMEOUT_MS } = {},
+  ) {
+    const hub = new WatchHub(objects, store, registry, 0, onError, gapTimeoutMs);
     // Subscribed first: a write committing meanwhile is announced after this revision and published as usual.
     hub.published = await store.currentRevision();
     return hub;
@@ -126,6 +139,7 @@ export class WatchHub {
     this.store
       .changesSince(from, revision - from)
       .then((changes) => {
+        const before = this.published;
         for (const change of changes) {
           if (change.revision > revision) break;
           if (change.revision <= this.published) continue;
@@ -133,6 +147,7 @@ export class WatchHub {
           if (served) this.publish(LiveChange.fromHistory(change, served));
           else this.published = change.revision;
         }
+        this.skipEmptyGap(before, revision);
       })
       .catch((error: unknown) => {
         // Compacted meanwhile: what is gone cannot be published; go on after it.
@@ -144,8 +159,26 @@ export class WatchHub {
         this.drain();
         this.release();
         const next = this.held[0] ? this.held[0].revision - 1 : this.waiters.reduce((m, w) => Math.max(m, w.revision), 0);
-        if (next > this.published) setImmediate(() => this.fillGap(next));
+        // Polled, not spun: a revision the history does not hold yet may be a transaction about to commit.
+        if (next > this.published) setTimeout(() => this.fillGap(next), this.emptySince ? GAP_POLL_MS : 0);
       });
+  }
+
+  /**
+   * A revision can be missing from the history for good (taken by a transaction that rolled back, or removed from
+   * it) or for a moment (its transaction commits late). When a read finds nothing past `before`, the gap is waited
+   * for up to `gapTimeoutMs` (5 s by default), then given up as empty, so publishing never stalls and never spins on it.
+   */
+  private skipEmptyGap(before: number, revision: number): void {
+    if (this.published > before) {
+      this.emptySince = undefined;
+      return;
+    }
+    if (this.emptySince?.from !== before) this.emptySince = { from: before, at: Date.now() };
+    else if (Date.now() - this.emptySince.at >= this.gapTimeoutMs) {
+      this.published = Math.max(this.published, revision);
+      this.emptySince = undefined;
+    }
   }
 
   private publish(change: LiveChange): void {
