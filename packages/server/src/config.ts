@@ -19,6 +19,11 @@ export interface Config {
   logLevel: string;
   /** Change events kept for watches to resume from (older ones are compacted away). */
   watchHistory: number;
+  /**
+   * Which peers may say who the client is through `X-Forwarded-For` (SVC_TRUST_PROXY): `false` (the socket's address
+   * is the client), `true` (any peer), a number of proxy hops, or a comma-separated list of addresses and CIDRs.
+   */
+  trustProxy: boolean | number | string;
 }
 
 export type Settings = Record<string, string | undefined>;
@@ -79,7 +84,19 @@ export function loadConfig(settings: Settings): Config {
     sessionMaxAgeMs,
     logLevel: settings.SVC_LOG_LEVEL || 'info',
     watchHistory,
+    trustProxy: trustProxySetting(settings.SVC_TRUST_PROXY),
   };
+}
+
+function trustProxySetting(raw: string | undefined): boolean | number | string {
+  const value = (raw ?? '').trim();
+  if (value === '' || /^(false|0|no|off)$/i.test(value)) return false;
+  if (/^(true|yes|on)$/i.test(value)) return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  if (!/^[0-9a-fA-F.:/,\s]+$/.test(value)) {
+    throw new Error(`SVC_TRUST_PROXY must be true, false, a number of hops or a list of addresses/CIDRs, got "${raw}"`);
+  }
+  return value;
 }
 
 function booleanSetting(settings: Settings, name: string, fallback: boolean): boolean {

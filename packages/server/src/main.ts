@@ -139,7 +139,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   router.add(authn.routes());
   const posts = await registry.register(normalizeModelDefinition(postModel, { kind: 'system' }), 'system');
   router.add(postRoutes(objects, posts));
-  const app = createApp({ logger, router });
+  const app = createApp({ logger, router, trustProxy: config.trustProxy });
   app.register(authn.loginRoutes);
   // The one gate every request passes before its body is read: classify, authenticate, authorize.
   app.addHook(

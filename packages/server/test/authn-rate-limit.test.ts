@@ -70,6 +70,21 @@ describe.each(BACKENDS)('sign-in throttle (%s)', (backend) => {
     expect(slept.at(-1)).toBe(4000);
   });
 
+  it('behind a trusted proxy (SVC_TRUST_PROXY) counts the forwarded client, and ignores the header from others', async () => {
+    const { t } = await start(backend, { SVC_TRUST_PROXY: '10.9.9.9' });
+    const viaProxy = (password: string, client: string) =>
+      send(t, 'POST', '/login', '10.9.9.9', { username: ADMIN, password }, { 'x-forwarded-for': client });
+    for (let i = 0; i < 5; i++) expect((await viaProxy(`wrong ${i}`, '203.0.113.7')).statusCode).toBe(401);
+    expect((await viaProxy(ADMIN_PASSWORD, '203.0.113.7')).statusCode).toBe(429);
+    // Another visitor behind the same proxy is another client.
+    expect((await viaProxy(ADMIN_PASSWORD, '203.0.113.8')).statusCode).toBe(200);
+    // A peer that is not the proxy cannot pick its client address: its own address is counted.
+    const spoofed = (i: number) =>
+      send(t, 'POST', '/login', '10.0.0.5', { username: `x${i}`, password: 'wrong' }, { 'x-forwarded-for': `198.51.100.${i}` });
+    for (let i = 0; i < 20; i++) expect((await spoofed(i)).statusCode).toBe(401);
+    expect((await spoofed(99)).statusCode).toBe(429);
+  });
+
   it('a sign-in resets its own client\'s count for that username', async () => {
     const { t } = await start(backend);
     for (let i = 0; i < 4; i++) await attempt(t, ADMIN, `wrong ${i}`, '10.0.0.1');

@@ -15,6 +15,8 @@ export const BODY_LIMIT = 4 * 1024 * 1024;
 export interface AppOptions {
   logger: Logger;
   router: DynamicRouter<HttpContext>;
+  /** Which peers' `X-Forwarded-For` names the client (the sign-in throttle counts per client); default none. */
+  trustProxy?: boolean | number | string;
 }
 
 /**
@@ -22,7 +24,7 @@ export interface AppOptions {
  * a nesting limit, problem+json for every error (the framework's and the HTTP parser's included), and one catch-all
  * per API prefix that dispatches into the runtime router (generated and plugin routes).
  */
-export function createApp({ logger, router }: AppOptions) {
+export function createApp({ logger, router, trustProxy = false }: AppOptions) {
   const app = Fastify({
     loggerInstance: logger,
     // No per-request log lines: they cost more than the request on the hot path; errors are still logged.
@@ -30,6 +32,8 @@ export function createApp({ logger, router }: AppOptions) {
     childLoggerFactory: lazyChildLoggerFactory,
     bodyLimit: BODY_LIMIT,
     rewriteUrl: rewriteToTarget,
+    // Typed through a string: Fastify's overloads pick its HTTP/2 signature for the whole union.
+    trustProxy: trustProxy as string,
     // Query strings: repeated keys become arrays (selectors and sort are repeatable).
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000, querystringParser },
     // The HTTP parser's refusals (oversized headers, unknown methods, malformed requests) answer problem+json too.
