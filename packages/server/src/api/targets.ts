@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest } from '@svc/plugin-api';
 import { parseQuery, parseRequestTarget, type RequestTarget } from '../authz/request-target.js';
 
@@ -31,9 +31,12 @@ export function rewriteToTarget(req: IncomingMessage): string {
     raw[TARGET] = EMPTY_TARGET;
     return UNPARSABLE_PATH;
   }
-  raw[TARGET] = parsed.target;
-  lastQuery = parsed.target;
-  return parsed.target.search === '' ? parsed.target.routePath : `${parsed.target.routePath}?${parsed.target.search}`;
+  const { target } = parsed;
+  raw[TARGET] = target;
+  lastQuery = target;
+  // Already canonical (most requests): the framework keeps the very string it was given.
+  if (target.routePath.length + (target.search === '' ? 0 : target.search.length + 1) === req.url?.length) return req.url;
+  return target.search === '' ? target.routePath : `${target.routePath}?${target.search}`;
 }
 
 /**
@@ -52,8 +55,11 @@ export function targetOf(this: FastifyRequest): RequestTarget {
   return (this.raw as RawRequest)[TARGET] ?? EMPTY_TARGET;
 }
 
-/** The first `onRequest` hook: a target that could be read more than one way is a 400 before anything else runs. */
-export async function refuseUnparsable(request: FastifyRequest): Promise<void> {
+/**
+ * The first `onRequest` hook: a target that could be read more than one way is a 400 before anything else runs.
+ * A callback hook, not an async one: every request passes it, and it needs no promise.
+ */
+export function refuseUnparsable(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
   const problem = (request.raw as RawRequest)[UNPARSABLE];
-  if (problem !== undefined) throw badRequest(problem);
+  done(problem === undefined ? undefined : badRequest(problem));
 }
