@@ -31,8 +31,9 @@ export interface ConsoleUserRouteDeps {
 const BASE = '/apis/api.console.svc.run/v1alpha1/users';
 
 /**
- * The console's user endpoints that need passwords (CONTRACT section 6): create a user, change one's own password, and
- * reset another user's. Mounted as core routes; the authorization hook has allowed the request before they run.
+ * The console's user endpoints that need passwords (docs/api.md "Security"): create a user, change one's own
+ * password, and reset another user's. Mounted as core routes; the authorization hook has allowed the request before
+ * they run.
  */
 export function consoleUserRoutes(deps: ConsoleUserRouteDeps): DynamicRoute<HttpContext>[] {
   const caller = async (ctx: HttpContext): Promise<Principal & { username: string }> => {

@@ -21,8 +21,8 @@ export interface LoginRouteDeps {
 const FORM_TYPE = 'application/x-www-form-urlencoded';
 
 /**
- * `POST /login` and `POST /logout` (CONTRACT section 6), registered on the Fastify app by main.ts. They live in their
- * own scope so the form parser they need does not make every other route accept form bodies.
+ * `POST /login` and `POST /logout` (docs/api.md "Security"), registered on the Fastify app by main.ts. They live in
+ * their own scope so the form parser they need does not make every other route accept form bodies.
  */
 export function loginRoutes(deps: LoginRouteDeps) {
   return async function login(scope: FastifyInstance): Promise<void> {

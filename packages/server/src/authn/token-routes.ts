@@ -12,8 +12,8 @@ const BASE = '/apis/uc.api.security.svc.run/v1alpha1/personalaccesstokens';
 
 
 /**
- * A user's own personal access tokens (CONTRACT section 6): create (the secret is in the response, once), list and get
- * (never the secret), revoke, delete. Another user's token is not found here; the generated API of
+ * A user's own personal access tokens (docs/api.md "Security"): create (the secret is in the response, once), list
+ * and get (never the secret), revoke, delete. Another user's token is not found here; the generated API of
  * `security.svc.run/v1alpha1/personalaccesstokens` is where an administrator sees them all.
  */
 export function tokenRoutes(deps: {

@@ -19,7 +19,7 @@ export interface PluginConsoleDeps {
 }
 
 /**
- * The console's plugin management (CONTRACT section 7): list with state, install, upgrade, enable/disable, and the
+ * The console's plugin management (docs/api.md "Plugins"): list with state, install, upgrade, enable/disable, and the
  * log of the latest start. Uninstall is the generated DELETE of the Plugin object. Who may call these is decided by
  * the authorization hook like any route (super administrator, or the plugin management role templates).
  */

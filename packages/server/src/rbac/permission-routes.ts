@@ -22,7 +22,7 @@ export interface PermissionRouteDeps {
 }
 
 /**
- * The console's permission endpoints (CONTRACT section 6): what a user holds, setting a user's roles, and access
+ * The console's permission endpoints (docs/api.md "Security"): what a user holds, setting a user's roles, and access
  * reviews that say whether a request would be allowed and by which role and rule.
  */
 export function permissionRoutes(deps: PermissionRouteDeps): DynamicRoute<HttpContext>[] {

@@ -24,7 +24,7 @@ function integer(query: Query, name: string, min: number): number | undefined {
   return value;
 }
 
-/** Parses the list parameters of CONTRACT section 3 (page, size, sort, labelSelector, fieldSelector). */
+/** Parses the list parameters of docs/api.md "Lists" (page, size, sort, labelSelector, fieldSelector). */
 export function parseListQuery(query: Query): ListQuery {
   const page = integer(query, 'page', 1);
   const size = integer(query, 'size', 0);
@@ -38,7 +38,7 @@ export function parseListQuery(query: Query): ListQuery {
   };
 }
 
-/** The paging fields of the list envelope (CONTRACT section 3); `size` undefined = every match on one page. */
+/** The paging fields of the list envelope (docs/api.md "Lists"); `size` undefined = every match on one page. */
 export function pageInfo(total: number, page: number, size: number | undefined) {
   const totalPages = size ? Math.max(1, Math.ceil(total / size)) : 1;
   const current = size ? page : 1;
