@@ -1,6 +1,6 @@
 import type { WebSocket } from '@fastify/websocket';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ANONYMOUS, type Principal } from '../authn/principal.js';
+import { ANONYMOUS, type Principal } from '../authz/principal.js';
 import type { Actor } from '../registry/admission.js';
 
 declare module 'fastify' {

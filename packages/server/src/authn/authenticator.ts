@@ -4,7 +4,7 @@ import type { BasicCredentials } from './basic-auth.js';
 import { SESSION_COOKIE, XSRF_HEADER, readCookie } from './cookies.js';
 import { sameOrigin } from './origin.js';
 export { sameOrigin } from './origin.js';
-import { ANONYMOUS, type Principal } from './principal.js';
+import { ANONYMOUS, type Principal } from '../authz/principal.js';
 import type { Sessions } from './sessions.js';
 import { TOKEN_PREFIX, type PersonalAccessTokens } from './tokens.js';
 import type { UserDirectory } from './user-directory.js';

@@ -8,7 +8,7 @@ import type { LoginLimiter } from './login-limiter.js';
 import type { UserSpec } from './models.js';
 import { checkPasswordRules } from './passwords.js';
 import type { ManageUser, SetUserRoles } from './ports.js';
-import type { Principal } from './principal.js';
+import type { Principal } from '../authz/principal.js';
 import type { Sessions } from './sessions.js';
 import type { PersonalAccessTokens } from './tokens.js';
 import type { UserDirectory } from './user-directory.js';

@@ -24,7 +24,6 @@ import { UserDirectory } from './user-directory.js';
 export { createAuthenticator, type Authenticator } from './authenticator.js';
 export { ensureSuperAdministrator } from './super-admin.js';
 export type { ManageUser, RolesOf, SetUserRoles } from './ports.js';
-export { ANONYMOUS, type Principal } from './principal.js';
 
 export interface AuthenticationSettings extends SessionPolicy {
   basicAuth: boolean;

@@ -5,7 +5,7 @@ import { listEnvelope } from '../api/list-envelope.js';
 import { pageInfo, parseListQuery } from '../registry/list-query.js';
 import type { ObjectService } from '../registry/object-service.js';
 import type { Authenticator } from './authenticator.js';
-import type { Principal } from './principal.js';
+import type { Principal } from '../authz/principal.js';
 import type { PersonalAccessTokens } from './tokens.js';
 
 const BASE = '/apis/uc.api.security.svc.run/v1alpha1/personalaccesstokens';

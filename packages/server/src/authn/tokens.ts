@@ -5,7 +5,7 @@ import type { CommittedChange, ObjectService } from '../registry/object-service.
 import { InternalRecords, TOKEN_DIGESTS_RESOURCE } from './internal-records.js';
 import { ACCESS_TOKEN_ANNOTATION, type TokenObject, type TokenSpec } from './models.js';
 import type { RolesOf } from './ports.js';
-import type { Principal } from './principal.js';
+import type { Principal } from '../authz/principal.js';
 import { digestOf, randomSecret } from './secrets.js';
 import { admitTokenWrite, readTokenRequest } from './token-requests.js';
 import type { UserDirectory } from './user-directory.js';

@@ -1,5 +1,5 @@
 import { badRequest, notFound } from '@svc/plugin-api';
-import type { Principal } from '../authn/principal.js';
+import type { Principal } from '../authz/principal.js';
 import { classifyRequest } from '../authz/request-info.js';
 import { parseRequestTarget } from '../authz/request-target.js';
 import { HIDDEN_LABEL, UI_PERMISSIONS_ANNOTATION, annotationList } from '../authz/roles.js';

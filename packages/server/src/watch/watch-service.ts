@@ -3,7 +3,7 @@
  * watcher on a sink. Keeps every open watcher, so the server can end them all when it closes.
  */
 import { isApiError } from '@svc/plugin-api';
-import { ANONYMOUS, type Principal } from '../authn/principal.js';
+import { ANONYMOUS, type Principal } from '../authz/principal.js';
 import type { ServedModel } from '../registry/model-registry.js';
 import type { Store } from '../store/types.js';
 import { errorEvent, statusObject } from './events.js';
