@@ -9,7 +9,7 @@ import { pageInfo, parseListQuery } from '../registry/list-query.js';
 import { listEnvelope } from './list-envelope.js';
 import { wantsWatch } from '../authz/request-info.js';
 import type { WatchService } from '../watch/watch-service.js';
-import { watchOverHttp, watchOverWebSocket } from '../watch/http-watch.js';
+import { watchOverHttp, watchOverWebSocket } from './watch-transports.js';
 
 type Params = Record<string, string | undefined>;
 

@@ -8,7 +8,7 @@ import type { ObjectService } from '../registry/object-service.js';
 import type { Store } from '../store/types.js';
 import { createAuthenticator, type Authenticator } from './authenticator.js';
 import { BasicCredentials } from './basic-auth.js';
-import { consoleUserRoutes } from './console-routes.js';
+import { consoleUserRoutes } from './user-routes.js';
 import { Credentials } from './credentials.js';
 import { LoginLimiter, type LoginClock, type LoginLimits } from './login-limiter.js';
 import { loginRoutes } from './login-routes.js';

@@ -1,6 +1,6 @@
 import { badRequest } from '@svc/plugin-api';
 import type { DynamicRoute } from '../api/dynamic-router.js';
-import { JSON_TYPE, type HttpContext } from '../api/http-context.js';
+import { JSON_TYPE, callerOf, type HttpContext } from '../api/http-context.js';
 import { listEnvelope } from '../api/list-envelope.js';
 import { pageInfo, parseListQuery } from '../registry/list-query.js';
 import type { ObjectService } from '../registry/object-service.js';
@@ -23,7 +23,7 @@ export function tokenRoutes(deps: {
 }): DynamicRoute<HttpContext>[] {
   const { tokens, objects } = deps;
   const caller = async (ctx: HttpContext): Promise<Principal> => {
-    const principal = await deps.authenticator.principalOf(ctx.request);
+    const principal = callerOf(ctx.request);
     if (!principal.username) throw deps.authenticator.challenge('sign in to manage your personal access tokens');
     return principal;
   };

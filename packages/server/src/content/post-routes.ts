@@ -1,6 +1,6 @@
 import { badRequest, notFound } from '@svc/plugin-api';
 import type { DynamicRoute } from '../api/dynamic-router.js';
-import { JSON_TYPE, actorOf, type HttpContext } from '../api/http-context.js';
+import { JSON_TYPE, actorOf, callerOf, type HttpContext } from '../api/http-context.js';
 import { pageInfo, parseListQuery } from '../registry/list-query.js';
 import type { ServedModel } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
@@ -15,7 +15,7 @@ const PUBLIC = '/apis/api.content.svc.run/v1alpha1/posts';
  */
 export function postRoutes(objects: ObjectService, posts: ServedModel): DynamicRoute<HttpContext>[] {
   const owner = (ctx: HttpContext) => {
-    const name = ctx.request.principal?.username;
+    const name = callerOf(ctx.request).username;
     if (!name) throw badRequest('sign in to work on your posts');
     return name;
   };

@@ -9,7 +9,7 @@ import { normalizeModelDefinition } from '../objects/model-definition.js';
 import { SYSTEM, type Actor, type AdmissionRequest } from '../registry/admission.js';
 import type { ModelRegistry, ServedModel } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
-import { selectionOf } from '../watch/selection-filter.js';
+import { selectionOf } from '../watch/selection.js';
 import { ArchiveError } from './archive.js';
 import type { InstalledCode, StagedCode } from './installed-code.js';
 import { ManifestError, readManifest, type PluginManifest } from './manifest.js';

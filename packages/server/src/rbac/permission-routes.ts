@@ -4,7 +4,7 @@ import { classifyRequest } from '../authz/request-info.js';
 import { parseRequestTarget } from '../authz/request-target.js';
 import { HIDDEN_LABEL, UI_PERMISSIONS_ANNOTATION, annotationList } from '../authz/roles.js';
 import type { DynamicRoute } from '../api/dynamic-router.js';
-import { JSON_TYPE, actorOf, type HttpContext } from '../api/http-context.js';
+import { JSON_TYPE, actorOf, callerOf, type HttpContext } from '../api/http-context.js';
 import type { createAttributeResolver } from './authorization-hook.js';
 import type { RoleService } from './role-service.js';
 import type { SetUserRoles } from './user-roles.js';
@@ -27,7 +27,7 @@ export interface PermissionRouteDeps {
  */
 export function permissionRoutes(deps: PermissionRouteDeps): DynamicRoute<HttpContext>[] {
   const { roles } = deps;
-  const caller = (ctx: HttpContext) => ctx.request.principal?.username;
+  const caller = (ctx: HttpContext) => callerOf(ctx.request).username;
   const subject = async (ctx: HttpContext, name: string | undefined): Promise<string> => {
     const username = name === '-' ? caller(ctx) : name;
     if (!username) throw badRequest('"-" means the signed-in user; sign in first');

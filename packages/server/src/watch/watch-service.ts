@@ -9,7 +9,7 @@ import type { Store } from '../store/types.js';
 import { errorEvent, statusObject } from './events.js';
 import type { WatchHub } from './hub.js';
 import { replayHistory, sendSnapshot } from './catch-up.js';
-import { selectionOf, type Selection } from './selection-filter.js';
+import { selectionOf, type Selection } from './selection.js';
 import type { WatchSink } from './sink.js';
 import type { WatchAccess } from './watch-access.js';
 import { parseWatchRequest, type WatchRequest } from './watch-request.js';

@@ -1,6 +1,6 @@
 import { invalid, notFound, type FieldError } from '@svc/plugin-api';
 import type { DynamicRoute } from '../api/dynamic-router.js';
-import { JSON_TYPE, type HttpContext } from '../api/http-context.js';
+import { JSON_TYPE, callerOf, type HttpContext } from '../api/http-context.js';
 import type { ObjectService } from '../registry/object-service.js';
 import type { Authenticator } from './authenticator.js';
 import type { Credentials } from './credentials.js';
@@ -37,7 +37,7 @@ const BASE = '/apis/api.console.svc.run/v1alpha1/users';
  */
 export function consoleUserRoutes(deps: ConsoleUserRouteDeps): DynamicRoute<HttpContext>[] {
   const caller = async (ctx: HttpContext): Promise<Principal & { username: string }> => {
-    const principal = await deps.authenticator.principalOf(ctx.request);
+    const principal = callerOf(ctx.request);
     if (!principal.username) throw deps.authenticator.challenge('sign in first');
     return principal as Principal & { username: string };
   };
