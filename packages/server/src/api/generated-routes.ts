@@ -5,8 +5,8 @@ import type { ObjectService, Written } from '../registry/object-service.js';
 import { applyMergePatch } from '../registry/merge-patch.js';
 import type { DynamicRoute } from './dynamic-router.js';
 import { JSON_TYPE, actorOf, type HttpContext } from './http-context.js';
-import { pageInfo, parseListQuery } from '../registry/list-query.js';
-import { listEnvelope } from './list-envelope.js';
+import { parseListQuery } from '../registry/list-query.js';
+import { sendList } from './list-envelope.js';
 import { wantsWatch } from '../authz/request-info.js';
 import type { WatchService } from '../watch/watch-service.js';
 import { watchOverHttp, watchOverWebSocket } from './watch-transports.js';
@@ -143,16 +143,4 @@ function patchFunction(ctx: HttpContext): (current: ExtensionObject) => unknown 
 
 function contentType(ctx: HttpContext): string {
   return (ctx.request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-}
-
-/** A list request's answer (docs/api.md "Lists"): the query parsed, the page read, the envelope sent. */
-export async function sendList(ctx: HttpContext, objects: ObjectService, served: ServedModel) {
-  const query = parseListQuery(ctx.request.target.query);
-  const page = await objects.list(served, query);
-  const body = listEnvelope(
-    { apiVersion: served.model.apiVersion, kind: served.model.kind, revision: page.revision },
-    page.items,
-    pageInfo(page.total, query.page ?? 1, query.size),
-  );
-  return ctx.reply.type(JSON_TYPE).send(body);
 }

@@ -1,8 +1,7 @@
 import { badRequest } from '@svc/plugin-api';
 import type { DynamicRoute } from '../api/dynamic-router.js';
 import { JSON_TYPE, callerOf, type HttpContext } from '../api/http-context.js';
-import { listEnvelope } from '../api/list-envelope.js';
-import { pageInfo, parseListQuery } from '../registry/list-query.js';
+import { sendList } from '../api/list-envelope.js';
 import type { ObjectService } from '../registry/object-service.js';
 import type { Authenticator } from './authenticator.js';
 import type { Principal } from '../authz/principal.js';
@@ -46,14 +45,8 @@ export function tokenRoutes(deps: {
       const principal = await caller(ctx);
       const query = ctx.request.target.query;
       if (query.watch !== undefined) throw badRequest('watching personal access tokens is not supported here');
-      const own = `spec.username=${principal.username}`;
-      const selectors = query.fieldSelector === undefined ? [] : ([] as string[]).concat(query.fieldSelector);
-      const list = parseListQuery({ ...query, fieldSelector: [...selectors, own] });
-      const served = tokens.served;
-      const page = await objects.list(served, list);
-      const info = pageInfo(page.total, list.page ?? 1, list.size);
-      const meta = { apiVersion: served.model.apiVersion, kind: served.model.kind, revision: page.revision };
-      return sendJson(ctx, listEnvelope(meta, page.items, info));
+      const own = { field: 'spec.username', operator: 'in' as const, values: [principal.username!] };
+      return sendList(ctx, objects, tokens.served, (list) => ({ ...list, fields: [...list.fields, own] }));
     }),
     route('GET', '/:name', async (ctx, p) => sendJson(ctx, JSON.stringify(await tokens.getOwn(await caller(ctx), p.name!)))),
     route('PUT', '/:name/revocation', async (ctx, p) => sendJson(ctx, await tokens.revoke(await caller(ctx), p.name!))),

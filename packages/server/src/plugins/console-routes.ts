@@ -2,7 +2,7 @@ import { badRequest, invalid, payloadTooLarge, unsupportedMediaType } from '@svc
 import type { FastifyRequest } from 'fastify';
 import type { DynamicRoute } from '../api/dynamic-router.js';
 import { JSON_TYPE, actorOf, type HttpContext } from '../api/http-context.js';
-import { sendList } from '../api/generated-routes.js';
+import { sendList } from '../api/list-envelope.js';
 import type { ObjectService } from '../registry/object-service.js';
 import type { PluginHost } from './plugin-host.js';
 import type { PluginLifecycle } from './plugin-lifecycle.js';
