@@ -137,7 +137,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
     }),
   );
   router.add(authn.routes());
-  const posts = await registry.register(normalizeModelDefinition(postModel, { kind: 'system' }), 'system');
+  const posts = await registry.register(normalizeModelDefinition(postModel, { kind: 'system' }), 'core');
   router.add(postRoutes(objects, posts));
   const app = createApp({ logger, router, trustProxy: config.trustProxy });
   app.register(authn.loginRoutes);

@@ -1,4 +1,5 @@
 import type { CustomRoute, RouteRequest, RouteResponse } from '@svc/plugin-api';
+import type { Owner } from '../objects/owner.js';
 import type { DynamicRoute } from './dynamic-router.js';
 import { JSON_TYPE, callerOf, type HttpContext } from './http-context.js';
 
@@ -20,7 +21,7 @@ export function groupOf(route: Pick<CustomRoute, 'apiVersion'>): string {
 }
 
 /** Turns a plugin's route declaration into router entries under `/apis/<group>/<version><path>`. */
-export function customRoutes(owner: string, route: CustomRoute): DynamicRoute<HttpContext>[] {
+export function customRoutes(owner: Owner, route: CustomRoute): DynamicRoute<HttpContext>[] {
   const methods = Array.isArray(route.method) ? route.method : [route.method];
   const path = `/apis/${route.apiVersion}${route.path === '/' ? '' : route.path}`;
   return methods.map((method) => ({

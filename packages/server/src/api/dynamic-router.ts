@@ -1,12 +1,13 @@
 import FindMyWay, { type HTTPVersion } from 'find-my-way';
+import type { Owner } from '../objects/owner.js';
 
 export type RouteHandler<Ctx> = (context: Ctx, params: Record<string, string | undefined>) => Promise<unknown> | unknown;
 
 export interface DynamicRoute<Ctx> {
   method: string;
   path: string;
-  /** Who added the route (`core`, or a plugin's name); removing an owner removes all its routes. */
-  owner: string;
+  /** Who added the route; removing an owner removes all its routes. */
+  owner: Owner;
   handler: RouteHandler<Ctx>;
   /** The handler also serves WebSocket upgrades of this path (a watch); other routes refuse them. */
   websocket?: boolean;
@@ -38,7 +39,7 @@ export class DynamicRouter<Ctx> {
     this.changes++;
   }
 
-  removeOwner(owner: string): number {
+  removeOwner(owner: Owner): number {
     const kept = this.routes.filter((r) => r.owner !== owner);
     const removed = this.routes.length - kept.length;
     if (removed === 0) return 0;

@@ -84,8 +84,8 @@ const refuseManagingUsers: ManageUser = (actor, target, action) => {
 export async function setupAuthentication(deps: AuthenticationDeps): Promise<Authentication> {
   const { store, registry, objects, logger, settings } = deps;
   const onBackgroundError = (error: unknown) => logger.error({ err: error }, 'authentication background write failed');
-  const userServed = await registry.register(normalizeModelDefinition(userModel, { kind: 'system' }), 'system');
-  const tokenServed = await registry.register(normalizeModelDefinition(personalAccessTokenModel, { kind: 'system' }), 'system');
+  const userServed = await registry.register(normalizeModelDefinition(userModel, { kind: 'system' }), 'core');
+  const tokenServed = await registry.register(normalizeModelDefinition(personalAccessTokenModel, { kind: 'system' }), 'core');
 
   const users = new UserDirectory(userServed, objects, onBackgroundError);
   await users.start();

@@ -1,3 +1,4 @@
+import type { Owner } from '../objects/owner.js';
 /**
  * Every reconciler running in the server, by owner (`core`, or `plugin:<name>`), so that stopping a plugin stops
  * exactly its reconcilers. Turns a plugin's ReconcilerDefinition into a runner: the model resolved, the selectors
@@ -18,12 +19,12 @@ export interface ControllerManagerDeps {
 }
 
 export class ControllerManager {
-  private readonly byOwner = new Map<string, ReconcilerRunner[]>();
+  private readonly byOwner = new Map<Owner, ReconcilerRunner[]>();
 
   constructor(private readonly deps: ControllerManagerDeps) {}
 
   /** Starts a reconciler of `owner`; throws (400/404) when its model or selectors are wrong. */
-  add(owner: string, definition: ReconcilerDefinition, context: ReconcileContext): ReconcilerRunner {
+  add(owner: Owner, definition: ReconcilerDefinition, context: ReconcileContext): ReconcilerRunner {
     const served = this.deps.registry.resolve(definition.model);
     const selection = selectionOf(
       served.index,
@@ -44,7 +45,7 @@ export class ControllerManager {
   }
 
   /** Starts a runner built by core code. */
-  run(owner: string, spec: RunnerSpec, logger: Logger): ReconcilerRunner {
+  run(owner: Owner, spec: RunnerSpec, logger: Logger): ReconcilerRunner {
     const runner = new ReconcilerRunner(spec, this.deps.hub, logger, this.deps.queueOptions);
     const runners = this.byOwner.get(owner) ?? [];
     runners.push(runner);
@@ -54,13 +55,13 @@ export class ControllerManager {
   }
 
   /** Stops one runner (for example when its model is unregistered). */
-  async remove(owner: string, runner: ReconcilerRunner): Promise<void> {
+  async remove(owner: Owner, runner: ReconcilerRunner): Promise<void> {
     const runners = this.byOwner.get(owner) ?? [];
     this.byOwner.set(owner, runners.filter((r) => r !== runner));
     await runner.stop();
   }
 
-  async removeOwner(owner: string): Promise<void> {
+  async removeOwner(owner: Owner): Promise<void> {
     const runners = this.byOwner.get(owner) ?? [];
     this.byOwner.delete(owner);
     await Promise.all(runners.map((runner) => runner.stop()));
@@ -71,7 +72,7 @@ export class ControllerManager {
   }
 
   /** Names of the running reconcilers of `owner`. */
-  names(owner: string): string[] {
+  names(owner: Owner): string[] {
     return (this.byOwner.get(owner) ?? []).map((runner) => runner.spec.name);
   }
 }

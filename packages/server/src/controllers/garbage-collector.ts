@@ -1,3 +1,4 @@
+import { CORE, type Owner } from '../objects/owner.js';
 /**
  * Garbage collection of deleted objects: an object whose `deletionTimestamp` is set and whose finalizers are all gone
  * is removed. The object service already removes it in the write that empties its finalizers (as Kubernetes' registry
@@ -12,7 +13,8 @@ import { selectionOf } from '../watch/selection.js';
 import type { ControllerManager } from './controller-manager.js';
 import type { ReconcilerRunner } from './reconciler-runner.js';
 
-export const GC_OWNER = 'core:garbage-collector';
+/** The collector is the service's own: its runners are removed one by one, as models go. */
+const GC_OWNER: Owner = CORE;
 
 /** True for an object that is being deleted and has no finalizer left. Pure. */
 export function isGarbage(object: ExtensionObject | undefined): boolean {

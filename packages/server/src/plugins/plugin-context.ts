@@ -1,3 +1,4 @@
+import { pluginOwner } from '../objects/owner.js';
 import type { Logger as PinoLogger } from 'pino';
 import type {
   CustomRoute,
@@ -46,7 +47,7 @@ export function createPluginContext(
     models: {
       async register(definition) {
         const model = normalizeModelDefinition(definition as unknown as ModelDefinition, { kind: 'plugin', name });
-        contributions.models.push(await deps.registry.register(model, name));
+        contributions.models.push(await deps.registry.register(model, pluginOwner(name)));
       },
     },
     routes: {

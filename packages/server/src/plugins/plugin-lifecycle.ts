@@ -57,7 +57,7 @@ export class PluginLifecycle {
   /** Registers the Plugin model, installs, resolves and starts what is found, then follows Plugin objects. */
   async boot(directories: string[]): Promise<void> {
     const { registry, objects, host } = this.deps;
-    this.served = await registry.register(normalizeModelDefinition(pluginModel, { kind: 'system' }), 'system');
+    this.served = await registry.register(normalizeModelDefinition(pluginModel, { kind: 'system' }), 'core');
     objects.admission.add(this.served.model.resource, (request) => this.admit(request));
     for (const folder of await this.deps.installed.folders()) await this.discover(() => host.resolve(folder, 'archive'), folder);
     for (const directory of directories) {

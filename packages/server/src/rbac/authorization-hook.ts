@@ -1,3 +1,4 @@
+import { pluginOf } from '../objects/owner.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { forbidden } from '@svc/plugin-api';
 import type { Principal } from '../authz/principal.js';
@@ -68,7 +69,7 @@ export function createAttributeResolver(registry: ModelRegistry, router: Dynamic
     const routed = method === 'HEAD' ? 'GET' : method;
     const owner =
       registry.findByRoute(info.apiGroup, info.apiVersion, info.resource)?.owner ?? router.find(routed, routePath)?.route.owner;
-    if (!owner || owner === 'system' || owner === 'core') return info;
-    return { ...info, plugin: owner.startsWith('plugin:') ? owner.slice('plugin:'.length) : owner };
+    const plugin = owner === undefined ? undefined : pluginOf(owner);
+    return plugin === undefined ? info : { ...info, plugin };
   };
 }

@@ -14,8 +14,8 @@ import { RoleService } from './role-service.js';
  * `pluginGroups` says which API groups a plugin owns, so what it declares can be bounded by them.
  */
 export async function startRbac(registry: ModelRegistry, objects: ObjectService, pluginGroups: PluginGroups) {
-  const roles = await registry.register(normalizeModelDefinition(roleModel, { kind: 'system' }), 'system');
-  const bindings = await registry.register(normalizeModelDefinition(roleBindingModel, { kind: 'system' }), 'system');
+  const roles = await registry.register(normalizeModelDefinition(roleModel, { kind: 'system' }), 'core');
+  const bindings = await registry.register(normalizeModelDefinition(roleBindingModel, { kind: 'system' }), 'core');
   const service = new RoleService(roles, bindings);
   installRoleAdmission(objects, service, { roles: roles.model.resource, bindings: bindings.model.resource }, pluginGroups);
   installRoleCascade(objects, service, { roles, bindings });

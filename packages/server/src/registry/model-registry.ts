@@ -1,3 +1,4 @@
+import type { Owner } from '../objects/owner.js';
 import { notFound, type ModelRef } from '@svc/plugin-api';
 import type { NormalizedModel } from '../objects/model-definition.js';
 import { ModelIndex } from '../index/model-index.js';
@@ -9,7 +10,7 @@ export interface ServedModel {
   readonly model: NormalizedModel;
   readonly index: ModelIndex;
   /** `system` for the service's own models, otherwise the plugin's name. */
-  readonly owner: string;
+  readonly owner: Owner;
 }
 
 export type ModelListener = (event: 'registered' | 'unregistered', served: ServedModel) => void;
@@ -28,7 +29,7 @@ export class ModelRegistry {
 
   constructor(private readonly store: Store) {}
 
-  async register(model: NormalizedModel, owner: string): Promise<ServedModel> {
+  async register(model: NormalizedModel, owner: Owner): Promise<ServedModel> {
     const existing = this.byKind.get(kindKey(model.apiVersion, model.kind)) ?? this.byRoute.get(this.routeOf(model));
     if (existing) {
       throw new Error(

@@ -1,3 +1,4 @@
+import { pluginOf } from '../objects/owner.js';
 /**
  * Ends watches whose caller has lost the access the watch was opened with (docs/access-control.md, "When watches
  * end"). Each watch is kept with its caller: the principal, and through it the session or token it authenticated
@@ -193,10 +194,8 @@ export function watchAttributes(served: ServedModel): Attributes {
     subresource: '',
     name: '',
   };
-  const owner = served.owner;
-  if (owner !== 'system' && owner !== 'core') {
-    attributes.plugin = owner.startsWith('plugin:') ? owner.slice('plugin:'.length) : owner;
-  }
+  const plugin = pluginOf(served.owner);
+  if (plugin !== undefined) attributes.plugin = plugin;
   return attributes;
 }
 
