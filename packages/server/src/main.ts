@@ -27,6 +27,7 @@ import { createSetUserRoles } from './rbac/user-roles.js';
 import { installUserAdmission } from './rbac/user-admission.js';
 import { UserManagement } from './rbac/user-management.js';
 import { createAttributeResolver, createAuthorizationHook } from './rbac/authorization-hook.js';
+import { DecisionCache, logDecisionCache } from './rbac/decision-cache.js';
 import { permissionRoutes } from './rbac/permission-routes.js';
 import { ControllerManager } from './controllers/controller-manager.js';
 import { startGarbageCollector } from './controllers/garbage-collector.js';
@@ -51,6 +52,8 @@ export interface Server {
   retention: Retention;
   /** Users, sessions, tokens and the authenticator the authorization hook calls. */
   authn: Authentication;
+  /** The gate's decision cache (its hit rate is logged at debug level). */
+  decisions: DecisionCache;
   logger: Logger;
   /** Set once listening, e.g. `http://127.0.0.1:8090`. */
   url?: string;
@@ -139,6 +142,8 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   router.add(authn.routes());
   const posts = await registry.register(normalizeModelDefinition(postModel, { kind: 'system' }), 'core');
   router.add(postRoutes(objects, posts));
+  const decisions = new DecisionCache();
+  const stopDecisionLog = logDecisionCache(decisions, logger);
   const app = createApp({ logger, router, trustProxy: config.trustProxy });
   app.register(authn.loginRoutes);
   // The one gate every request passes before its body is read: classify, authenticate, authorize.
@@ -150,6 +155,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
       roles: rbac.service,
       registry,
       router,
+      decisions,
     }),
   );
   router.add(
@@ -194,6 +200,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
     controllers,
     retention,
     authn,
+    decisions,
     logger,
     async listen() {
       await app.listen({ host: config.host, port: config.port });
@@ -205,6 +212,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
     },
     async close() {
       retention.stop();
+      stopDecisionLog();
       // Open watch streams would keep the HTTP server from closing.
       watches.endAll();
       await app.close();

@@ -4,11 +4,10 @@ import { forbidden } from '@svc/plugin-api';
 import type { Principal } from '../authz/principal.js';
 import { classifyRequest, type RequestInfo } from '../authz/request-info.js';
 import type { Attributes } from '../authz/rules.js';
-import type { Decision } from '../authz/authorizer.js';
-import type { ExpandedRoles } from '../authz/roles.js';
 import type { DynamicRouter } from '../api/dynamic-router.js';
 import type { HttpContext } from '../api/http-context.js';
 import type { ModelRegistry } from '../registry/model-registry.js';
+import type { DecisionCache } from './decision-cache.js';
 import type { RoleService } from './role-service.js';
 
 export interface AuthorizationHookDeps {
@@ -18,6 +17,8 @@ export interface AuthorizationHookDeps {
   roles: RoleService;
   registry: ModelRegistry;
   router: DynamicRouter<HttpContext>;
+  /** The one cache of the gate's decisions (decision-cache.ts). */
+  decisions: DecisionCache;
 }
 
 /**
@@ -25,12 +26,8 @@ export interface AuthorizationHookDeps {
  * URL alone, authenticate, then authorize against the caller's expanded roles. Deny by default: anonymous callers that
  * no rule allows get 401, authenticated ones 403.
  */
-export function createAuthorizationHook({ authenticate, challenge, roles, registry, router }: AuthorizationHookDeps) {
+export function createAuthorizationHook({ authenticate, challenge, roles, registry, router, decisions }: AuthorizationHookDeps) {
   const attributesOf = createAttributeResolver(registry, router);
-  // What a request line (method, URL, upgrade) was decided as, per role expansion: most requests repeat exactly, and
-  // classifying, resolving the owner and building the decision key cost more than the rest of the gate. A new
-  // expansion (any role or binding change) starts empty; a model or route change invalidates by generation.
-  const recent = new WeakMap<ExpandedRoles, Map<string, { generation: number; verb: string; decision: Decision }>>();
   let modelChanges = 0;
   registry.onChange(() => void modelChanges++);
 
@@ -38,20 +35,13 @@ export function createAuthorizationHook({ authenticate, challenge, roles, regist
     const isWebSocket = request.headers.upgrade?.toLowerCase() === 'websocket';
     const principal = await authenticate(request);
     request.principal = principal;
-    const expanded = roles.expandFor(principal);
-    let decided = recent.get(expanded);
-    if (!decided) recent.set(expanded, (decided = new Map()));
     // The URL is the canonical form of the parsed target (api/targets.ts), so equal lines are equal requests.
     const line = `${request.method} ${isWebSocket ? 'ws:' : ''}${request.url}`;
-    const generation = modelChanges + router.version;
-    let entry = decided.get(line);
-    if (entry?.generation !== generation) {
+    const entry = decisions.decide(roles.expandFor(principal), line, modelChanges + router.version, () => {
       const { target } = request;
       const info = classifyRequest({ method: request.method, target, isWebSocket });
-      if (decided.size >= 10_000) decided.clear();
-      entry = { generation, verb: info.verb, decision: roles.authorize(principal, attributesOf(info, request.method, target.routePath)) };
-      decided.set(line, entry);
-    }
+      return { verb: info.verb, decision: roles.authorize(principal, attributesOf(info, request.method, target.routePath)) };
+    });
     const { decision, verb } = entry;
     if (decision.allowed) return;
     if (!principal.username) throw challenge(`sign in to ${verb} this: ${decision.reason}`);

@@ -16,23 +16,19 @@ export interface WhatIf {
 
 /**
  * Roles and bindings held in memory, kept in step with every committed write, so authorizing a request reads nothing
- * from the store. Expansions (dependencies and aggregation) are cached per set of starting roles and dropped whenever
- * a role changes; a binding change only changes which roles a user starts from.
+ * from the store. Expanding roles (dependencies and aggregation) is memoized per set of starting roles and per
+ * principal object, and redone whenever a role changes; a binding change only changes which roles a user starts from.
+ * Decisions are not cached here: the gate's one cache of them is decision-cache.ts.
  */
 export class RoleService {
   private readonly roles = new Map<string, Role>();
   private readonly bindings = new Map<string, RoleBindingObject>();
   private rolesByUser = new Map<string, Set<string>>();
   private aggregation: AggregationIndex = new Map();
+  /** Expansion by set of starting roles; every user with the same roles shares one. */
   private expansions = new Map<string, ExpandedRoles>();
-  /** Expansion per principal shape (user and token restriction), so a request does not sort and join role names. */
-  private principalExpansions = new Map<string, ExpandedRoles>();
-  /**
-   * The same by principal object: a token's or a session's principal is one object reused by all its requests, so a
-   * request finds its expansion without building the shape's key. Renewed with principalExpansions.
-   */
+  /** Expansion by principal object: a token's principal is one object reused by all its requests. */
   private byPrincipal = new WeakMap<Principal, ExpandedRoles>();
-  private decisions = new WeakMap<ExpandedRoles, Map<string, Decision>>();
   private readonly changeListeners = new Set<() => void>();
 
   constructor(
@@ -139,18 +135,8 @@ export class RoleService {
   }
 
   expandFor(principal: Principal): ExpandedRoles {
-    const known = this.byPrincipal.get(principal);
-    if (known) return known;
-    const key = principal.username
-      ? `${principal.username}\n${principal.restrictedToRoles?.join('\n') ?? '*'}`
-      : '';
-    let expanded = this.principalExpansions.get(key);
-    if (!expanded) {
-      if (this.principalExpansions.size >= 10_000) this.forgetPrincipals();
-      expanded = this.expand(this.startingRoles(principal));
-      this.principalExpansions.set(key, expanded);
-    }
-    this.byPrincipal.set(principal, expanded);
+    let expanded = this.byPrincipal.get(principal);
+    if (!expanded) this.byPrincipal.set(principal, (expanded = this.expand(this.startingRoles(principal))));
     return expanded;
   }
 
@@ -158,24 +144,9 @@ export class RoleService {
     return this.expandFor(principal).roleNames.has(SUPER_ROLE);
   }
 
-  /**
-   * Decisions are cached per expansion and request shape: most requests repeat, and rendering a reason costs more than
-   * the matching. The cache lives on the expansion, so it goes whenever a role changes; it is bounded per expansion.
-   */
+  /** The pure authorizer over the principal's expanded roles. */
   authorize(principal: Principal, attributes: Attributes): Decision {
-    const expanded = this.expandFor(principal);
-    let decisions = this.decisions.get(expanded);
-    if (!decisions) this.decisions.set(expanded, (decisions = new Map()));
-    const key = attributes.isResourceRequest
-      ? `${attributes.verb}\n${attributes.apiGroup}\n${attributes.resource}\n${attributes.subresource}\n${attributes.name}\n${attributes.plugin ?? ''}`
-      : `${attributes.verb}\n${attributes.path}`;
-    let decision = decisions.get(key);
-    if (!decision) {
-      if (decisions.size >= 10_000) decisions.clear();
-      decision = authorize(attributes, expanded);
-      decisions.set(key, decision);
-    }
-    return decision;
+    return authorize(attributes, this.expandFor(principal));
   }
 
   private follow(change: CommittedChange): void {
@@ -195,7 +166,6 @@ export class RoleService {
   }
 
   private forgetPrincipals(): void {
-    this.principalExpansions = new Map();
     this.byPrincipal = new WeakMap();
   }
 
