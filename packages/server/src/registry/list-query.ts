@@ -6,7 +6,8 @@ import type { IndexQuery } from '../index/model-index.js';
 /** A request's query string, parsed (repeated keys become arrays). */
 export type QueryParameters = Record<string, string | string[] | undefined>;
 
-function single(query: QueryParameters, name: string): string | undefined {
+/** A parameter that may be given once: its value, undefined when absent, a 400 when repeated. */
+export function single(query: QueryParameters, name: string): string | undefined {
   const value = query[name];
   if (Array.isArray(value)) {
     if (value.length > 1) throw badRequest(`query parameter "${name}" may be given only once`);

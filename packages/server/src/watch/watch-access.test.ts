@@ -5,7 +5,7 @@ import type { WatchStatus } from './events.js';
 import { WatchAccess, watchAttributes } from './watch-access.js';
 import type { Watcher } from './watcher.js';
 
-const served = { model: { group: 'notes.svc.run', version: 'v1', plural: 'notes' }, owner: 'notes' } as ServedModel;
+const served = { model: { group: 'notes.svc.run', version: 'v1', plural: 'notes' }, owner: 'plugin:notes' } as ServedModel;
 const ann: Principal = { username: 'ann', via: 'session', sessionId: 'key-1' };
 
 /** A watcher as WatchAccess sees it: it records the status it failed with. */
@@ -64,7 +64,7 @@ describe('WatchAccess', () => {
       name: '',
       plugin: 'notes',
     });
-    const core = { model: { group: '', version: 'v1alpha1', plural: 'roles' }, owner: 'system' } as ServedModel;
+    const core = { model: { group: '', version: 'v1alpha1', plural: 'roles' }, owner: 'core' } as ServedModel;
     expect(watchAttributes(core)).toMatchObject({ path: '/api/v1alpha1/roles', apiGroup: '', resource: 'roles' });
     expect(watchAttributes(core).plugin).toBeUndefined();
   });

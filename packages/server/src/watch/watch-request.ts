@@ -1,6 +1,7 @@
 /**
  * The query parameters of a watch (docs/api.md "Lists" and "Watch"), parsed into plain data. Pure.
  */
+import { single, type QueryParameters } from '../registry/list-query.js';
 import { badRequest } from '@svc/plugin-api';
 import {
   parseFieldSelector,
@@ -19,17 +20,7 @@ export interface WatchRequest {
   timeoutSeconds?: number;
 }
 
-type Query = Record<string, unknown>;
-
-function single(query: Query, name: string): string | undefined {
-  const value = query[name];
-  if (value === undefined || value === null) return undefined;
-  if (Array.isArray(value)) {
-    if (value.length > 1) throw badRequest(`query parameter "${name}" may be given only once`);
-    return value.length === 0 ? undefined : String(value[0]);
-  }
-  return String(value);
-}
+type Query = QueryParameters;
 
 function wholeNumber(query: Query, name: string): number | undefined {
   const raw = single(query, name);

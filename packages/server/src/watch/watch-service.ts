@@ -1,3 +1,4 @@
+import type { QueryParameters } from '../registry/list-query.js';
 /**
  * What the HTTP layer calls to serve a watch: check the request (a 400 before anything is streamed), then run a
  * watcher on a sink. Keeps every open watcher, so the server can end them all when it closes.
@@ -42,7 +43,7 @@ export class WatchService {
   ) {}
 
   /** Parses and checks a watch's query parameters against the model; throws the ApiError a client should get. */
-  prepare(served: ServedModel, query: Record<string, unknown>): PreparedWatch {
+  prepare(served: ServedModel, query: QueryParameters): PreparedWatch {
     const request = parseWatchRequest(query);
     return { served, request, selection: selectionOf(served.index, request.labels, request.fields) };
   }
