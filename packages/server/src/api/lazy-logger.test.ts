@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { lazyChildLoggerFactory } from './lazy-logger.js';
@@ -14,7 +15,7 @@ function capture() {
   return { logger: pino({ level: 'info', base: undefined }, stream), lines };
 }
 
-const make = (logger: ReturnType<typeof pino>, bindings: Record<string, unknown>) =>
+const make = (logger: FastifyBaseLogger, bindings: Record<string, unknown>) =>
   lazyChildLoggerFactory.call(undefined as never, logger, bindings, {}, undefined as never);
 
 describe('lazyChildLoggerFactory', () => {

@@ -109,7 +109,9 @@ describe('the watch hub', () => {
       fields: [],
       matches: (o) => (tests++, inSelection(o.metadata.name)),
     };
-    const [first, second, unselected]: number[][] = [[], [], []];
+    const first: number[] = [];
+    const second: number[] = [];
+    const unselected: number[] = [];
     const stopFirst = hub.subscribe('g/things', (change) => first.push(change.revision), selection);
     hub.subscribe('g/things', (change) => second.push(change.revision), selection);
     hub.subscribe('g/things', (change) => unselected.push(change.revision), { ...selection, all: true, key: 'all' });
