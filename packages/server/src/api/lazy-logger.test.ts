@@ -23,7 +23,10 @@ describe('lazyChildLoggerFactory', () => {
     const { logger } = capture();
     let children = 0;
     const child = logger.child.bind(logger);
-    logger.child = ((...args: Parameters<typeof child>) => (children++, child(...args))) as typeof logger.child;
+    logger.child = ((...args: Parameters<typeof child>) => {
+      children++;
+      return child(...args);
+    }) as typeof logger.child;
     const requestLogger = make(logger, { reqId: 'req-1' });
     expect(children).toBe(0);
     requestLogger.error('boom');

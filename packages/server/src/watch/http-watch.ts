@@ -8,7 +8,7 @@ import type { WebSocket } from '@fastify/websocket';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServedModel } from '../registry/model-registry.js';
 import { httpStreamSink, webSocketSink } from './sink.js';
-import type { WatchService } from './watch-service.js';
+import type { PreparedWatch, WatchService } from './watch-service.js';
 
 export function watchOverWebSocket(
   watches: WatchService,
@@ -17,11 +17,12 @@ export function watchOverWebSocket(
   socket: WebSocket,
 ): void {
   const sink = webSocketSink(socket);
-  let prepared;
+  let prepared: PreparedWatch;
   try {
     prepared = watches.prepare(served(), request.target.query);
   } catch (error) {
-    return watches.refuse(sink, error);
+    watches.refuse(sink, error);
+    return;
   }
   watches.start(prepared, sink, request.principal);
 }
