@@ -10,5 +10,12 @@ export default defineConfig({
     server: { deps: { external: [/svc-plugin-gen=/] } },
     reporters: process.env.CI ? ['default', 'json'] : ['default'],
     outputFile: process.env.CI ? { json: '.tmp/vitest-results.json' } : undefined,
+    // `npm run test:coverage`: a summary on the terminal, lcov (with an HTML report) in coverage/.
+    coverage: {
+      provider: 'v8',
+      reporter: ['text-summary', 'lcov'],
+      include: ['packages/*/src/**/*.ts', 'plugins/*/src/**/*.ts'],
+      exclude: ['**/*.suite.ts'],
+    },
   },
 });

@@ -34,7 +34,10 @@ async function connect(url, count, onMessage) {
   const clients = [];
   const counter = { messages: 0 };
   for (let i = 0; i < count; i++) clients.push(await countingSocket(url, counter, i === 0 ? onMessage : undefined, AUTH));
-  return { counter, clients, close: () => clients.forEach((c) => c.close()) };
+  const close = () => {
+    for (const c of clients) c.close();
+  };
+  return { counter, clients, close };
 }
 
 async function seedPersons(url, count) {

@@ -28,7 +28,7 @@ describe.each(BACKENDS)('controllers (%s)', (backend) => {
     logger: { debug: () => undefined, info: () => undefined, warn: (m) => void warnings.push(m), error: () => undefined },
   });
   const add = (definition: Omit<ReconcilerDefinition, 'model'>) => {
-    const name = `test-${++owner}`;
+    const name = `plugin:test-${++owner}` as const;
     t.server.controllers.add(name, { model: NOTE, ...definition }, context());
     return name;
   };

@@ -1,4 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import type { OutgoingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,7 +34,8 @@ export interface TestServer {
 
 export interface TestResponse {
   status: number;
-  headers: Record<string, string | string[] | undefined>;
+  /** As Fastify's inject returns them (a number for content-length). */
+  headers: OutgoingHttpHeaders;
   body: any;
   text: string;
 }

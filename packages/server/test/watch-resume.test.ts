@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type WebSocket from 'ws';
-import { BACKENDS, startTestServer, type TestServer } from './harness.js';
+import { BACKENDS, startTestServer, type TestResponse, type TestServer } from './harness.js';
 import { NOTES, NOTES_PLUGINS, eventually, note, summary, watchWebSocket, type WatchEvent } from './watch-client.js';
 
 const WRITES = Number(process.env.RESUME_WRITES ?? 10_000);
@@ -68,7 +68,7 @@ describe.each(BACKENDS)('watch resume (%s)', (backend) => {
       while (written < WRITES) {
         const i = written++;
         const name = `r-${lane}-${i % (OBJECTS / LANES)}`;
-        let response;
+        let response: TestResponse;
         if (!exists.has(name)) {
           response = await t.request('POST', NOTES, note(name, { n: i }));
           exists.add(name);

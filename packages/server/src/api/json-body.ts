@@ -13,7 +13,11 @@ export function jsonBodyParser(app: Pick<FastifyInstance, 'getDefaultJsonParser'
   // Registered with `parseAs: 'string'`, so the body always arrives as a string.
   return (request: FastifyRequest, body: string | Buffer, done: Done): void => {
     const problem = jsonTextProblem(body as string);
-    if (problem !== undefined) return done(badRequest(problem));
+    if (problem !== undefined) {
+      done(badRequest(problem));
+      return;
+    }
+    // biome-ignore lint/nursery/noFloatingPromises: called with `done`, Fastify's default parser returns nothing.
     json(request, body as string, done);
   };
 }

@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { lazyChildLoggerFactory } from './lazy-logger.js';
@@ -14,7 +15,7 @@ function capture() {
   return { logger: pino({ level: 'info', base: undefined }, stream), lines };
 }
 
-const make = (logger: ReturnType<typeof pino>, bindings: Record<string, unknown>) =>
+const make = (logger: FastifyBaseLogger, bindings: Record<string, unknown>) =>
   lazyChildLoggerFactory.call(undefined as never, logger, bindings, {}, undefined as never);
 
 describe('lazyChildLoggerFactory', () => {
@@ -22,7 +23,10 @@ describe('lazyChildLoggerFactory', () => {
     const { logger } = capture();
     let children = 0;
     const child = logger.child.bind(logger);
-    logger.child = ((...args: Parameters<typeof child>) => (children++, child(...args))) as typeof logger.child;
+    logger.child = ((...args: Parameters<typeof child>) => {
+      children++;
+      return child(...args);
+    }) as typeof logger.child;
     const requestLogger = make(logger, { reqId: 'req-1' });
     expect(children).toBe(0);
     requestLogger.error('boom');

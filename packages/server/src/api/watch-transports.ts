@@ -8,7 +8,7 @@ import type { WebSocket } from '@fastify/websocket';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServedModel } from '../registry/model-registry.js';
 import { httpStreamSink, webSocketSink } from '../watch/sink.js';
-import type { WatchService } from '../watch/watch-service.js';
+import type { PreparedWatch, WatchService } from '../watch/watch-service.js';
 import { callerOf } from './http-context.js';
 
 export function watchOverWebSocket(
@@ -18,11 +18,12 @@ export function watchOverWebSocket(
   socket: WebSocket,
 ): void {
   const sink = webSocketSink(socket);
-  let prepared;
+  let prepared: PreparedWatch;
   try {
     prepared = watches.prepare(served(), request.target.query);
   } catch (error) {
-    return watches.refuse(sink, error);
+    watches.refuse(sink, error);
+    return;
   }
   watches.start(prepared, sink, callerOf(request));
 }

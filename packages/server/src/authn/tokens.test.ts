@@ -20,8 +20,8 @@ async function setup(held: Record<string, string[]> = { alice: ['editor', 'viewe
   stores.push(store);
   const registry = new ModelRegistry(store);
   const objects = new ObjectService(store);
-  const userServed = await registry.register(normalizeModelDefinition(userModel, { kind: 'system' }), 'system');
-  const tokenServed = await registry.register(normalizeModelDefinition(personalAccessTokenModel, { kind: 'system' }), 'system');
+  const userServed = await registry.register(normalizeModelDefinition(userModel, { kind: 'system' }), 'core');
+  const tokenServed = await registry.register(normalizeModelDefinition(personalAccessTokenModel, { kind: 'system' }), 'core');
   for (const name of Object.keys(held)) {
     await objects.create(userServed, { apiVersion: 'v1alpha1', kind: 'User', metadata: { name }, spec: {} });
   }

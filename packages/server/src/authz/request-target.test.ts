@@ -64,6 +64,7 @@ describe('parseRequestTarget', () => {
     if (!result.ok) throw new Error(result.problem);
     const { query } = result.target;
     expect('toString' in query).toBe(false);
+    // biome-ignore lint/suspicious/noProto: the test is that `__proto__` is an ordinary key here.
     expect([query.__proto__, query.constructor]).toEqual(['x', 'y']);
     expect(({} as Record<string, unknown>).x).toBeUndefined();
   });

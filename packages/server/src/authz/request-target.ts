@@ -23,6 +23,7 @@ export type TargetResult = { ok: true; target: RequestTarget } | { ok: false; pr
 
 const ABSOLUTE_FORM = /^([a-z][a-z0-9+.-]*):\/\/([^/?]*)/i;
 const MALFORMED_PERCENT = /%(?![0-9a-f]{2})/i;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this pattern's purpose.
 const CONTROL = /[\u0000-\u001f\u007f]/;
 /** Anything but visible ASCII, and `#`: refused in a raw target (see below). */
 const NOT_IN_TARGET = /[^\u0021-\u0022\u0024-\u007e]/;

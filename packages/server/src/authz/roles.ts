@@ -95,7 +95,9 @@ export function expandRoles(
   const expanded: ExpandedRoles = { roleNames: seen, rules: [], uiPermissions: new Set() };
   for (const name of order) {
     const role = roles.get(name) as Role;
-    role.rules.forEach((rule, ruleIndex) => expanded.rules.push({ role: name, index: ruleIndex, rule }));
+    role.rules.forEach((rule, ruleIndex) => {
+      expanded.rules.push({ role: name, index: ruleIndex, rule });
+    });
     for (const permission of annotationList(role, UI_PERMISSIONS_ANNOTATION) ?? []) {
       expanded.uiPermissions.add(permission);
     }

@@ -52,7 +52,10 @@ export class WorkQueue {
   /** Adds `name` after `ms`; an earlier pending schedule for it wins. */
   addAfter(name: string, ms: number): void {
     if (this.shutDown) return;
-    if (ms <= 0) return this.add(name);
+    if (ms <= 0) {
+      this.add(name);
+      return;
+    }
     const due = Date.now() + ms;
     const existing = this.timers.get(name);
     if (existing && existing.due <= due) return;

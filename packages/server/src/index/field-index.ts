@@ -129,7 +129,10 @@ export class FieldIndex implements OrderedIndex {
   }
 
   remove(record: IndexRecord, slot: Slot): void {
-    if (typeof slot === 'string') return this.removeValue(record, slot);
+    if (typeof slot === 'string') {
+      this.removeValue(record, slot);
+      return;
+    }
     this.multiValuedObjects--;
     for (const value of slot) this.removeValue(record, value);
   }

@@ -57,7 +57,9 @@ export class IndexLoader {
     this.records = [];
     // Every index is checked before any is filled.
     const loaded = fieldIndexes.map((index) => index.prepareLoad(records, modelLabel));
-    fieldIndexes.forEach((index, i) => index.commitLoad(loaded[i]!));
+    fieldIndexes.forEach((index, i) => {
+      index.commitLoad(loaded[i]!);
+    });
     labels.load(records);
     names.load(records);
   }

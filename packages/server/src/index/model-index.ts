@@ -233,7 +233,9 @@ export class ModelIndex {
 
   private remove(record: IndexRecord): void {
     this.labels.remove(record, recordLabels(record));
-    this.fieldIndexes.forEach((index, i) => index.remove(record, recordSlot(record, i)));
+    this.fieldIndexes.forEach((index, i) => {
+      index.remove(record, recordSlot(record, i));
+    });
     this.byName.remove(record);
   }
 

@@ -18,7 +18,7 @@ export function naturalCompare(a: string, b: string): number {
   if (a === b) return 0;
   const lengthA = a.length;
   const lengthB = b.length;
-  const length = lengthA < lengthB ? lengthA : lengthB;
+  const length = Math.min(lengthA, lengthB);
   // Skip the common prefix by code unit: everything before the first difference is equal in both token sequences.
   let k = 0;
   let ca = 0;

@@ -80,7 +80,7 @@ describe('parseLabelSelector', () => {
     ['!', 'not a valid label key'],
     ['=b', 'not a valid label key'],
     ['a=(x)y', 'set of values'],
-    ['a=' + 'x'.repeat(64), 'not a valid label value'],
+    [`a=${'x'.repeat(64)}`, 'not a valid label value'],
     [['a=1', 'b=!'], 'not a valid label value'],
   ];
   it.each(bad)('rejects %j (%s)', (input, message) => {

@@ -93,8 +93,8 @@ describe('validateLabels', () => {
     [{ 'plugin.svc.run/plugin-name': 'people' }, plugin],
     [{ 'content.svc.run/owner': 'alice' }, plugin],
     [{ 'a/B_c.d-e': 'v' }, plugin],
-    [{ ['a/' + 'n'.repeat(63)]: 'v'.repeat(63) }, plugin],
-    [{ ['p'.repeat(63) + '.' + 'q'.repeat(63) + '/n']: 'v' }, plugin],
+    [{ [`a/${'n'.repeat(63)}`]: 'v'.repeat(63) }, plugin],
+    [{ [`${'p'.repeat(63)}.${'q'.repeat(63)}/n`]: 'v' }, plugin],
     [{ 'mysvc.run/x': 'v' }, plugin],
   ])('accepts %j', (labels, options) => expect(validateLabels(labels, options)).toEqual([]));
 
@@ -109,7 +109,7 @@ describe('validateLabels', () => {
     ['empty name', { 'a.com/': 'v' }, open, at('a.com/'), /name must not be empty/],
     ['empty prefix', { '/x': 'v' }, open, at('/x'), /prefix must not be empty/],
     ['uppercase prefix', { 'Example.com/x': 'v' }, open, at('Example.com/x'), /prefix must be a DNS subdomain/],
-    ['long prefix', { ['a'.repeat(254) + '/x']: 'v' }, open, at('a'.repeat(254) + '/x'), /prefix must be at most 253/],
+    ['long prefix', { [`${'a'.repeat(254)}/x`]: 'v' }, open, at(`${'a'.repeat(254)}/x`), /prefix must be at most 253/],
     ['long name', { ['n'.repeat(64)]: 'v' }, open, at('n'.repeat(64)), /name must be at most 63/],
     ['name ends with dash', { 'x-': 'v' }, open, at('x-'), /start and end with a letter or digit/],
     ['key with tilde', { 'a~b': 'v' }, open, '/metadata/labels/a~0b', /name must start and end/],

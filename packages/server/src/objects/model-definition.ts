@@ -134,9 +134,15 @@ function normalizeIndexes(indexes: unknown, problems: string[]): NormalizedIndex
   const names = new Set<string>();
   const result: NormalizedIndex[] = [];
   indexes.forEach((raw: unknown, i) => {
-    if (raw === null || typeof raw !== 'object') return void problems.push(`indexes[${i}] must be an object`);
+    if (raw === null || typeof raw !== 'object') {
+      problems.push(`indexes[${i}] must be an object`);
+      return;
+    }
     const spec = raw as IndexSpec;
-    if (typeof spec.name !== 'string' || spec.name === '') return void problems.push(`indexes[${i}].name must be a non-empty string`);
+    if (typeof spec.name !== 'string' || spec.name === '') {
+      problems.push(`indexes[${i}].name must be a non-empty string`);
+      return;
+    }
     const at = `index "${spec.name}"`;
     if (DEFAULT_INDEX_NAMES.includes(spec.name)) problems.push(`${at} is declared for every model already`);
     else if (names.has(spec.name)) problems.push(`${at} is declared twice`);

@@ -10,7 +10,10 @@ describe('the decision cache', () => {
     const cache = new DecisionCache();
     const roles = expansion();
     let computed = 0;
-    const decide = () => (computed++, allow('get')());
+    const decide = () => {
+      computed++;
+      return allow('get')();
+    };
     cache.decide(roles, 'GET /a', 1, decide);
     cache.decide(roles, 'GET /a', 1, decide);
     cache.decide(roles, 'GET /a', 1, decide);

@@ -1,4 +1,4 @@
-import type { AnyExtensionObject, ExtensionClient, ExtensionObject, ListOptions, ListResult, ModelRef } from '@svc/plugin-api';
+import type { AnyExtensionObject, ExtensionClient, ListOptions, ListResult, ModelRef } from '@svc/plugin-api';
 import { listQuery, pageInfo } from './list-query.js';
 import { decodeObject } from './codec.js';
 import type { ModelRegistry } from './model-registry.js';

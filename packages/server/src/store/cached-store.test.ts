@@ -27,8 +27,14 @@ describe('read cache', () => {
     const calls = { get: 0, getMany: 0 };
     const spy: Store = {
       ...inner,
-      get: (r, n) => (calls.get++, inner.get(r, n)),
-      getMany: (r, n) => (calls.getMany++, inner.getMany(r, n)),
+      get: (r, n) => {
+        calls.get++;
+        return inner.get(r, n);
+      },
+      getMany: (r, n) => {
+        calls.getMany++;
+        return inner.getMany(r, n);
+      },
     };
     return { spy, calls };
   };

@@ -149,7 +149,12 @@ export function describeStoreConformance(
 
       it('the encoder receives the revision the record ends up with', async () => {
         const seen: number[] = [];
-        const spy = (text: string): Encoder => (revision) => (seen.push(revision), encodeAs(text)(revision));
+        const spy =
+          (text: string): Encoder =>
+          (revision) => {
+            seen.push(revision);
+            return encodeAs(text)(revision);
+          };
         const created = await store.create(WIDGETS, 'a', spy('one'));
         const updated = await store.update(WIDGETS, 'a', created.revision, spy('two'));
         expect(seen).toEqual([created.revision, updated.revision]);

@@ -31,10 +31,17 @@ const history = (revision: number, resource: string): Change => ({
 async function hubWith(changes: Change[], options: { gapTimeoutMs?: number } = {}) {
   let reads = 0;
   let listener: CommitListener = () => undefined;
-  const objects = { onCommitted: (l: CommitListener) => ((listener = l), () => undefined) } as unknown as ObjectService;
+  const onCommitted = (l: CommitListener) => {
+    listener = l;
+    return () => undefined;
+  };
+  const objects = { onCommitted } as unknown as ObjectService;
   const store = {
     currentRevision: async () => 0,
-    changesSince: async (after: number, limit = 1000) => (reads++, changes.filter((c) => c.revision > after).slice(0, limit)),
+    changesSince: async (after: number, limit = 1000) => {
+      reads++;
+      return changes.filter((c) => c.revision > after).slice(0, limit);
+    },
   } as unknown as Store;
   const registry = { all: () => [served] } as unknown as ModelRegistry;
   const hub = await WatchHub.open(
@@ -107,9 +114,14 @@ describe('the watch hub', () => {
       key: 'even',
       labels: [],
       fields: [],
-      matches: (o) => (tests++, inSelection(o.metadata.name)),
+      matches: (o) => {
+        tests++;
+        return inSelection(o.metadata.name);
+      },
     };
-    const [first, second, unselected]: number[][] = [[], [], []];
+    const first: number[] = [];
+    const second: number[] = [];
+    const unselected: number[] = [];
     const stopFirst = hub.subscribe('g/things', (change) => first.push(change.revision), selection);
     hub.subscribe('g/things', (change) => second.push(change.revision), selection);
     hub.subscribe('g/things', (change) => unselected.push(change.revision), { ...selection, all: true, key: 'all' });

@@ -1,8 +1,9 @@
+import type { QueryParameters } from '../registry/list-query.js';
 import { describe, expect, it } from 'vitest';
 import { parseWatchRequest } from './watch-request.js';
 
 describe('watch query parameters', () => {
-  const ok: Array<[string, Record<string, unknown>, Record<string, unknown>]> = [
+  const ok: Array<[string, QueryParameters, Record<string, unknown>]> = [
     ['nothing', {}, { labels: [], fields: [], resourceVersion: undefined, allowWatchBookmarks: false, timeoutSeconds: undefined }],
     ['a revision to resume after', { resourceVersion: '42' }, { resourceVersion: 42 }],
     ['revision 0 as no revision', { resourceVersion: '0' }, { resourceVersion: undefined }],
@@ -18,7 +19,7 @@ describe('watch query parameters', () => {
     expect(parseWatchRequest(query)).toMatchObject(expected);
   });
 
-  const bad: Array<[string, Record<string, unknown>, RegExp]> = [
+  const bad: Array<[string, QueryParameters, RegExp]> = [
     ['a negative revision', { resourceVersion: '-1' }, /resourceVersion/],
     ['a revision that is not a number', { resourceVersion: 'abc' }, /resourceVersion/],
     ['two revisions', { resourceVersion: ['1', '2'] }, /only once/],
