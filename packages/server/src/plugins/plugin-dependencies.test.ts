@@ -21,7 +21,14 @@ describe('unmet dependencies', () => {
   const records = recordsOf(node('people', '1.4.0'), node('search', '2.1.0'));
   const running = (...names: string[]) => (name: string) => names.includes(name);
 
-  it.each([
+  interface Case {
+    name: string;
+    requires: Record<string, string>;
+    running: string[];
+    installedOnly: boolean;
+    want: string[];
+  }
+  it.each<Case>([
     { name: 'installed and running in range', requires: { people: '^1.0.0' }, running: ['people'], installedOnly: false, want: [] },
     { name: 'installed, not running', requires: { people: '^1.0.0' }, running: [], installedOnly: false, want: ['people@^1.0.0'] },
     { name: 'installed, not running, installed is enough', requires: { people: '^1.0.0' }, running: [], installedOnly: true, want: [] },
