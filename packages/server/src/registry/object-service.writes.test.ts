@@ -133,7 +133,11 @@ describe('patch', () => {
 
   it('answers NotFound for a missing object, without calling the change', async () => {
     let called = false;
-    expect(await reasonOf(() => f.service.patch(f.widgets, 'nope', (current) => ((called = true), current)))).toBe('NotFound');
+    const change = (current: unknown) => {
+      called = true;
+      return current;
+    };
+    expect(await reasonOf(() => f.service.patch(f.widgets, 'nope', change))).toBe('NotFound');
     expect(called).toBe(false);
   });
 });
