@@ -1,5 +1,6 @@
-// Issue 3's figures: GET one object as a token-authenticated user holding a role template, against the same GET as
-// the super administrator (also by token) and against the bare-route baseline, all in one run.
+// The authorization figures of docs/performance.md: GET one object as a token-authenticated user holding a role
+// template, against the same GET as the super administrator (also by token) and against the bare-route baseline, all
+// in one run.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

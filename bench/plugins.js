@@ -1,4 +1,4 @@
-// `npm run bench:plugins`: the plugin lifecycle figures of issue 5.
+// `npm run bench:plugins`: the plugin lifecycle figures of docs/performance.md.
 // - start of a plugin whose model holds --persons objects (target: STARTED in under 3 s), against the same start with
 //   no objects, measured in the same run;
 // - --cycles stop/start cycles in one process (target: memory growth under 50 MB), and what loading new code costs.

@@ -1,4 +1,4 @@
-// `npm run bench`: the figures each issue names, as ratios against a baseline measured in the same run.
+// `npm run bench`: the figures of docs/performance.md, as ratios against a baseline measured in the same run.
 // Usage: node bench/run.js [--persons 100000] [--duration 5]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,7 +1,7 @@
-// `npm run bench:watch` (also part of `npm run bench`): the watch figures of issue 4, each with its baseline from the
-// same run. 100 watchers on the Person model while a writer updates persons: event deliveries per second in total
-// (baseline: a bare `ws` server sending one shared Buffer to 100 clients); write-to-delivery latency p99 at 1,000
-// writes per second; create throughput with 100 idle watchers as a share of create throughput with none.
+// `npm run bench:watch` (also part of `npm run bench`): the watch figures of docs/performance.md, each with its
+// baseline from the same run. 100 watchers on the Person model while a writer updates persons: event deliveries per
+// second in total (baseline: a bare `ws` server sending one shared Buffer to 100 clients); write-to-delivery latency
+// p99 at 1,000 writes per second; create throughput with 100 idle watchers as a share of create throughput with none.
 // Usage: node bench/watch.js [--watchers 100] [--duration 5]
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

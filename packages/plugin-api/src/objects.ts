@@ -27,7 +27,7 @@ export interface ExtensionObject<Spec = Record<string, unknown>, Status = Record
   [extra: string]: unknown;
 }
 
-/** The paging envelope of a list (CONTRACT section 3). */
+/** The paging envelope of a list (docs/api.md "Lists"). */
 export interface ListResult<T = ExtensionObject> {
   page: number;
   size: number;

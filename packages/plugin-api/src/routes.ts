@@ -14,7 +14,7 @@ export interface RouteRequest {
   headers: Record<string, string | string[] | undefined>;
   /** Parsed JSON body, or undefined. */
   body: unknown;
-  /** The caller, once authentication is in place; undefined for anonymous callers. */
+  /** The signed-in caller the gate authorized (by session, token or Basic); undefined for an anonymous caller. */
   user?: { name: string };
 }
 

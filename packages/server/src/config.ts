@@ -1,6 +1,6 @@
 import path from 'node:path';
 
-/** The settings of CONTRACT section 1. */
+/** The settings (docs/api.md "Settings"). */
 export interface Config {
   host: string;
   port: number;

@@ -120,6 +120,9 @@ describe('permission endpoints, escalation and posts over HTTP', () => {
     const listed = await as(t, undefined)('GET', PUBLIC_POSTS);
     expect(listed.status).toBe(200);
     expect(listed.body.items.map((p: { metadata: { name: string } }) => p.metadata.name)).toEqual(['news']);
+    // The one list envelope every list answers with, Kubernetes fields included.
+    expect(listed.body).toMatchObject({ apiVersion: 'content.svc.run/v1alpha1', kind: 'PostList', page: 1, size: 0, total: 1, totalPages: 1 });
+    expect(listed.body.metadata.resourceVersion).toMatch(/^\d+$/);
     expect((await as(t, author)('GET', UC_POSTS)).body.items.map((p: { metadata: { name: string } }) => p.metadata.name)).toEqual(['news']);
 
     expect((await as(t, contributor)('GET', ALL_POSTS)).status).toBe(403);

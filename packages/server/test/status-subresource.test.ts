@@ -5,7 +5,10 @@ import { NOTES, NOTES_PLUGINS, note } from './watch-client.js';
 const merge = { 'content-type': 'application/merge-patch+json' };
 const jsonPatch = { 'content-type': 'application/json-patch+json' };
 
-/** `…/{name}/status` (CONTRACT section 3): writes only status; for models that opt in, the main route cannot. */
+/**
+ * `…/{name}/status` (docs/api.md "Generated routes"): writes only status; for models that opt in, the main route
+ * cannot.
+ */
 describe.each(BACKENDS)('the status subresource (%s)', (backend) => {
   let t: TestServer;
   beforeAll(async () => {

@@ -1,4 +1,5 @@
 import { definePlugin } from '@svc/plugin-api';
+import { ownPersonRoutes } from './own-persons.js';
 import { GENDERS, personModel } from './person.js';
 import { personReconciler } from './reconciler.js';
 
@@ -19,5 +20,6 @@ export default definePlugin({
         return { total: await ctx.client.count(personModel), byGender };
       },
     });
+    for (const route of ownPersonRoutes(ctx)) ctx.routes.add(route);
   },
 });

@@ -1,6 +1,6 @@
 import type { CustomRoute, RouteRequest, RouteResponse } from '@svc/plugin-api';
 import type { DynamicRoute } from './dynamic-router.js';
-import { JSON_TYPE, type HttpContext } from './http-context.js';
+import { JSON_TYPE, callerOf, type HttpContext } from './http-context.js';
 
 const API_VERSION = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)\/(v[0-9]+((alpha|beta)[0-9]+)?)$/;
 
@@ -28,6 +28,7 @@ export function customRoutes(owner: string, route: CustomRoute): DynamicRoute<Ht
     path,
     owner,
     handler: async ({ request, reply }: HttpContext, params) => {
+      const { username } = callerOf(request);
       const routeRequest: RouteRequest = {
         method: request.method,
         path: request.target.path,
@@ -35,6 +36,7 @@ export function customRoutes(owner: string, route: CustomRoute): DynamicRoute<Ht
         query: request.target.query,
         headers: request.headers,
         body: request.body,
+        ...(username === undefined ? {} : { user: { name: username } }),
       };
       const result = await route.handler(routeRequest);
       if (isRouteResponse(result)) {

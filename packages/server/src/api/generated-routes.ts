@@ -5,17 +5,17 @@ import type { ObjectService, Written } from '../registry/object-service.js';
 import { applyMergePatch } from '../registry/merge-patch.js';
 import type { DynamicRoute } from './dynamic-router.js';
 import { JSON_TYPE, actorOf, type HttpContext } from './http-context.js';
-import { pageInfo, parseListQuery } from '../registry/list-query.js';
-import { listEnvelope } from './list-envelope.js';
+import { parseListQuery } from '../registry/list-query.js';
+import { sendList } from './list-envelope.js';
 import { wantsWatch } from '../authz/request-info.js';
 import type { WatchService } from '../watch/watch-service.js';
-import { watchOverHttp, watchOverWebSocket } from '../watch/http-watch.js';
+import { watchOverHttp, watchOverWebSocket } from './watch-transports.js';
 
 type Params = Record<string, string | undefined>;
 
 /**
- * The generated REST API of every model (CONTRACT section 3): one set of handlers, the model looked up from the path.
- * A model gets no handler code of its own.
+ * The generated REST API of every model (docs/api.md "Generated routes"): one set of handlers, the model looked up
+ * from the path. A model gets no handler code of its own.
  */
 export function generatedRoutes(
   registry: ModelRegistry,
@@ -43,7 +43,7 @@ export function generatedRoutes(
 
   const handlers = {
     async list(ctx: HttpContext, p: Params) {
-      // `watch` (CONTRACT section 5): a WebSocket on the collection path, or `?watch=true` as a stream.
+      // `watch` (docs/api.md "Watch"): a WebSocket on the collection path, or `?watch=true` as a stream.
       if (watches && ctx.websocket) return watchOverWebSocket(watches, () => model(p), ctx.request, ctx.websocket);
       const served = model(p);
       if (watches && ctx.request.method === 'GET' && wantsWatch(ctx.request.target.query)) return watchOverHttp(watches, served, ctx.request, ctx.reply);
@@ -143,16 +143,4 @@ function patchFunction(ctx: HttpContext): (current: ExtensionObject) => unknown 
 
 function contentType(ctx: HttpContext): string {
   return (ctx.request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-}
-
-/** A list request's answer (CONTRACT section 3): the query parsed, the page read, the envelope sent. */
-export async function sendList(ctx: HttpContext, objects: ObjectService, served: ServedModel) {
-  const query = parseListQuery(ctx.request.target.query);
-  const page = await objects.list(served, query);
-  const body = listEnvelope(
-    { apiVersion: served.model.apiVersion, kind: served.model.kind, revision: page.revision },
-    page.items,
-    pageInfo(page.total, query.page ?? 1, query.size),
-  );
-  return ctx.reply.type(JSON_TYPE).send(body);
 }

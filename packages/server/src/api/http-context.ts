@@ -1,6 +1,6 @@
 import type { WebSocket } from '@fastify/websocket';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ANONYMOUS, type Principal } from '../authn/principal.js';
+import { ANONYMOUS, type Principal } from '../authz/principal.js';
 import type { Actor } from '../registry/admission.js';
 
 declare module 'fastify' {
@@ -21,7 +21,15 @@ export interface HttpContext {
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** The caller of a request, as the object service's admission checks see it. */
+/**
+ * Who is calling: the one way every handler, core or plugin, learns it. The gate authenticates each request before any
+ * handler runs and keeps the principal on it; a request it has not seen counts as anonymous, which no rule trusts.
+ */
+export function callerOf(request: FastifyRequest): Principal {
+  return request.principal ?? ANONYMOUS;
+}
+
+/** The caller as the object service's admission checks see it (an actor of kind `user`). */
 export function actorOf({ request }: HttpContext): Actor {
-  return { kind: 'user', principal: request.principal ?? ANONYMOUS };
+  return { kind: 'user', principal: callerOf(request) };
 }

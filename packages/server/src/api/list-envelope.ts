@@ -1,4 +1,24 @@
-import type { PageInfo } from '../registry/list-query.js';
+import type { IndexQuery } from '../index/model-index.js';
+import { pageInfo, parseListQuery, type PageInfo } from '../registry/list-query.js';
+import type { ServedModel } from '../registry/model-registry.js';
+import type { ObjectService } from '../registry/object-service.js';
+import { JSON_TYPE, type HttpContext } from './http-context.js';
+
+/**
+ * Every list svc answers (docs/api.md "Lists"): the request's list parameters parsed, optionally narrowed by the route
+ * (a user's own tokens or posts), the page read from the indexes, and the one envelope sent.
+ */
+export async function sendList(
+  ctx: HttpContext,
+  objects: ObjectService,
+  served: ServedModel,
+  narrow: (query: IndexQuery) => IndexQuery = (query) => query,
+) {
+  const query = narrow(parseListQuery(ctx.request.target.query));
+  const page = await objects.list(served, query);
+  const meta = { apiVersion: served.model.apiVersion, kind: served.model.kind, revision: page.revision };
+  return ctx.reply.type(JSON_TYPE).send(listEnvelope(meta, page.items, pageInfo(page.total, query.page ?? 1, query.size)));
+}
 
 /** The list envelope, built around already-serialized items so they are never parsed again. */
 export function listEnvelope(

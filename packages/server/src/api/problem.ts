@@ -2,7 +2,7 @@ import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isApiError, type FieldError } from '@svc/plugin-api';
 
-/** RFC 9457 problem details, the body of every error svc answers with (CONTRACT section 4). */
+/** RFC 9457 problem details, the body of every error svc answers with (docs/api.md "Errors"). */
 export interface Problem {
   type: string;
   title: string;

@@ -4,7 +4,7 @@ import type { BasicCredentials } from './basic-auth.js';
 import { SESSION_COOKIE, XSRF_HEADER, readCookie } from './cookies.js';
 import { sameOrigin } from './origin.js';
 export { sameOrigin } from './origin.js';
-import { ANONYMOUS, type Principal } from './principal.js';
+import { ANONYMOUS, type Principal } from '../authz/principal.js';
 import type { Sessions } from './sessions.js';
 import { TOKEN_PREFIX, type PersonalAccessTokens } from './tokens.js';
 import type { UserDirectory } from './user-directory.js';
@@ -25,8 +25,6 @@ export interface Authenticator {
    * Reads no body, so it runs in `onRequest`.
    */
   authenticate(request: FastifyRequest): Promise<Principal>;
-  /** `request.principal` when the authorization hook has set it; otherwise authenticates and sets it. */
-  principalOf(request: FastifyRequest): Promise<Principal>;
   /** A 401 for a request that needs credentials, with the `WWW-Authenticate` challenges this server accepts. */
   challenge(detail: string): ApiError;
 }
@@ -91,12 +89,6 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
       const id = readCookie(request.headers.cookie, SESSION_COOKIE);
       if (id !== undefined && id !== '') return fromSession(id, request, path);
       return ANONYMOUS;
-    },
-    async principalOf(request) {
-      if (request.principal) return request.principal;
-      const principal = await authenticator.authenticate(request);
-      request.principal = principal;
-      return principal;
     },
     challenge: (detail) => refuse(detail),
   };

@@ -34,7 +34,7 @@ export interface CookieOptions {
   maxAge?: number;
 }
 
-/** A `Set-Cookie` value: Path=/ and SameSite=Lax always (CONTRACT section 6). Values are base64url, never quoted. */
+/** A `Set-Cookie` value: Path=/ and SameSite=Lax always (docs/api.md "Security"). Values are base64url, unquoted. */
 export function serializeCookie(name: string, value: string, options: CookieOptions): string {
   let cookie = `${name}=${value}; Path=/; SameSite=Lax`;
   if (options.maxAge !== undefined) {

@@ -8,7 +8,7 @@ import type { ObjectService } from '../registry/object-service.js';
 import type { Store } from '../store/types.js';
 import { createAuthenticator, type Authenticator } from './authenticator.js';
 import { BasicCredentials } from './basic-auth.js';
-import { consoleUserRoutes } from './console-routes.js';
+import { consoleUserRoutes } from './user-routes.js';
 import { Credentials } from './credentials.js';
 import { LoginLimiter, type LoginClock, type LoginLimits } from './login-limiter.js';
 import { loginRoutes } from './login-routes.js';
@@ -24,7 +24,6 @@ import { UserDirectory } from './user-directory.js';
 export { createAuthenticator, type Authenticator } from './authenticator.js';
 export { ensureSuperAdministrator } from './super-admin.js';
 export type { ManageUser, RolesOf, SetUserRoles } from './ports.js';
-export { ANONYMOUS, type Principal } from './principal.js';
 
 export interface AuthenticationSettings extends SessionPolicy {
   basicAuth: boolean;

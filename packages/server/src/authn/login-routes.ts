@@ -1,5 +1,6 @@
 import { parse as parseQueryString } from 'node:querystring';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { callerOf } from '../api/http-context.js';
 import { forbidden, invalid } from '@svc/plugin-api';
 import type { Authenticator } from './authenticator.js';
 import { SESSION_COOKIE, clearedSessionCookies, readCookie, sessionCookies } from './cookies.js';
@@ -21,8 +22,8 @@ export interface LoginRouteDeps {
 const FORM_TYPE = 'application/x-www-form-urlencoded';
 
 /**
- * `POST /login` and `POST /logout` (CONTRACT section 6), registered on the Fastify app by main.ts. They live in their
- * own scope so the form parser they need does not make every other route accept form bodies.
+ * `POST /login` and `POST /logout` (docs/api.md "Security"), registered on the Fastify app by main.ts. They live in
+ * their own scope so the form parser they need does not make every other route accept form bodies.
  */
 export function loginRoutes(deps: LoginRouteDeps) {
   return async function login(scope: FastifyInstance): Promise<void> {
@@ -64,7 +65,7 @@ async function signIn(deps: LoginRouteDeps, request: FastifyRequest, reply: Fast
 }
 
 async function signOut(deps: LoginRouteDeps, request: FastifyRequest, reply: FastifyReply) {
-  const principal = await deps.authenticator.principalOf(request);
+  const principal = callerOf(request);
   if (principal.via === 'session' && principal.sessionId) await deps.sessions.end(principal.sessionId);
   reply.header('set-cookie', clearedSessionCookies(request.protocol === 'https'));
   return reply.code(204).send();

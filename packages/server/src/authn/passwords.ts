@@ -2,7 +2,7 @@ import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:c
 import { invalid } from '@svc/plugin-api';
 
 /**
- * Password hashes: scrypt (CONTRACT section 6 allows argon2id or scrypt; scrypt ships with Node, no native build).
+ * Password hashes: scrypt (docs/api.md "Security"): it ships with Node, so no native build.
  * A hash is stored as `scrypt$<N>$<r>$<p>$<salt>$<key>` (base64url), so stronger parameters can be introduced later
  * without invalidating old hashes.
  */

@@ -7,7 +7,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
  * passwords (low entropy, chosen by people) need a slow hash.
  */
 
-/** `crypto.hash` (Node 20.12+) costs a third of a Hash object, and a digest is taken on every authenticated request. */
+/** `crypto.hash` (Node 20.12+) is cheaper than a Hash object, and a digest is taken on every authenticated request. */
 const oneShotHash = (crypto as { hash?: (algorithm: string, data: string, encoding: 'base64url') => string }).hash;
 
 /** 32 random bytes, base64url (43 characters), with an optional prefix such as `pat_`. */

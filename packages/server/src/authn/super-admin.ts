@@ -31,7 +31,7 @@ export interface SuperAdministratorResult {
 }
 
 /**
- * First boot (CONTRACT section 1): when the store holds no user, creates the super administrator and binds it to
+ * First boot (docs/api.md "Settings"): when the store holds no user, creates the super administrator and binds it to
  * `super-role`. Role models and built-in roles must be registered first. The User object is written last: it is the
  * mark that this step completed, so a boot interrupted half way simply does it again.
  */

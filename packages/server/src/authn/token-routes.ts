@@ -1,19 +1,18 @@
 import { badRequest } from '@svc/plugin-api';
 import type { DynamicRoute } from '../api/dynamic-router.js';
-import { JSON_TYPE, type HttpContext } from '../api/http-context.js';
-import { listEnvelope } from '../api/list-envelope.js';
-import { pageInfo, parseListQuery } from '../registry/list-query.js';
+import { JSON_TYPE, callerOf, type HttpContext } from '../api/http-context.js';
+import { sendList } from '../api/list-envelope.js';
 import type { ObjectService } from '../registry/object-service.js';
 import type { Authenticator } from './authenticator.js';
-import type { Principal } from './principal.js';
+import type { Principal } from '../authz/principal.js';
 import type { PersonalAccessTokens } from './tokens.js';
 
 const BASE = '/apis/uc.api.security.svc.run/v1alpha1/personalaccesstokens';
 
 
 /**
- * A user's own personal access tokens (CONTRACT section 6): create (the secret is in the response, once), list and get
- * (never the secret), revoke, delete. Another user's token is not found here; the generated API of
+ * A user's own personal access tokens (docs/api.md "Security"): create (the secret is in the response, once), list
+ * and get (never the secret), revoke, delete. Another user's token is not found here; the generated API of
  * `security.svc.run/v1alpha1/personalaccesstokens` is where an administrator sees them all.
  */
 export function tokenRoutes(deps: {
@@ -23,7 +22,7 @@ export function tokenRoutes(deps: {
 }): DynamicRoute<HttpContext>[] {
   const { tokens, objects } = deps;
   const caller = async (ctx: HttpContext): Promise<Principal> => {
-    const principal = await deps.authenticator.principalOf(ctx.request);
+    const principal = callerOf(ctx.request);
     if (!principal.username) throw deps.authenticator.challenge('sign in to manage your personal access tokens');
     return principal;
   };
@@ -46,14 +45,8 @@ export function tokenRoutes(deps: {
       const principal = await caller(ctx);
       const query = ctx.request.target.query;
       if (query.watch !== undefined) throw badRequest('watching personal access tokens is not supported here');
-      const own = `spec.username=${principal.username}`;
-      const selectors = query.fieldSelector === undefined ? [] : ([] as string[]).concat(query.fieldSelector);
-      const list = parseListQuery({ ...query, fieldSelector: [...selectors, own] });
-      const served = tokens.served;
-      const page = await objects.list(served, list);
-      const info = pageInfo(page.total, list.page ?? 1, list.size);
-      const meta = { apiVersion: served.model.apiVersion, kind: served.model.kind, revision: page.revision };
-      return sendJson(ctx, listEnvelope(meta, page.items, info));
+      const own = { field: 'spec.username', operator: 'in' as const, values: [principal.username!] };
+      return sendList(ctx, objects, tokens.served, (list) => ({ ...list, fields: [...list.fields, own] }));
     }),
     route('GET', '/:name', async (ctx, p) => sendJson(ctx, JSON.stringify(await tokens.getOwn(await caller(ctx), p.name!)))),
     route('PUT', '/:name/revocation', async (ctx, p) => sendJson(ctx, await tokens.revoke(await caller(ctx), p.name!))),

@@ -5,7 +5,7 @@ import { ObjectService } from '../registry/object-service.js';
 import { openSqliteStore } from '../store/sqlite.js';
 import type { Store } from '../store/types.js';
 import { ACCESS_TOKEN_ANNOTATION, personalAccessTokenModel, userModel } from './models.js';
-import type { Principal } from './principal.js';
+import type { Principal } from '../authz/principal.js';
 import { PersonalAccessTokens } from './tokens.js';
 import { UserDirectory } from './user-directory.js';
 

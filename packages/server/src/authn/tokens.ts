@@ -5,7 +5,7 @@ import type { CommittedChange, ObjectService } from '../registry/object-service.
 import { InternalRecords, TOKEN_DIGESTS_RESOURCE } from './internal-records.js';
 import { ACCESS_TOKEN_ANNOTATION, type TokenObject, type TokenSpec } from './models.js';
 import type { RolesOf } from './ports.js';
-import type { Principal } from './principal.js';
+import type { Principal } from '../authz/principal.js';
 import { digestOf, randomSecret } from './secrets.js';
 import { admitTokenWrite, readTokenRequest } from './token-requests.js';
 import type { UserDirectory } from './user-directory.js';
@@ -27,7 +27,7 @@ interface TokenEntry {
 const LAST_USED_INTERVAL_MS = 60_000;
 
 /**
- * Personal access tokens (CONTRACT section 6). The object (model PersonalAccessToken) holds what may be shown; the
+ * Personal access tokens (docs/api.md "Security"). The object (model PersonalAccessToken) holds what may be shown; the
  * token's digest lives in an internal record under the token's name. Every token is held in memory, so authenticating
  * with one is two map lookups; writes of the model keep that in step.
  */

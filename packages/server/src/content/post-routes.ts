@@ -1,7 +1,7 @@
 import { badRequest, notFound } from '@svc/plugin-api';
 import type { DynamicRoute } from '../api/dynamic-router.js';
-import { JSON_TYPE, actorOf, type HttpContext } from '../api/http-context.js';
-import { pageInfo, parseListQuery } from '../registry/list-query.js';
+import { JSON_TYPE, actorOf, callerOf, type HttpContext } from '../api/http-context.js';
+import { sendList } from '../api/list-envelope.js';
 import type { ServedModel } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
 import type { Post } from './post-model.js';
@@ -15,7 +15,7 @@ const PUBLIC = '/apis/api.content.svc.run/v1alpha1/posts';
  */
 export function postRoutes(objects: ObjectService, posts: ServedModel): DynamicRoute<HttpContext>[] {
   const owner = (ctx: HttpContext) => {
-    const name = ctx.request.principal?.username;
+    const name = callerOf(ctx.request).username;
     if (!name) throw badRequest('sign in to work on your posts');
     return name;
   };
@@ -27,11 +27,8 @@ export function postRoutes(objects: ObjectService, posts: ServedModel): DynamicR
   const send = (ctx: HttpContext, body: unknown, status = 200) =>
     ctx.reply.code(status).type(JSON_TYPE).send(typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body));
   const list = async (ctx: HttpContext, field: string) => {
-    const query = parseListQuery(ctx.request.target.query);
-    const selected = { ...query, fields: [...query.fields, { field, operator: 'in' as const, values: [field === 'spec.owner' ? owner(ctx) : 'true'] }] };
-    const page = await objects.list(posts, selected);
-    const info = pageInfo(page.total, query.page ?? 1, query.size);
-    return send(ctx, { ...info, items: page.items.map((b) => JSON.parse(b.toString('utf8')) as unknown) });
+    const only = { field, operator: 'in' as const, values: [field === 'spec.owner' ? owner(ctx) : 'true'] };
+    return sendList(ctx, objects, posts, (query) => ({ ...query, fields: [...query.fields, only] }));
   };
   const setPublished = (published: boolean) => async (ctx: HttpContext, p: Record<string, string | undefined>) => {
     const post = await own(ctx, p.name!);

@@ -7,7 +7,7 @@ import type { Logger, ReconcileContext, ReconcilerDefinition } from '@svc/plugin
 import { parseFieldSelector, parseLabelSelector } from '../index/selectors.js';
 import type { ModelRegistry } from '../registry/model-registry.js';
 import type { WatchHub } from '../watch/hub.js';
-import { selectionOf } from '../watch/selection-filter.js';
+import { selectionOf } from '../watch/selection.js';
 import { ReconcilerRunner, type RunnerSpec } from './reconciler-runner.js';
 import type { QueueOptions } from './work-queue.js';
 

@@ -8,7 +8,7 @@ import type { ExtensionObject, Logger } from '@svc/plugin-api';
 import { parseFieldSelector } from '../index/selectors.js';
 import type { ModelRegistry, ServedModel } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
-import { selectionOf } from '../watch/selection-filter.js';
+import { selectionOf } from '../watch/selection.js';
 import type { ControllerManager } from './controller-manager.js';
 import type { ReconcilerRunner } from './reconciler-runner.js';
 

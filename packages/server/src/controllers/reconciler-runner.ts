@@ -7,7 +7,7 @@
 import type { Logger } from '@svc/plugin-api';
 import type { ServedModel } from '../registry/model-registry.js';
 import type { WatchHub } from '../watch/hub.js';
-import type { Selection } from '../watch/selection-filter.js';
+import type { Selection } from '../watch/selection.js';
 import { WorkQueue, type QueueOptions } from './work-queue.js';
 
 export type ReconcileFunction = (request: { name: string }) => Promise<{ requeueAfter?: number } | void>;

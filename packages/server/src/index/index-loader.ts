@@ -1,6 +1,6 @@
 /**
- * Fills a model's empty index with many objects at once (at boot, from the store): the index `apply` would build one
- * object at a time, about three times faster. `apply` files an object by searching the name index, each field index's
+ * Fills a model's empty index with many objects at once (at boot, from the store), faster than the index's `apply`
+ * would one object at a time. `apply` files an object by searching the name index, each field index's
  * values and the group of its value, and each label's group: a B-tree descent or binary search each, a dozen or more
  * naturalCompare calls apiece. Here the records are sorted by name once; each group is then built by appending
  * records in that order, and each B-tree is bulk-loaded from sorted arrays, with no search per entry. What is left

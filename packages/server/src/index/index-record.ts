@@ -5,7 +5,7 @@
  * by name and without reading the stored bytes. A record lives as long as its object: updates change it in place.
  *
  * The name is kept only as naturalSortKey(name): the name index and every group compare names a dozen or more times
- * per B-tree descent, and keys compare natively, 3–5× faster than naturalCompare. The key is invertible, so the name
+ * per B-tree descent, and keys compare natively, far faster than naturalCompare. The key is invertible, so the name
  * is read back from it when one is needed (a page's names, a message); a name without digits is its own key.
  */
 import type { Labels } from './label-index.js';

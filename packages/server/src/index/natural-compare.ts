@@ -86,7 +86,7 @@ function compareRuns(a: string, b: string, start: number, k: number): number {
  * A string whose plain code-unit order (`<`) is exactly the natural order of the originals: for any a and b,
  * naturalCompare(a, b) and comparing naturalSortKey(a) with naturalSortKey(b) by `<` agree in sign, and the keys are
  * equal only for equal strings. The name index compares every object it files or finds by name a dozen or more times
- * per B-tree descent; a record keeps its name's key so those comparisons run natively, 3–5× faster than
+ * per B-tree descent; a record keeps its name's key so those comparisons run natively, far faster than
  * naturalCompare (which scans code units one by one). A string without digits is its own key (no copy).
  *
  * Each maximal digit run becomes: its number of significant digits (`0`–`8` for 0–8 digits; `9` and four base-256
@@ -100,8 +100,8 @@ export function naturalSortKey(text: string): string {
   let i = 0;
   while (i < text.length && !isDigit(text.charCodeAt(i))) i++;
   if (i === text.length) return text;
-  // Pieces joined once: `+=` would make a key of 13 or more code units a tree of cons strings (three objects, about
-  // 50 bytes more per key kept in the index).
+  // Pieces joined once: `+=` would make a key of 13 or more code units a tree of cons strings (three objects instead
+  // of one, per key kept in the index).
   const pieces = [text.slice(0, i)];
   while (i < text.length) {
     const start = i;
@@ -126,7 +126,7 @@ function lengthCode(count: number, limit: number, base: number): string {
 /**
  * Plain code-unit order. It is the natural order wherever every digit run has the same length at the same place, as
  * in the server's own RFC 3339 timestamps (`toISOString`: fixed width): indexes of those use it, natively, instead of
- * naturalCompare (about 6× slower on a 24-character timestamp, whose long common prefix it scans by code unit).
+ * naturalCompare (much slower on a timestamp, whose long common prefix it scans by code unit).
  */
 export function compareCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

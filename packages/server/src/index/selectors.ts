@@ -1,5 +1,5 @@
 /**
- * The list query language of CONTRACT section 3, parsed into plain data, and the matchers that give it meaning for a
+ * The list query language of docs/api.md "Lists", parsed into plain data, and the matchers that give it meaning for a
  * single object (a watch filters events with these, without the index). Pure: no state, no I/O.
  *
  * Every parameter may be repeated and holds comma-separated terms; all terms of all parameters are ANDed.
@@ -36,7 +36,7 @@ type Parameter = string | readonly string[] | undefined;
 const LABEL_FORMS = 'key, !key, key=value, key==value, key!=value, key in (v1,v2), key notin (v1,v2) or key=(v1,v2)';
 const FIELD_FORMS = 'field=value, field==value, field!=value or field=(v1,v2)';
 
-// Label keys and values as CONTRACT section 2 (Kubernetes syntax): an optional DNS-subdomain prefix and a name.
+// Label keys and values as docs/api.md "Objects" (Kubernetes syntax): an optional DNS-subdomain prefix and a name.
 const DNS_LABEL = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
 const LABEL_NAME = '[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?';
 const LABEL_KEY = new RegExp(`^(${DNS_LABEL}(\\.${DNS_LABEL})*/)?${LABEL_NAME}$`);

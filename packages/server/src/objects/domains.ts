@@ -1,6 +1,6 @@
 /**
  * Which `svc.run` domains belong to the service and which to plugins. Used for model groups, custom route groups and
- * label prefixes, so the three never disagree (CONTRACT sections 2 and 7).
+ * label prefixes, so the three never disagree (docs/api.md "Objects" and "Plugins").
  */
 import { NAME_PATTERN, DNS_SUBDOMAIN_PATTERN } from './names.js';
 

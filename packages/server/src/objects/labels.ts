@@ -1,5 +1,5 @@
 /**
- * Label and annotation maps (the seed's "Label naming" table, CONTRACT section 2). Keys are qualified names; under
+ * Label and annotation maps (the seed's "Label naming" table, docs/api.md "Objects"). Keys are qualified names; under
  * the service's own prefixes only keys the service defines are accepted, so a plugin cannot forge, say, a role
  * template flag the service would act on under a name it never defined.
  */

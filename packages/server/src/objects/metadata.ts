@@ -1,5 +1,5 @@
 /**
- * Checks of the `metadata` a client sends (CONTRACT section 2). Pure: nothing is filled in here. Server-owned fields
+ * Checks of the `metadata` a client sends (docs/api.md "Objects"). Pure: nothing is filled in here. Server-owned fields
  * (creationTimestamp, version on create, deletionTimestamp, uid, resourceVersion) are not rejected because the
  * service overwrites them; fields it does not know are left alone, as Kubernetes clients send some (namespace …).
  */

@@ -1,6 +1,6 @@
 /**
  * Checks a model declaration (the seed's "Model declaration attributes" and IndexSpec tables) and who may declare it
- * (CONTRACT section 7), and derives what the rest of the server keys on: apiVersion, store resource, validator.
+ * (docs/api.md "Plugins"), and derives what the rest of the server keys on: apiVersion, store resource, validator.
  */
 import type { IndexSpec, JsonSchema, ModelDefinition } from '@svc/plugin-api';
 import { subdomainProblems } from './names.js';

@@ -7,7 +7,7 @@ import type { FieldError } from '@svc/plugin-api';
 
 export const MAX_NAME_LENGTH = 253;
 export const MAX_LABEL_NAME_LENGTH = 63;
-/** `metadata.name` (CONTRACT section 2). */
+/** `metadata.name` (docs/api.md "Objects"). */
 export const NAME_PATTERN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 /** A DNS subdomain: names as above joined by dots; used for label prefixes and model groups. */
 export const DNS_SUBDOMAIN_PATTERN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;

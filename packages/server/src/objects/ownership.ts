@@ -1,8 +1,8 @@
 /**
  * Which plugin owns an object. The host sets the owner label on every object a plugin declares in `extensions/`; it
  * is what keeps a declared object from taking over one someone else made, and what says which roles are a plugin's
- * own. So only the host writes it (CONTRACT section 7): a user can neither set, change nor remove it, and a plugin can
- * set only its own name, on objects it creates.
+ * own. So only the host writes it (docs/api.md "Objects"): a user can neither set, change nor remove it, and a plugin
+ * can set only its own name, on objects it creates.
  */
 import type { ExtensionObject } from '@svc/plugin-api';
 

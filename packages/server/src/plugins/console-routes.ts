@@ -2,7 +2,7 @@ import { badRequest, invalid, payloadTooLarge, unsupportedMediaType } from '@svc
 import type { FastifyRequest } from 'fastify';
 import type { DynamicRoute } from '../api/dynamic-router.js';
 import { JSON_TYPE, actorOf, type HttpContext } from '../api/http-context.js';
-import { sendList } from '../api/generated-routes.js';
+import { sendList } from '../api/list-envelope.js';
 import type { ObjectService } from '../registry/object-service.js';
 import type { PluginHost } from './plugin-host.js';
 import type { PluginLifecycle } from './plugin-lifecycle.js';
@@ -19,7 +19,7 @@ export interface PluginConsoleDeps {
 }
 
 /**
- * The console's plugin management (CONTRACT section 7): list with state, install, upgrade, enable/disable, and the
+ * The console's plugin management (docs/api.md "Plugins"): list with state, install, upgrade, enable/disable, and the
  * log of the latest start. Uninstall is the generated DELETE of the Plugin object. Who may call these is decided by
  * the authorization hook like any route (super administrator, or the plugin management role templates).
  */

@@ -5,7 +5,7 @@ import { parse } from 'yaml';
 import { validateName } from '../objects/metadata.js';
 import { RESERVED_PLUGIN_NAMES } from '../objects/model-definition.js';
 
-/** `plugin.yaml`, as CONTRACT section 7 describes it. */
+/** `plugin.yaml` (docs/api.md "Plugins"). */
 export interface PluginManifest {
   apiVersion: 'plugin.svc.run/v1alpha1';
   kind: 'Plugin';

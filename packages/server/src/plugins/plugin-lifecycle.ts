@@ -5,7 +5,7 @@ import { normalizeModelDefinition } from '../objects/model-definition.js';
 import type { Actor } from '../registry/admission.js';
 import type { ModelRegistry, ServedModel } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
-import { selectionOf } from '../watch/selection-filter.js';
+import { selectionOf } from '../watch/selection.js';
 import type { InstalledCode } from './installed-code.js';
 import { admitPluginWrite, checkDependenciesInstalled, checkUpgrade } from './plugin-admission.js';
 import { pluginLogger } from './plugin-context.js';

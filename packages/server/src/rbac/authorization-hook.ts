@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { forbidden } from '@svc/plugin-api';
-import type { Principal } from '../authn/principal.js';
+import type { Principal } from '../authz/principal.js';
 import { classifyRequest, type RequestInfo } from '../authz/request-info.js';
 import type { Attributes } from '../authz/rules.js';
 import type { Decision } from '../authz/authorizer.js';

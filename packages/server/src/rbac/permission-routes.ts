@@ -1,10 +1,10 @@
 import { badRequest, notFound } from '@svc/plugin-api';
-import type { Principal } from '../authn/principal.js';
+import type { Principal } from '../authz/principal.js';
 import { classifyRequest } from '../authz/request-info.js';
 import { parseRequestTarget } from '../authz/request-target.js';
 import { HIDDEN_LABEL, UI_PERMISSIONS_ANNOTATION, annotationList } from '../authz/roles.js';
 import type { DynamicRoute } from '../api/dynamic-router.js';
-import { JSON_TYPE, actorOf, type HttpContext } from '../api/http-context.js';
+import { JSON_TYPE, actorOf, callerOf, type HttpContext } from '../api/http-context.js';
 import type { createAttributeResolver } from './authorization-hook.js';
 import type { RoleService } from './role-service.js';
 import type { SetUserRoles } from './user-roles.js';
@@ -22,12 +22,12 @@ export interface PermissionRouteDeps {
 }
 
 /**
- * The console's permission endpoints (CONTRACT section 6): what a user holds, setting a user's roles, and access
+ * The console's permission endpoints (docs/api.md "Security"): what a user holds, setting a user's roles, and access
  * reviews that say whether a request would be allowed and by which role and rule.
  */
 export function permissionRoutes(deps: PermissionRouteDeps): DynamicRoute<HttpContext>[] {
   const { roles } = deps;
-  const caller = (ctx: HttpContext) => ctx.request.principal?.username;
+  const caller = (ctx: HttpContext) => callerOf(ctx.request).username;
   const subject = async (ctx: HttpContext, name: string | undefined): Promise<string> => {
     const username = name === '-' ? caller(ctx) : name;
     if (!username) throw badRequest('"-" means the signed-in user; sign in first');

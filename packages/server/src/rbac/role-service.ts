@@ -1,5 +1,5 @@
 import type { ExtensionObject } from '@svc/plugin-api';
-import type { Principal } from '../authn/principal.js';
+import type { Principal } from '../authz/principal.js';
 import { authorize, type Decision } from '../authz/authorizer.js';
 import { aggregationIndex, expandRoles, type AggregationIndex, type ExpandedRoles, type Role } from '../authz/roles.js';
 import { ANONYMOUS_ROLE, AUTHENTICATED_ROLE, DEPENDENCIES_ANNOTATION, SUPER_ROLE, annotationList } from '../authz/roles.js';

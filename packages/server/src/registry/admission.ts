@@ -1,5 +1,5 @@
 import { forbidden, type ExtensionObject } from '@svc/plugin-api';
-import type { Principal } from '../authn/principal.js';
+import type { Principal } from '../authz/principal.js';
 import { ownerLabelProblem } from '../objects/ownership.js';
 import type { ServedModel } from './model-registry.js';
 

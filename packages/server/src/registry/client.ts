@@ -1,20 +1,8 @@
 import type { AnyExtensionObject, ExtensionClient, ExtensionObject, ListOptions, ListResult, ModelRef } from '@svc/plugin-api';
-import { pageInfo, parseListQuery } from './list-query.js';
+import { listQuery, pageInfo } from './list-query.js';
 import { decodeObject } from './codec.js';
 import type { ModelRegistry } from './model-registry.js';
 import type { ObjectService, WriteOptions } from './object-service.js';
-
-type Query = Record<string, string | string[] | undefined>;
-
-function toQuery(options: ListOptions = {}): Query {
-  return {
-    page: options.page === undefined ? undefined : String(options.page),
-    size: options.size === undefined ? undefined : String(options.size),
-    sort: options.sort,
-    labelSelector: options.labelSelector,
-    fieldSelector: options.fieldSelector,
-  };
-}
 
 /** The in-process client plugins and controllers use: the same validation, indexes and rules as the HTTP API. */
 export function createExtensionClient(
@@ -36,7 +24,7 @@ export function createExtensionClient(
       }
     },
     async list<T extends AnyExtensionObject>(model: ModelRef, options?: ListOptions): Promise<ListResult<T>> {
-      const query = parseListQuery(toQuery(options));
+      const query = listQuery(options ?? {});
       const page = await objects.list(registry.resolve(model), query);
       return {
         ...pageInfo(page.total, query.page ?? 1, query.size),
@@ -44,7 +32,7 @@ export function createExtensionClient(
       };
     },
     async count(model, options) {
-      const { labels, fields } = parseListQuery(toQuery(options));
+      const { labels, fields } = listQuery(options ?? {});
       return registry.resolve(model).index.count(labels, fields);
     },
     async countBy(model, indexName) {

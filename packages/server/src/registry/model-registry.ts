@@ -36,7 +36,7 @@ export class ModelRegistry {
       );
     }
     const index = new ModelIndex(model.indexes, `${model.apiVersion} ${model.kind}`);
-    // One bulk load, about three times faster than an apply per object. Each batch is decoded as it arrives, and only
+    // One bulk load rather than an apply per object (index-loader.ts). Each batch is decoded as it arrives, and only
     // the objects' index records are kept: not their bytes, nor the objects.
     const loader = index.loader();
     for await (const batch of this.store.scan(model.resource)) {

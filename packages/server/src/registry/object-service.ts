@@ -9,21 +9,13 @@ import {
 } from '@svc/plugin-api';
 import { checkObjectShape } from '../objects/object-shape.js';
 import { generateName } from '../objects/metadata.js';
-import type { LabelRequirement, FieldRequirement, SortTerm } from '../index/selectors.js';
-import { KeyExistsError, RevisionConflictError, type Store, type StoredRecord } from '../store/types.js';
+import type { IndexQuery } from '../index/model-index.js';
+import { KeyExistsError, RevisionConflictError, type ChangeType, type Store, type StoredRecord } from '../store/types.js';
 import { KeyedQueue } from '../util/keyed-queue.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../objects/json-limits.js';
 import { canonicalize, decodeObject, deepCopy, encodeObject } from './codec.js';
 import { Admission, SYSTEM, type Actor } from './admission.js';
 import type { ServedModel } from './model-registry.js';
-
-export interface ListQuery {
-  labels: LabelRequirement[];
-  fields: FieldRequirement[];
-  sort: SortTerm[];
-  page?: number;
-  size?: number;
-}
 
 export interface ListPage {
   items: Buffer[];
@@ -45,7 +37,7 @@ export interface Written {
  * listener that reads the index in the same tick sees a state consistent with `revision`.
  */
 export interface CommittedChange {
-  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  type: ChangeType;
   revision: number;
   served: ServedModel;
   /** The object as stored; for DELETED its last stored state, with `resourceVersion` set to the deletion's revision. */
@@ -115,7 +107,7 @@ export class ObjectService {
     return decodeObject(await this.getBytes(served, name));
   }
 
-  async list(served: ServedModel, query: ListQuery): Promise<ListPage> {
+  async list(served: ServedModel, query: IndexQuery): Promise<ListPage> {
     const { names, total } = served.index.query(query);
     const revision = await this.store.currentRevision();
     const records = await this.store.getMany(served.model.resource, names);
@@ -200,7 +192,7 @@ export class ObjectService {
 
   async deleteCollection(
     served: ServedModel,
-    query: Omit<ListQuery, 'sort' | 'page' | 'size'>,
+    query: Pick<IndexQuery, 'labels' | 'fields'>,
     options: WriteOptions = {},
   ): Promise<number> {
     const { names } = served.index.query({ ...query, sort: [] });

@@ -7,7 +7,8 @@ import type { Store, StoredRecord } from './types.js';
  * nothing else knows it is there. A write reaches the cache only after the store committed it, so the cache never
  * serves a value that is not durable. Not for a database shared by several servers: their writes would not reach it.
  *
- * Why: a point query costs ~6 µs here even with every page cached, and a page of 20 is most of a list request.
+ * Why: a point query through SQLite costs far more than a map lookup even with every page cached, and a page of 20
+ * such queries would be most of a list request.
  */
 export function withReadCache(store: Store, maxBytes = 4 * 1024 * 1024): Store {
   const cache = new LRUCache<string, StoredRecord>({
@@ -67,9 +68,8 @@ export function withReadCache(store: Store, maxBytes = 4 * 1024 * 1024): Store {
 
 /**
  * The record with bytes in an allocation of their own. A small Buffer is often a view into a shared 8 KiB pool slab
- * (Buffer.from, better-sqlite3's results): kept for long, each such view pins its whole slab, so a 4 MiB cache of
- * 600-byte objects held ~58 MiB (measured at boot with 100,000 persons). Copying once on the way in bounds the cache
- * by what it counts.
+ * (Buffer.from, better-sqlite3's results): kept for long, each such view pins its whole slab, so a cache of small
+ * objects would hold many times the bytes it counts. Copying once on the way in bounds the cache by what it counts.
  */
 function ownBytes(record: StoredRecord): StoredRecord {
   const value = record.value;

@@ -10,8 +10,8 @@ import { CompactedError, type Change, type Store } from '../store/types.js';
 import { atRevision, encodeEvent, expiredStatus } from './events.js';
 import type { WatchHub } from './hub.js';
 import type { LiveChange } from './live-change.js';
-import { transition } from './selection.js';
-import type { Selection } from './selection-filter.js';
+import { transition } from './transitions.js';
+import type { Selection } from './selection.js';
 import type { Watcher } from './watcher.js';
 
 const HISTORY_PAGE = 1000;

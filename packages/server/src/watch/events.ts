@@ -1,5 +1,5 @@
 /**
- * The wire form of watch events (CONTRACT section 5): one JSON object per event, `{"type":…,"object":…}`, followed by
+ * The wire form of watch events (docs/api.md "Watch"): one JSON object per event, `{"type":…,"object":…}`, followed by
  * a newline. The same bytes serve both transports: a WebSocket text message (the newline is harmless JSON whitespace)
  * and one line of the `?watch=true` stream. Built around the object's stored bytes, so an object is never re-serialized.
  */
@@ -59,7 +59,7 @@ export function errorEvent(status: WatchStatus): Buffer {
   return encodeEvent('ERROR', Buffer.from(JSON.stringify(status)));
 }
 
-/** The requested revision is older than the retained history: the client re-lists (CONTRACT section 5). */
+/** The requested revision is older than the retained history: the client re-lists (docs/api.md "Watch"). */
 export function expiredStatus(requested: number, oldest: number): WatchStatus {
   return statusObject(
     410,

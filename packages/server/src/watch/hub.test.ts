@@ -3,7 +3,7 @@ import type { ModelRegistry, ServedModel } from '../registry/model-registry.js';
 import type { CommitListener, CommittedChange, ObjectService } from '../registry/object-service.js';
 import type { Change, Store } from '../store/types.js';
 import { WatchHub } from './hub.js';
-import type { Selection } from './selection-filter.js';
+import type { Selection } from './selection.js';
 
 const served = { model: { resource: 'g/things' } } as unknown as ServedModel;
 const object = (name: string, revision: number) => ({

@@ -14,7 +14,7 @@ import type { ModelRegistry } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
 import type { Store } from '../store/types.js';
 import { LiveChange } from './live-change.js';
-import type { Selection } from './selection-filter.js';
+import type { Selection } from './selection.js';
 
 export type LiveListener = (change: LiveChange) => void;
 

@@ -9,8 +9,9 @@ import type { ServedModel } from '../registry/model-registry.js';
 import type { CommittedChange } from '../registry/object-service.js';
 import type { Change } from '../store/types.js';
 import { atRevision, encodeEvent, webSocketFrame } from './events.js';
-import { transition, type ChangeType } from './selection.js';
-import type { Selection } from './selection-filter.js';
+import type { ChangeType } from '../store/types.js';
+import { transition } from './transitions.js';
+import type { Selection } from './selection.js';
 
 export class LiveChange {
   // Made on first use: most changes reach no watcher, and every write makes one LiveChange.

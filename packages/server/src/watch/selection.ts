@@ -1,19 +1,31 @@
-/**
- * Selection transitions (after k8s' cache watcher): a watcher with selectors sees an object only while it matches.
- * An update that brings an object into the selection is ADDED for that watcher, one that takes it out is DELETED, and
- * one outside the selection before and after is not seen at all. Pure.
- */
-export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
+import type { ExtensionObject } from '@svc/plugin-api';
+import type { ModelIndex } from '../index/model-index.js';
+import type { FieldRequirement, LabelRequirement } from '../index/selectors.js';
 
 /**
- * The event a watcher sees for a change, given whether the object matched its selection before the change
- * (`wasIn`, false for ADDED) and after it (`isIn`, false for DELETED); undefined when it sees nothing.
+ * A watcher's (or reconciler's) label and field selectors as one value: `all` when there are none, a `key` that is
+ * equal for equal selectors (so a change computes each distinct selection once), and a matcher on single objects.
  */
-export function transition(type: ChangeType, wasIn: boolean, isIn: boolean): ChangeType | undefined {
-  if (type === 'ADDED') return isIn ? 'ADDED' : undefined;
-  if (type === 'DELETED') return wasIn ? 'DELETED' : undefined;
-  if (wasIn && isIn) return 'MODIFIED';
-  if (isIn) return 'ADDED';
-  if (wasIn) return 'DELETED';
-  return undefined;
+export interface Selection {
+  readonly all: boolean;
+  readonly key: string;
+  readonly labels: readonly LabelRequirement[];
+  readonly fields: readonly FieldRequirement[];
+  matches(object: ExtensionObject): boolean;
+}
+
+export function selectionOf(
+  index: ModelIndex,
+  labels: readonly LabelRequirement[],
+  fields: readonly FieldRequirement[],
+): Selection {
+  // Unknown fields are a 400 now, not an exception on the first event.
+  index.validate({ fields, sort: [] });
+  return {
+    all: labels.length === 0 && fields.length === 0,
+    key: JSON.stringify([labels, fields]),
+    labels,
+    fields,
+    matches: (object) => index.matches(object, labels, fields),
+  };
 }

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Principal } from '../authn/principal.js';
+import type { Principal } from '../authz/principal.js';
 import type { ServedModel } from '../registry/model-registry.js';
 import type { WatchStatus } from './events.js';
 import { WatchAccess, watchAttributes } from './watch-access.js';

@@ -10,7 +10,7 @@
  * changed under HTTP Basic), 403 when the credential holds but no role allows `watch` any more (401 for an anonymous
  * watch, as the gate answers).
  */
-import type { Principal } from '../authn/principal.js';
+import type { Principal } from '../authz/principal.js';
 import type { Decision } from '../authz/authorizer.js';
 import type { Attributes } from '../authz/rules.js';
 import type { ServedModel } from '../registry/model-registry.js';

@@ -1,5 +1,5 @@
 /**
- * The query parameters of a watch (CONTRACT sections 3 and 5), parsed into plain data. Pure.
+ * The query parameters of a watch (docs/api.md "Lists" and "Watch"), parsed into plain data. Pure.
  */
 import { badRequest } from '@svc/plugin-api';
 import {

@@ -3,13 +3,13 @@
  * watcher on a sink. Keeps every open watcher, so the server can end them all when it closes.
  */
 import { isApiError } from '@svc/plugin-api';
-import { ANONYMOUS, type Principal } from '../authn/principal.js';
+import { ANONYMOUS, type Principal } from '../authz/principal.js';
 import type { ServedModel } from '../registry/model-registry.js';
 import type { Store } from '../store/types.js';
 import { errorEvent, statusObject } from './events.js';
 import type { WatchHub } from './hub.js';
 import { replayHistory, sendSnapshot } from './catch-up.js';
-import { selectionOf, type Selection } from './selection-filter.js';
+import { selectionOf, type Selection } from './selection.js';
 import type { WatchSink } from './sink.js';
 import type { WatchAccess } from './watch-access.js';
 import { parseWatchRequest, type WatchRequest } from './watch-request.js';

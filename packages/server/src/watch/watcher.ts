@@ -7,7 +7,7 @@
 import type { ServedModel } from '../registry/model-registry.js';
 import { bookmarkEvent, errorEvent, statusObject, type WatchStatus } from './events.js';
 import type { LiveChange } from './live-change.js';
-import type { Selection } from './selection-filter.js';
+import type { Selection } from './selection.js';
 import type { WatchSink } from './sink.js';
 
 export interface WatcherLimits {

@@ -1,6 +1,6 @@
 import { invalid, notFound, type FieldError } from '@svc/plugin-api';
 import type { DynamicRoute } from '../api/dynamic-router.js';
-import { JSON_TYPE, type HttpContext } from '../api/http-context.js';
+import { JSON_TYPE, callerOf, type HttpContext } from '../api/http-context.js';
 import type { ObjectService } from '../registry/object-service.js';
 import type { Authenticator } from './authenticator.js';
 import type { Credentials } from './credentials.js';
@@ -8,7 +8,7 @@ import type { LoginLimiter } from './login-limiter.js';
 import type { UserSpec } from './models.js';
 import { checkPasswordRules } from './passwords.js';
 import type { ManageUser, SetUserRoles } from './ports.js';
-import type { Principal } from './principal.js';
+import type { Principal } from '../authz/principal.js';
 import type { Sessions } from './sessions.js';
 import type { PersonalAccessTokens } from './tokens.js';
 import type { UserDirectory } from './user-directory.js';
@@ -31,12 +31,13 @@ export interface ConsoleUserRouteDeps {
 const BASE = '/apis/api.console.svc.run/v1alpha1/users';
 
 /**
- * The console's user endpoints that need passwords (CONTRACT section 6): create a user, change one's own password, and
- * reset another user's. Mounted as core routes; the authorization hook has allowed the request before they run.
+ * The console's user endpoints that need passwords (docs/api.md "Security"): create a user, change one's own
+ * password, and reset another user's. Mounted as core routes; the authorization hook has allowed the request before
+ * they run.
  */
 export function consoleUserRoutes(deps: ConsoleUserRouteDeps): DynamicRoute<HttpContext>[] {
   const caller = async (ctx: HttpContext): Promise<Principal & { username: string }> => {
-    const principal = await deps.authenticator.principalOf(ctx.request);
+    const principal = callerOf(ctx.request);
     if (!principal.username) throw deps.authenticator.challenge('sign in first');
     return principal as Principal & { username: string };
   };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { transition, type ChangeType } from './selection.js';
+import type { ChangeType } from '../store/types.js';
+import { transition } from './transitions.js';
 
 describe('selection transitions', () => {
   const cases: Array<[string, ChangeType, boolean, boolean, ChangeType | undefined]> = [

@@ -7,8 +7,9 @@
 import type { WebSocket } from '@fastify/websocket';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServedModel } from '../registry/model-registry.js';
-import { httpStreamSink, webSocketSink } from './sink.js';
-import type { WatchService } from './watch-service.js';
+import { httpStreamSink, webSocketSink } from '../watch/sink.js';
+import type { WatchService } from '../watch/watch-service.js';
+import { callerOf } from './http-context.js';
 
 export function watchOverWebSocket(
   watches: WatchService,
@@ -23,7 +24,7 @@ export function watchOverWebSocket(
   } catch (error) {
     return watches.refuse(sink, error);
   }
-  watches.start(prepared, sink, request.principal);
+  watches.start(prepared, sink, callerOf(request));
 }
 
 export function watchOverHttp(
@@ -35,7 +36,7 @@ export function watchOverHttp(
   const prepared = watches.prepare(served, request.target.query);
   // The stream is written directly: Fastify sends nothing more for this request.
   reply.hijack();
-  watches.start(prepared, httpStreamSink(reply.raw, headersSetByHooks(reply)), request.principal);
+  watches.start(prepared, httpStreamSink(reply.raw, headersSetByHooks(reply)), callerOf(request));
   return reply;
 }
 

@@ -1,0 +1,136 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO } from './harness.js';
+
+/**
+ * The map of the house, checked against the real imports (in the spirit of Kubernetes' `.import-restrictions`). Each
+ * unit of packages/server/src (a folder, or a file at its top) may import only the units listed for it; ARCHITECTURE.md
+ * draws the same map. Tests may import anything. A new folder must be given its place here before it can exist.
+ */
+const MAY_IMPORT: Record<string, readonly string[]> = {
+  // Leaves: pure rules and helpers.
+  util: [],
+  'version.ts': [],
+  objects: ['util'],
+  authz: ['objects', 'util'],
+  store: ['util'],
+  index: ['objects', 'util'],
+  // Services over the store.
+  registry: ['authz', 'index', 'objects', 'store', 'util'],
+  watch: ['authz', 'index', 'objects', 'registry', 'store', 'util'],
+  controllers: ['index', 'objects', 'registry', 'util', 'watch'],
+  // The HTTP kernel: parsing, routing, problem+json, generated routes. No feature folder below it.
+  api: ['authz', 'index', 'objects', 'registry', 'util', 'watch'],
+  // Features: each owns its services and its routes (mounted on the kernel's router).
+  authn: ['api', 'authz', 'objects', 'registry', 'store', 'util'],
+  rbac: ['api', 'authn', 'authz', 'objects', 'registry', 'util'],
+  content: ['api', 'objects', 'registry', 'util'],
+  plugins: ['api', 'authz', 'controllers', 'objects', 'registry', 'util', 'version.ts', 'watch'],
+  cli: ['objects', 'plugins', 'util', 'version.ts'],
+  // The composition root and the entry points: the only units that see everything.
+  'config.ts': [],
+  'main.ts': ['*'],
+  'cli.ts': ['*'],
+  'index.ts': ['*'],
+};
+
+const SERVER_SRC = path.join(REPO, 'packages/server/src');
+const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+'([^']+)'|import\(\s*'([^']+)'\s*\)/g;
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(full);
+    const isTest = /\.(test|suite)\.ts$/.test(entry.name);
+    return entry.name.endsWith('.ts') && !isTest ? [full] : [];
+  });
+}
+
+/** The unit a file of packages/server/src belongs to: its top folder, or the file itself at the top. */
+function unitOf(file: string): string {
+  const [first = ''] = path.relative(SERVER_SRC, file).split(path.sep);
+  return first;
+}
+
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(IMPORT)].map((m) => (m[1] ?? m[2])!);
+}
+
+/** Every import from one unit into another, as `from -> to (file: specifier)`. */
+function crossings(): Array<{ from: string; to: string; where: string }> {
+  const found: Array<{ from: string; to: string; where: string }> = [];
+  for (const file of sourceFiles(SERVER_SRC)) {
+    for (const specifier of importsOf(file)) {
+      if (!specifier.startsWith('.')) continue;
+      const target = path.resolve(path.dirname(file), specifier).replace(/\.js$/, '.ts');
+      const [from, to] = [unitOf(file), unitOf(target)];
+      if (from !== to) found.push({ from, to, where: `${path.relative(SERVER_SRC, file)}: '${specifier}'` });
+    }
+  }
+  return found;
+}
+
+/** Which crossings the table forbids. Pure, so the test below can show it catches a broken arrow. */
+function forbidden(found: Array<{ from: string; to: string; where: string }>, table: Record<string, readonly string[]>) {
+  return found
+    .filter(({ from, to }) => {
+      const allowed = table[from];
+      return allowed === undefined || !(allowed.includes('*') || allowed.includes(to));
+    })
+    .map(({ from, to, where }) => `${from} -> ${to} (${where})`);
+}
+
+describe('the architecture', () => {
+  it('has a place in the table for every unit of packages/server/src', () => {
+    const units = new Set(sourceFiles(SERVER_SRC).map(unitOf));
+    expect([...units].filter((unit) => !(unit in MAY_IMPORT))).toEqual([]);
+  });
+
+  it('imports only along the arrows of the table', () => {
+    expect(forbidden(crossings(), MAY_IMPORT)).toEqual([]);
+  });
+
+  it('catches a broken arrow: the HTTP kernel importing a feature, authz importing a service', () => {
+    const broken = [
+      { from: 'api', to: 'authn', where: 'api/x.ts' },
+      { from: 'authz', to: 'registry', where: 'authz/y.ts' },
+      { from: 'store', to: 'objects', where: 'store/z.ts' },
+      { from: 'rbac', to: 'authn', where: 'rbac/ok.ts' },
+    ];
+    expect(forbidden(broken, MAY_IMPORT)).toEqual([
+      'api -> authn (api/x.ts)',
+      'authz -> registry (authz/y.ts)',
+      'store -> objects (store/z.ts)',
+    ]);
+  });
+
+  it('draws a map without cycles between units', () => {
+    const visiting = new Set<string>();
+    const done = new Set<string>();
+    const cycles: string[] = [];
+    const visit = (unit: string, trail: string[]) => {
+      if (done.has(unit)) return;
+      if (visiting.has(unit)) return void cycles.push([...trail, unit].join(' -> '));
+      visiting.add(unit);
+      for (const next of MAY_IMPORT[unit] ?? []) if (next !== '*') visit(next, [...trail, unit]);
+      visiting.delete(unit);
+      done.add(unit);
+    };
+    for (const unit of Object.keys(MAY_IMPORT)) visit(unit, []);
+    expect(cycles).toEqual([]);
+  });
+
+  it('keeps the plugin API a root, and the example plugin on the plugin API only', () => {
+    const outside = (dir: string, allowed: RegExp) =>
+      sourceFiles(path.join(REPO, dir))
+        .flatMap((file) => importsOf(file).map((specifier) => ({ file, specifier })))
+        .filter(({ specifier }) => !specifier.startsWith('.') && !specifier.startsWith('node:') && !allowed.test(specifier))
+        .map(({ file, specifier }) => `${path.relative(REPO, file)}: '${specifier}'`);
+    // The plugin API depends on nothing in the repository (and on no package at all).
+    expect(outside('packages/plugin-api/src', /^$/)).toEqual([]);
+    // A plugin reaches the host only through the plugin API.
+    expect(outside('plugins/people/src', /^@svc\/plugin-api$/)).toEqual([]);
+  });
+});
