@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  BUILT_IN_ROLE_NAMES, type EscalationResult, canBind, canWriteRole, confirmNoEscalation, missingDependencies,
+  type EscalationResult, atomicRules, canBind, canWriteRole, confirmNoEscalation, missingDependencies,
 } from './escalation.js';
 import { AGGREGATE_TO_LABEL_PREFIX, DEPENDENCIES_ANNOTATION, type Role, expandRoles } from './roles.js';
 import type { PolicyRule } from './rules.js';
@@ -79,7 +79,37 @@ describe('escalation', () => {
     { name: 'no dependencies', role: role('mine', [])[1], prev: undefined, want: [] },
   ])('missing dependencies: $name', ({ role: r, prev, want }) => expect(missingDependencies(r, prev, roles)).toEqual(want));
 
-  it('names the built-in roles', () => {
-    expect([...BUILT_IN_ROLE_NAMES]).toEqual(['super-role', 'anonymous', 'authenticated', 'guest', 'contributor', 'author', 'editor']);
+  // What every check above rests on: a rule broken into the atoms that must each be covered.
+  it.each([
+    { name: 'one atom per verb', rule: { verbs: ['get', 'list'], apiGroups: [P], resources: ['persons'] }, want: [
+      { verbs: ['get'], apiGroups: [P], resources: ['persons'] },
+      { verbs: ['list'], apiGroups: [P], resources: ['persons'] },
+    ] },
+    { name: 'verb × group × resource, in that order', rule: { verbs: ['get'], apiGroups: [P, 'q'], resources: ['a', 'b'] }, want: [
+      { verbs: ['get'], apiGroups: [P], resources: ['a'] },
+      { verbs: ['get'], apiGroups: [P], resources: ['b'] },
+      { verbs: ['get'], apiGroups: ['q'], resources: ['a'] },
+      { verbs: ['get'], apiGroups: ['q'], resources: ['b'] },
+    ] },
+    { name: 'one atom per name', rule: { verbs: ['update'], apiGroups: [P], resources: ['persons'], resourceNames: ['ann', 'bob'] }, want: [
+      { verbs: ['update'], apiGroups: [P], resources: ['persons'], resourceNames: ['ann'] },
+      { verbs: ['update'], apiGroups: [P], resources: ['persons'], resourceNames: ['bob'] },
+    ] },
+    { name: 'an empty name list means every name', rule: { verbs: ['get'], apiGroups: [P], resources: ['persons'], resourceNames: [] }, want: [
+      { verbs: ['get'], apiGroups: [P], resources: ['persons'] },
+    ] },
+    { name: 'one atom per verb and URL', rule: { verbs: ['get', 'post'], nonResourceURLs: ['/healthz', '/assets/*'] }, want: [
+      { verbs: ['get'], nonResourceURLs: ['/healthz'] },
+      { verbs: ['get'], nonResourceURLs: ['/assets/*'] },
+      { verbs: ['post'], nonResourceURLs: ['/healthz'] },
+      { verbs: ['post'], nonResourceURLs: ['/assets/*'] },
+    ] },
+    { name: 'wildcards stay whole', rule: { verbs: ['*'], apiGroups: ['*'], resources: ['*'] }, want: [
+      { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
+    ] },
+    { name: 'no verbs: no atoms', rule: { verbs: [], apiGroups: [P], resources: ['persons'] }, want: [] },
+    { name: 'groups without resources: no atoms', rule: { verbs: ['get'], apiGroups: [P] }, want: [] },
+  ] satisfies Array<{ name: string; rule: PolicyRule; want: PolicyRule[] }>)('atoms: $name', ({ rule, want }) => {
+    expect(atomicRules(rule)).toEqual(want);
   });
 });

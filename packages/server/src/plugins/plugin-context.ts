@@ -9,6 +9,7 @@ import type {
   ReconcilerDefinition,
 } from '@svc/plugin-api';
 import { isGroupOwnedBy, normalizeModelDefinition } from '../objects/model-definition.js';
+import type { Actor } from '../registry/admission.js';
 import type { ModelRegistry, ServedModel } from '../registry/model-registry.js';
 import { customRouteProblem, groupOf } from '../api/custom-routes.js';
 
@@ -18,6 +19,11 @@ export interface PluginContributions {
   routes: CustomRoute[];
   /** Started by the host once `start` has succeeded, stopped when the plugin stops. */
   reconcilers: ReconcilerDefinition[];
+}
+
+/** Who a plugin's writes are made as: its client's, and the host's for the objects it declares. */
+export function pluginActor(plugin: string): Actor {
+  return { kind: 'plugin', plugin };
 }
 
 export function pluginLogger(base: PinoLogger, plugin: string): Logger {
@@ -46,7 +52,9 @@ export function createPluginContext(
     client: deps.client,
     models: {
       async register(definition) {
-        const model = normalizeModelDefinition(definition as unknown as ModelDefinition, { kind: 'plugin', name });
+        // The registry keeps definitions over any object: a plugin's object type only narrows what its index
+        // functions receive, and they are called with objects of this model alone, each checked by its schema first.
+        const model = normalizeModelDefinition(definition as ModelDefinition, { kind: 'plugin', name });
         contributions.models.push(await deps.registry.register(model, pluginOwner(name)));
       },
     },

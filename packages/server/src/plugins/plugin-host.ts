@@ -1,6 +1,4 @@
-import path from 'node:path';
 import type { Logger as PinoLogger } from 'pino';
-import semver from 'semver';
 import type { ExtensionClient, ExtensionObject, Plugin } from '@svc/plugin-api';
 import type { DynamicRouter } from '../api/dynamic-router.js';
 import type { HttpContext } from '../api/http-context.js';
@@ -8,17 +6,16 @@ import { customRoutes, groupOf } from '../api/custom-routes.js';
 import { createExtensionClient } from '../registry/client.js';
 import type { ModelRegistry } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
-import type { Actor } from '../registry/admission.js';
 import type { ControllerManager } from '../controllers/controller-manager.js';
-import { ROLE_TEMPLATE_LABEL } from '../authz/roles.js';
 import { pluginServiceGroups } from '../objects/domains.js';
-import { describeOwner, ownerOf } from '../objects/ownership.js';
+import { applyDeclared, removeDeclared } from './declared-objects.js';
 import { inDependencyOrder, readDeclaredObjects } from './extensions.js';
 import { readManifest, type PluginManifest } from './manifest.js';
-import { codeFingerprint, importPluginEntry } from './module-loader.js';
-import { createPluginContext, type PluginContributions } from './plugin-context.js';
+import { createPluginContext, pluginActor, type PluginContributions } from './plugin-context.js';
+import * as dependencies from './plugin-dependencies.js';
+import { loadPluginEntry, withTimeout } from './plugin-entry.js';
 import { PluginLogs } from './plugin-logs.js';
-import { PLUGIN_NAME_LABEL, type PluginPhase } from './plugin-model.js';
+import type { PluginPhase } from './plugin-model.js';
 
 export { PLUGIN_NAME_LABEL, type PluginPhase } from './plugin-model.js';
 
@@ -58,13 +55,14 @@ export interface PluginHostDeps {
  * models, building their indexes), create the objects of `extensions/`, then mount the routes and start the reconcilers
  * it added. A failure at any step undoes the earlier ones and leaves the plugin FAILED with the reason; the host and
  * other plugins carry on. Stop is the reverse. This class knows nothing of Plugin objects: the lifecycle controller
- * (plugin-lifecycle.ts) decides what should run and records what does.
+ * (plugin-lifecycle.ts) decides what should run and records what does; declared-objects.ts writes `extensions/`.
  */
 export class PluginHost {
   private readonly records = new Map<string, PluginRecord>();
   private readonly running = new Map<string, Running>();
   /** What a plugin registered while it starts, before it runs: the groups it owns are known from `start` on. */
   private readonly starting = new Map<string, PluginContributions>();
+  private readonly isRunning = (name: string): boolean => this.running.has(name);
   readonly logs: PluginLogs;
 
   constructor(private readonly deps: PluginHostDeps) {
@@ -116,23 +114,20 @@ export class PluginHost {
 
   /** Plugins running now that require `name`. */
   runningDependents(name: string): string[] {
-    return this.list()
-      .filter((r) => this.running.has(r.name) && r.manifest.spec.pluginDependencies?.[name] !== undefined)
-      .map((r) => r.name);
+    return dependencies.runningDependents(name, this.records.values(), this.isRunning);
   }
 
   /**
    * Required plugins that are not running (or, with `installedOnly`, not installed) at a version in range, as
    * `name@range`.
    */
-  unmetDependencies(manifest: PluginManifest, { installedOnly = false } = {}): string[] {
-    return Object.entries(manifest.spec.pluginDependencies ?? {})
-      .filter(([dep, range]) => {
-        const other = this.records.get(dep);
-        if (!other || !semver.satisfies(other.manifest.spec.version, range)) return true;
-        return !installedOnly && !this.running.has(dep);
-      })
-      .map(([dep, range]) => `${dep}@${range}`);
+  unmetDependencies(manifest: PluginManifest, options: { installedOnly?: boolean } = {}): string[] {
+    return dependencies.unmetDependencies(manifest.spec, this.records, this.isRunning, options);
+  }
+
+  /** Names in an order where every plugin comes after the plugins it requires (cycles keep their name order). */
+  startOrder(): string[] {
+    return dependencies.startOrder(this.records);
   }
 
   async start(name: string): Promise<PluginRecord> {
@@ -152,12 +147,12 @@ export class PluginHost {
     const declared: ExtensionObject[] = [];
     this.starting.set(name, contributions);
     try {
-      instance = await this.loadEntry(record);
-      const client = createExtensionClient(this.deps.registry, this.deps.objects, { actor: pluginActor(name) });
+      instance = await loadPluginEntry(record.folder, record.manifest.spec.main);
+      const client = this.clientOf(name);
       const context = createPluginContext(name, { registry: this.deps.registry, client, logger }, contributions);
-      await withTimeout(Promise.resolve(instance.start(context)), this.deps.startTimeoutMs ?? 30_000, name);
+      await withTimeout(Promise.resolve(instance.start(context)), this.timeoutMs, name);
       for (const { source, object } of inDependencyOrder(await readDeclaredObjects(record.folder))) {
-        declared.push(await this.applyDeclared(name, source, object));
+        declared.push(await applyDeclared(this.deps, name, source, object, logger));
       }
       this.deps.router.add(contributions.routes.flatMap((route) => customRoutes(`plugin:${name}`, route)));
       for (const reconciler of contributions.reconcilers) {
@@ -214,100 +209,34 @@ export class PluginHost {
     }
   }
 
-  /** Names in an order where every plugin comes after the plugins it requires (cycles keep their name order). */
-  startOrder(): string[] {
-    const order: string[] = [];
-    const visiting = new Set<string>();
-    const visit = (name: string) => {
-      if (order.includes(name) || visiting.has(name)) return;
-      visiting.add(name);
-      for (const dep of Object.keys(this.records.get(name)?.manifest.spec.pluginDependencies ?? {})) {
-        if (this.records.has(dep)) visit(dep);
-      }
-      order.push(name);
-    };
-    for (const name of [...this.records.keys()].sort()) visit(name);
-    return order;
-  }
-
   private async undo(
     name: string,
     running: Partial<Running> & { contributions: PluginContributions; declared: ExtensionObject[] },
     callStop: boolean,
   ) {
     this.deps.router.removeOwner(`plugin:${name}`);
-    const client = createExtensionClient(this.deps.registry, this.deps.objects, { actor: pluginActor(name) });
-    // Declared objects go while the plugin's reconcilers still run, so finalizers they hold (on objects of the plugin's
-    // own models) are honoured; a bounded wait keeps a stuck finalizer from holding up the stop.
-    const finalizing: ExtensionObject[] = [];
-    for (const object of [...running.declared].reverse()) {
-      const deleted = await client.delete(object, object.metadata.name).catch(() => undefined);
-      if (deleted?.metadata.deletionTimestamp) finalizing.push(object);
-    }
-    await waitUntilGone(client, finalizing, FINALIZE_WAIT_MS);
+    const client = this.clientOf(name);
+    // Declared objects go while the plugin's reconcilers still run (see removeDeclared).
+    await removeDeclared(client, running.declared);
     await this.deps.controllers?.removeOwner(`plugin:${name}`);
     if (callStop && running.instance?.stop) {
       const logger = this.logs.logger(name);
       const context = createPluginContext(name, { registry: this.deps.registry, client, logger }, running.contributions);
       // Bounded like start: a stop that hangs must not hold up the lifecycle of every other plugin.
-      await withTimeout(Promise.resolve(running.instance.stop(context)), this.deps.startTimeoutMs ?? 30_000, name, 'stop').catch(
+      await withTimeout(Promise.resolve(running.instance.stop(context)), this.timeoutMs, name, 'stop').catch(
         (error: unknown) => logger.error(`stop failed: ${(error as Error).message}`),
       );
     }
     for (const served of running.contributions.models) this.deps.registry.unregister(served);
   }
 
-  /**
-   * Creates a declared object, or updates it when it exists and differs; returns it as stored. An object of that name
-   * that the plugin does not own (someone made it through the API, or another plugin declared it) is never taken
-   * over: the start fails naming it and its owner. An unchanged object is admitted again as it is stored, so what it
-   * grants is checked by today's rules even when nothing is written; one they refuse is deleted.
-   */
-  private async applyDeclared(plugin: string, source: string, declared: ExtensionObject): Promise<ExtensionObject> {
-    const object: ExtensionObject = {
-      ...declared,
-      metadata: { ...declared.metadata, labels: { ...declared.metadata?.labels, [PLUGIN_NAME_LABEL]: plugin } },
-    };
-    warnOnTemplateName(plugin, source, object, this.logs.logger(plugin));
-    const client = createExtensionClient(this.deps.registry, this.deps.objects, {
-      allowUnprefixedLabels: false,
-      actor: pluginActor(plugin),
-    });
-    try {
-      const existing = await client.fetch(object, object.metadata.name);
-      if (!existing) return await client.create(object);
-      if (ownerOf(existing) !== plugin) {
-        throw new Error(`it already exists and belongs to ${describeOwner(ownerOf(existing))}; a plugin never takes over an object it did not declare`);
-      }
-      if (sameDeclaredContent(existing, object)) {
-        await this.readmit(plugin, existing).catch(async (error: unknown) => {
-          // Stored before today's rules refused it: it is the plugin's own, and must not keep granting meanwhile.
-          await client.delete(existing, existing.metadata.name);
-          throw error;
-        });
-        return existing;
-      }
-      return await client.update({ ...object, metadata: { ...object.metadata, version: existing.metadata.version } });
-    } catch (error) {
-      throw new Error(`${source} (${object.kind} "${object.metadata?.name}"): ${(error as Error).message}`);
-    }
+  /** The client a plugin's writes go through: as the plugin, so admission knows who writes. */
+  private clientOf(name: string): ExtensionClient {
+    return createExtensionClient(this.deps.registry, this.deps.objects, { actor: pluginActor(name) });
   }
 
-  /** Runs the admission checks of an unchanged write of `object` as the plugin, without writing. */
-  private async readmit(plugin: string, object: ExtensionObject): Promise<void> {
-    const served = this.deps.registry.findByKind(object.apiVersion, object.kind);
-    if (!served) return;
-    await this.deps.objects.admission.run({ operation: 'update', served, object, prevObject: object, actor: pluginActor(plugin) });
-  }
-
-  private async loadEntry(record: PluginRecord): Promise<Plugin> {
-    const entry = path.resolve(record.folder, record.manifest.spec.main);
-    const module = (await importPluginEntry(entry, await codeFingerprint(record.folder))) as { default?: Plugin };
-    const plugin = module.default;
-    if (!plugin || typeof plugin.start !== 'function') {
-      throw new Error(`${record.manifest.spec.main} has no default export with a start function (use definePlugin)`);
-    }
-    return plugin;
+  private get timeoutMs(): number {
+    return this.deps.startTimeoutMs ?? 30_000;
   }
 
   private fail(record: PluginRecord, failure: PluginRecord['failure'], reason: string): PluginRecord {
@@ -323,51 +252,5 @@ export class PluginHost {
     const record = this.records.get(name);
     if (!record) throw new Error(`no plugin named "${name}" is installed`);
     return record;
-  }
-}
-
-const FINALIZE_WAIT_MS = 5000;
-
-async function waitUntilGone(client: ExtensionClient, objects: ExtensionObject[], ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (const object of objects) {
-    while (Date.now() < deadline && (await client.fetch(object, object.metadata.name).catch(() => undefined))) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
-}
-
-function pluginActor(plugin: string): Actor {
-  return { kind: 'plugin', plugin };
-}
-
-/** The seed's convention for role templates: `<plugin>-role-<view|manage>-<resources>`. A warning, not a refusal. */
-function warnOnTemplateName(plugin: string, source: string, object: ExtensionObject, logger: { warn(m: string): void }) {
-  if (object.kind !== 'Role' || object.metadata.labels?.[ROLE_TEMPLATE_LABEL] !== 'true') return;
-  if (new RegExp(`^${plugin}-role-(view|manage)-[a-z0-9]`).test(object.metadata.name)) return;
-  logger.warn(
-    `${source}: role template "${object.metadata.name}" should be named ${plugin}-role-<view|manage>-<resources>`,
-  );
-}
-
-function sameDeclaredContent(existing: ExtensionObject, declared: ExtensionObject): boolean {
-  const strip = ({ metadata, status: _status, ...rest }: ExtensionObject) => ({
-    ...rest,
-    labels: metadata.labels ?? {},
-    annotations: metadata.annotations ?? {},
-    finalizers: metadata.finalizers ?? [],
-  });
-  return JSON.stringify(strip(existing)) === JSON.stringify(strip(declared));
-}
-
-async function withTimeout<T>(promise: Promise<T>, ms: number, plugin: string, step = 'start'): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${step} of plugin "${plugin}" did not finish within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
   }
 }

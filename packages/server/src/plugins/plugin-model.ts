@@ -1,4 +1,4 @@
-import type { ExtensionObject, ModelDefinition } from '@svc/plugin-api';
+import type { ModelDefinition } from '@svc/plugin-api';
 import type { PluginManifest } from './manifest.js';
 
 /** Where a plugin's lifecycle stands (Halo's phases, trimmed to the ones svc passes through). */
@@ -29,12 +29,14 @@ export interface PluginStatus {
   source?: 'directory' | 'archive';
 }
 
-/** A Plugin as stored: it always has a spec. */
-export type PluginObject = ExtensionObject<PluginSpec, PluginStatus> & { spec: PluginSpec };
-
 export const PLUGIN_GROUP = 'plugin.svc.run';
+export const PLUGIN_API_VERSION = `${PLUGIN_GROUP}/v1alpha1`;
 /** Held by every Plugin object, so deleting one first stops the plugin and removes its code (an uninstall). */
 export const UNINSTALL_FINALIZER = 'plugin.svc.run/uninstall';
+/** The archive a plugin was installed from, so a boot that finds the same archive in SVC_PLUGINS_DIR does nothing. */
+export const ARCHIVE_DIGEST_ANNOTATION = 'plugin.svc.run/archive-digest';
+/** The typed view of a stored Plugin (plugin-object.ts). */
+export type { PluginObject } from './plugin-object.js';
 /** Label on every object a plugin declares in `extensions/`: its owner (objects/ownership.ts). */
 export { OWNER_LABEL as PLUGIN_NAME_LABEL } from '../objects/ownership.js';
 

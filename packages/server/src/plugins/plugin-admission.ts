@@ -1,0 +1,84 @@
+/**
+ * The rules a plugin change must pass: writes of Plugin objects through the API (an admission check of the model), and
+ * the checks of an install or upgrade made before any code is put in place.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import semver from 'semver';
+import { conflict, forbidden, invalid, methodNotAllowed } from '@svc/plugin-api';
+import type { AdmissionRequest } from '../registry/admission.js';
+import type { PluginManifest } from './manifest.js';
+import type { PluginHost } from './plugin-host.js';
+import { UNINSTALL_FINALIZER, type PluginSpec } from './plugin-model.js';
+import { readPluginObject } from './plugin-object.js';
+
+/** What the Plugin write check reads of an admission request. */
+export type PluginWrite = Pick<AdmissionRequest, 'operation' | 'object' | 'prevObject' | 'subresource' | 'actor'>;
+
+/** What the install and upgrade checks ask of the host. */
+export type InstalledPlugins = Pick<PluginHost, 'get' | 'runningDependents' | 'unmetDependencies'>;
+
+/**
+ * Who may change a Plugin object, and how: only `spec.enabled` and metadata are the caller's to change. Installing
+ * has its own route, status is svc's, the uninstall finalizer is released by svc, and a plugin that running plugins
+ * require can be neither deleted nor disabled.
+ */
+export function admitPluginWrite(request: PluginWrite, runningDependents: (name: string) => string[]): void {
+  if (request.actor.kind === 'system') return;
+  const name = request.object.metadata.name;
+  if (request.operation === 'create') {
+    throw methodNotAllowed('plugins are installed with POST /apis/api.console.svc.run/v1alpha1/plugins/install (multipart field "file")');
+  }
+  if (request.subresource === 'status') throw forbidden(`the status of plugin "${name}" is written by svc alone`);
+  const dependents = runningDependents(name);
+  if (request.operation === 'delete') {
+    if (dependents.length > 0) throw conflict(`plugin "${name}" is required by running plugins: ${dependents.join(', ')}; stop them first`);
+    return;
+  }
+  if (
+    request.prevObject?.metadata.finalizers?.includes(UNINSTALL_FINALIZER) &&
+    !request.object.metadata.finalizers?.includes(UNINSTALL_FINALIZER)
+  ) {
+    throw invalid(`plugin "${name}": the ${UNINSTALL_FINALIZER} finalizer is removed by svc once the plugin is uninstalled`);
+  }
+  const before = readPluginObject(request.prevObject).spec;
+  const after = readPluginObject(request.object).spec;
+  const changed = Object.keys({ ...before, ...after }).filter(
+    (key) => key !== 'enabled' && !isDeepStrictEqual(before[key as keyof PluginSpec], after[key as keyof PluginSpec]),
+  );
+  if (changed.length > 0) {
+    throw invalid(
+      `plugin "${name}": ${changed.map((k) => `spec.${k}`).join(', ')} come from its plugin.yaml; upgrade the plugin to change them`,
+      changed.map((k) => ({ path: `/spec/${k}`, message: 'is set from plugin.yaml' })),
+    );
+  }
+  if (before.enabled && !after.enabled && dependents.length > 0) {
+    throw conflict(`plugin "${name}" is required by running plugins: ${dependents.join(', ')}; stop them first`);
+  }
+}
+
+/** An install or upgrade needs every plugin the new code requires installed at a version in range. */
+export function checkDependenciesInstalled(host: InstalledPlugins, manifest: PluginManifest): void {
+  const missing = host.unmetDependencies(manifest, { installedOnly: true });
+  if (missing.length > 0) {
+    throw conflict(
+      `plugin "${manifest.metadata.name}" requires ${missing.join(', ')}, not installed; install ${missing.length > 1 ? 'them' : 'it'} first`,
+    );
+  }
+}
+
+/**
+ * An upgrade of plugin `name` to the code of `manifest`: not of a folder of SVC_PLUGINS_DIR (its code is edited in
+ * place), with its own requirements installed, and at a version every running plugin that requires it accepts.
+ */
+export function checkUpgrade(host: InstalledPlugins, name: string, manifest: PluginManifest): void {
+  if (host.get(name)?.source === 'directory') {
+    throw conflict(`plugin "${name}" is loaded from a folder of SVC_PLUGINS_DIR; change the code there and restart`);
+  }
+  checkDependenciesInstalled(host, manifest);
+  for (const dependent of host.runningDependents(name)) {
+    const range = host.get(dependent)?.manifest.spec.pluginDependencies?.[name];
+    if (range !== undefined && !semver.satisfies(manifest.spec.version, range)) {
+      throw conflict(`running plugin "${dependent}" requires ${name}@${range}, which ${manifest.spec.version} is not`);
+    }
+  }
+}
