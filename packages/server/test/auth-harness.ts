@@ -1,4 +1,4 @@
-import type { TestResponse, TestServer } from './harness.js';
+import { signInHeaders, type TestResponse, type TestServer } from './harness.js';
 
 export { TEST_ADMIN as ADMIN } from './harness.js';
 export const CONSOLE = '/apis/api.console.svc.run/v1alpha1';
@@ -11,11 +11,7 @@ export interface Session {
 
 /** Signs in through `POST /login`, as a browser would. */
 export async function login(t: TestServer, username: string, password: string): Promise<Session> {
-  const response = await t.anonymous('POST', '/login', { username, password });
-  if (response.status !== 200) throw new Error(`login of ${username} failed: ${response.status} ${response.text}`);
-  const cookies = ([] as string[]).concat(response.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]!);
-  const xsrf = cookies.find((c) => c.startsWith('XSRF-TOKEN='))?.slice('XSRF-TOKEN='.length) ?? '';
-  return { username, headers: { cookie: cookies.join('; '), 'x-xsrf-token': xsrf } };
+  return { username, headers: await signInHeaders(t.anonymous, username, password) };
 }
 
 /** A request on behalf of a session (or anonymously when `as` is undefined). */

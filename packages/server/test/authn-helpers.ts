@@ -1,8 +1,8 @@
-import { startTestServer, type Backend, type TestResponse, type TestServer } from './harness.js';
+import { TEST_ADMIN, signInHeaders, startTestServer, type Backend, type TestResponse, type TestServer } from './harness.js';
 
 /** Shared by the authentication tests: a server with a known administrator, and a cookie-carrying client. */
-export const ADMIN = 'admin';
-export const ADMIN_PASSWORD = 'correct horse battery';
+export const ADMIN = TEST_ADMIN.username;
+export const ADMIN_PASSWORD = TEST_ADMIN.password;
 
 export async function startAuthServer(
   env: Record<string, string> = {},
@@ -35,20 +35,18 @@ export interface Browser {
 }
 
 export async function signIn(t: TestServer, username: string, password: string): Promise<Browser> {
-  const response = await t.request('POST', '/login', { username, password });
-  if (response.status !== 200) throw new Error(`sign-in of ${username} failed: ${response.status} ${response.text}`);
-  const cookies = setCookies(response);
-  const sessionCookie = cookies.SVC_SESSION!;
-  const xsrf = cookies['XSRF-TOKEN']!;
-  const cookie = `SVC_SESSION=${sessionCookie}; XSRF-TOKEN=${xsrf}`;
+  const headers = await signInHeaders(t.request, username, password);
+  const cookies = Object.fromEntries(headers.cookie!.split('; ').map((pair) => pair.split('=') as [string, string]));
+  const cookie = headers.cookie!;
+  const xsrf = headers['x-xsrf-token']!;
   return {
     username,
     cookie,
     xsrf,
-    sessionCookie,
-    request(method, url, body, headers = {}) {
+    sessionCookie: cookies.SVC_SESSION!,
+    request(method, url, body, extra = {}) {
       const safe = method === 'GET' || method === 'HEAD';
-      return t.request(method, url, body, { cookie, ...(safe ? {} : { 'x-xsrf-token': xsrf }), ...headers });
+      return t.request(method, url, body, { cookie, ...(safe ? {} : { 'x-xsrf-token': xsrf }), ...extra });
     },
   };
 }

@@ -111,14 +111,17 @@ export async function startTestServer(
   };
 }
 
-/** Signs in through `POST /login` and returns the headers a browser would send: the cookies and the CSRF token. */
-async function signInHeaders(
+/**
+ * Signs in through `POST /login` and returns the headers a browser would send: the cookies and the CSRF token. The one
+ * sign-in of the test helpers (auth-harness.ts and authn-helpers.ts build on it).
+ */
+export async function signInHeaders(
   send: (method: string, url: string, body?: unknown) => Promise<TestResponse>,
   username: string,
   password: string,
 ): Promise<Record<string, string>> {
   const response = await send('POST', '/login', { username, password });
-  if (response.status !== 200) throw new Error(`test administrator could not sign in: ${response.status} ${response.text}`);
+  if (response.status !== 200) throw new Error(`sign-in of ${username} failed: ${response.status} ${response.text}`);
   const cookies = ([] as string[]).concat(response.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]!);
   const xsrf = cookies.find((c) => c.startsWith('XSRF-TOKEN='))?.slice('XSRF-TOKEN='.length) ?? '';
   return { cookie: cookies.join('; '), 'x-xsrf-token': xsrf };
