@@ -48,8 +48,12 @@ try {
 
   const pct = (a, b) => `${((a / b) * 100).toFixed(1)}%`;
   console.log(`baseline: bare Fastify GET of a 1 KB JSON from a Map   ${base.rps.toFixed(0)} req/s`);
-  console.log(`GET one object, super administrator (token)            ${asAdmin.rps.toFixed(0)} req/s  (${pct(asAdmin.rps, base.rps)} of baseline)`);
-  console.log(`GET one object, user with a view template (token)      ${asViewer.rps.toFixed(0)} req/s  (${pct(asViewer.rps, asAdmin.rps)} of super administrator, target >= 80%; ${pct(asViewer.rps, base.rps)} of baseline, target >= 30%)`);
+  console.log(
+    `GET one object, super administrator (token)            ${asAdmin.rps.toFixed(0)} req/s  (${pct(asAdmin.rps, base.rps)} of baseline)`,
+  );
+  console.log(
+    `GET one object, user with a view template (token)      ${asViewer.rps.toFixed(0)} req/s  (${pct(asViewer.rps, asAdmin.rps)} of super administrator, target >= 80%; ${pct(asViewer.rps, base.rps)} of baseline, target >= 30%)`,
+  );
 } finally {
   rmSync(dataDir, { recursive: true, force: true });
 }

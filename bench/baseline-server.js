@@ -2,7 +2,12 @@
 // Map (reads), and a bare Fastify route that parses a posted JSON body, keeps it in a Map and echoes it (creates).
 import Fastify from 'fastify';
 
-const doc = { apiVersion: 'people.svc.run/v1alpha1', kind: 'Person', metadata: { name: 'x' }, spec: { note: 'x'.repeat(900) } };
+const doc = {
+  apiVersion: 'people.svc.run/v1alpha1',
+  kind: 'Person',
+  metadata: { name: 'x' },
+  spec: { note: 'x'.repeat(900) },
+};
 const docs = new Map([['x', Buffer.from(JSON.stringify(doc))]]);
 const app = Fastify({ logger: false });
 app.get('/doc/:id', (request, reply) => reply.type('application/json').send(docs.get(request.params.id)));

@@ -2,10 +2,11 @@
 // server-owned metadata, serializes the object once and group-commits it (an object row and a history row, the
 // shape of svc's SQLite store, WAL with synchronous=NORMAL) before answering 201 with the stored bytes. Comparing svc
 // with this one shows what svc's own work per create costs beyond HTTP and storage.
+
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import Fastify from 'fastify';
 
@@ -19,7 +20,9 @@ db.exec(`
   CREATE TABLE events (revision INTEGER PRIMARY KEY, type TEXT NOT NULL, resource TEXT NOT NULL, name TEXT NOT NULL,
     prev_revision INTEGER NOT NULL, value BLOB NOT NULL, prev_value BLOB);`);
 const insertObject = db.prepare('INSERT INTO objects (resource, name, revision, value) VALUES (?, ?, ?, ?)');
-const insertEvent = db.prepare('INSERT INTO events (revision, type, resource, name, prev_revision, value) VALUES (?, ?, ?, ?, ?, ?)');
+const insertEvent = db.prepare(
+  'INSERT INTO events (revision, type, resource, name, prev_revision, value) VALUES (?, ?, ?, ?, ?, ?)',
+);
 const commit = db.transaction((writes) => {
   for (const w of writes) {
     insertObject.run('persons', w.name, w.revision, w.value);

@@ -16,7 +16,6 @@ const RELOADS = arg('reloads', 300);
 const STATE = '/apis/api.console.svc.run/v1alpha1/plugins/people/plugin-state';
 const MB = 1024 * 1024;
 
-
 async function setState(url, auth, enable) {
   const started = process.hrtime.bigint();
   const response = await fetch(`${url}${STATE}`, {
@@ -69,7 +68,8 @@ try {
   // Cycles on a small store, so the figure is about the lifecycle, not the index.
   const cycling = await startSvc(path.join(work, 'data-cycles'), plugins);
   const cyclingAuth = await adminToken(cycling.url);
-  for (let i = 0; i < 50; i++) await setState(cycling.url, cyclingAuth, false).then(() => setState(cycling.url, cyclingAuth, true));
+  for (let i = 0; i < 50; i++)
+    await setState(cycling.url, cyclingAuth, false).then(() => setState(cycling.url, cyclingAuth, true));
   const before = rssOf(cycling.child.pid);
   const started = Date.now();
   for (let i = 0; i < CYCLES; i++) {
@@ -81,7 +81,7 @@ try {
   const after = rssOf(cycling.child.pid);
   console.log(
     `${CYCLES} stop/start cycles, same code: RSS growth`.padEnd(58) +
-      ` ${((after - before) / MB).toFixed(1).padStart(7)} MB  (${before / MB | 0} → ${after / MB | 0} MB, ${(seconds * 1000 / CYCLES).toFixed(1)} ms per cycle)  target < 50 MB`,
+      ` ${((after - before) / MB).toFixed(1).padStart(7)} MB  (${(before / MB) | 0} → ${(after / MB) | 0} MB, ${((seconds * 1000) / CYCLES).toFixed(1)} ms per cycle)  target < 50 MB`,
   );
 
   // New code at every start: Node keeps every ES module it has loaded, so each generation stays resident.

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { adminToken, arg, hasWrk, load, rssOf, seedPersons, sleep, startProcess, wrkCreates, startSvc } from './lib.js';
+import { adminToken, arg, hasWrk, load, rssOf, seedPersons, sleep, startProcess, startSvc, wrkCreates } from './lib.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PERSONS = arg('persons', 100_000);
@@ -15,9 +15,10 @@ const report = (name, value, unit, baseline, target) => {
   const ratio = baseline ? value / baseline : undefined;
   results.push({ name, value, unit, baseline, ratio, target });
   const r = ratio === undefined ? '' : `  (${(ratio * 100).toFixed(1)}% of baseline ${baseline.toFixed(0)})`;
-  console.log(`${name.padEnd(58)} ${value.toFixed(unit === 'x' ? 2 : 0).padStart(9)} ${unit}${r}${target ? `  target ${target}` : ''}`);
+  console.log(
+    `${name.padEnd(58)} ${value.toFixed(unit === 'x' ? 2 : 0).padStart(9)} ${unit}${r}${target ? `  target ${target}` : ''}`,
+  );
 };
-
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-bench-'));
 try {
@@ -38,7 +39,13 @@ try {
   if (hasWrk) {
     const fresh = await startSvc(path.join(dataDir, 'creates'));
     const freshAuth = await adminToken(fresh.url);
-    report('create over HTTP, 50 in flight (wrk)', wrkCreates(fresh.url, DURATION, createScript, freshAuth), 'objects/s', baseCreate, '>= 10000');
+    report(
+      'create over HTTP, 50 in flight (wrk)',
+      wrkCreates(fresh.url, DURATION, createScript, freshAuth),
+      'objects/s',
+      baseCreate,
+      '>= 10000',
+    );
     await fresh.stop();
   } else {
     console.log('  (install wrk for the create figure: autocannon saturates its own core before the server does)');
@@ -47,7 +54,11 @@ try {
   const auth = await adminToken(server.url);
   report('create while seeding (autocannon, 50 in flight)', await seedPersons(server.url, PERSONS, auth), 'objects/s');
 
-  const get = await load({ url: `${server.url}${BASE}/p-${Math.min(4242, PERSONS - 1)}`, duration: DURATION, headers: auth });
+  const get = await load({
+    url: `${server.url}${BASE}/p-${Math.min(4242, PERSONS - 1)}`,
+    duration: DURATION,
+    headers: auth,
+  });
   report('GET one object', get.rps, 'req/s', base.rps, '>= 40%');
   const filtered = await load({
     url: `${server.url}${BASE}?fieldSelector=spec.gender=FEMALE&sort=spec.age,desc&size=20`,

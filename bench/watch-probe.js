@@ -15,11 +15,16 @@ const sent = new Map();
 const samples = [];
 /** Response times of the writes themselves: what of the latency is the write, not the watch. */
 const responses = [];
-const socket = await countingSocket(`${url}${BASE}?resourceVersion=${revision}`, { messages: 0 }, (payload) => {
-  const match = /"bench\.svc\.run\/tick":"(\d+)"/.exec(payload.toString('latin1'));
-  const at = match && sent.get(Number(match[1]));
-  if (at !== undefined) samples.push(performance.now() - at);
-}, AUTH);
+const socket = await countingSocket(
+  `${url}${BASE}?resourceVersion=${revision}`,
+  { messages: 0 },
+  (payload) => {
+    const match = /"bench\.svc\.run\/tick":"(\d+)"/.exec(payload.toString('latin1'));
+    const at = match && sent.get(Number(match[1]));
+    if (at !== undefined) samples.push(performance.now() - at);
+  },
+  AUTH,
+);
 const perStep = rate / 100;
 let n = 1_000_000;
 const started = performance.now();
@@ -38,11 +43,14 @@ for (let step = 0; performance.now() - started < WARMUP_MS + seconds * 1000; ste
     const body = JSON.stringify({ metadata: { labels: { 'bench.svc.run/tick': String(tick) } } });
     const at = performance.now();
     inFlight.push(
-      fetch(`${url}${BASE}/w-${tick % OBJECTS}`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json', ...AUTH }, body })
-        .then(async (response) => {
-          await response.arrayBuffer();
-          if (measured) responses.push(performance.now() - at);
-        }),
+      fetch(`${url}${BASE}/w-${tick % OBJECTS}`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/merge-patch+json', ...AUTH },
+        body,
+      }).then(async (response) => {
+        await response.arrayBuffer();
+        if (measured) responses.push(performance.now() - at);
+      }),
     );
   }
 }
@@ -53,7 +61,13 @@ const quantile = (values, f) => {
   values.sort((a, b) => a - b);
   return values[Math.min(values.length - 1, Math.floor(f * values.length))] ?? null;
 };
-console.log(JSON.stringify({
-  p50: quantile(samples, 0.5), p99: quantile(samples, 0.99), samples: samples.length, writes: n - 1_000_000,
-  writeP50: quantile(responses, 0.5), writeP99: quantile(responses, 0.99),
-}));
+console.log(
+  JSON.stringify({
+    p50: quantile(samples, 0.5),
+    p99: quantile(samples, 0.99),
+    samples: samples.length,
+    writes: n - 1_000_000,
+    writeP50: quantile(responses, 0.5),
+    writeP99: quantile(responses, 0.99),
+  }),
+);

@@ -20,8 +20,9 @@ const BASE = '/apis/people.svc.run/v1alpha1/persons';
 const TICK = 'bench.svc.run/tick';
 
 const line = (name, value, unit, extra = '') =>
-  console.log(`${name.padEnd(62)} ${value.toFixed(unit === '%' || unit === 'ms' ? 1 : 0).padStart(10)} ${unit}${extra}`);
-
+  console.log(
+    `${name.padEnd(62)} ${value.toFixed(unit === '%' || unit === 'ms' ? 1 : 0).padStart(10)} ${unit}${extra}`,
+  );
 
 /** The super administrator's token header for the server at hand (every API needs credentials). */
 let AUTH = {};
@@ -33,7 +34,8 @@ async function signIn(url) {
 async function connect(url, count, onMessage) {
   const clients = [];
   const counter = { messages: 0 };
-  for (let i = 0; i < count; i++) clients.push(await countingSocket(url, counter, i === 0 ? onMessage : undefined, AUTH));
+  for (let i = 0; i < count; i++)
+    clients.push(await countingSocket(url, counter, i === 0 ? onMessage : undefined, AUTH));
   const close = () => {
     for (const c of clients) c.close();
   };
@@ -42,8 +44,17 @@ async function connect(url, count, onMessage) {
 
 async function seedPersons(url, count) {
   for (let i = 0; i < count; i++) {
-    const body = { apiVersion: 'people.svc.run/v1alpha1', kind: 'Person', metadata: { name: `w-${i}` }, spec: { name: `Watched ${i}`, age: 30, gender: 'FEMALE' } };
-    const response = await fetch(`${url}${BASE}`, { method: 'POST', headers: { 'content-type': 'application/json', ...AUTH }, body: JSON.stringify(body) });
+    const body = {
+      apiVersion: 'people.svc.run/v1alpha1',
+      kind: 'Person',
+      metadata: { name: `w-${i}` },
+      spec: { name: `Watched ${i}`, age: 30, gender: 'FEMALE' },
+    };
+    const response = await fetch(`${url}${BASE}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...AUTH },
+      body: JSON.stringify(body),
+    });
     if (response.status !== 201) throw new Error(`seeding: ${response.status} ${await response.text()}`);
   }
 }
@@ -59,8 +70,14 @@ async function deliveries(url) {
     url,
     connections: 32,
     duration: DURATION,
-    requests: [{ method: 'PATCH', path: `${BASE}/w-0`, headers: { 'content-type': 'application/merge-patch+json', ...AUTH },
-      setupRequest: (req) => ({ ...req, path: `${BASE}/w-${n % OBJECTS}`, body: tickPatch(n++) }) }],
+    requests: [
+      {
+        method: 'PATCH',
+        path: `${BASE}/w-0`,
+        headers: { 'content-type': 'application/merge-patch+json', ...AUTH },
+        setupRequest: (req) => ({ ...req, path: `${BASE}/w-${n % OBJECTS}`, body: tickPatch(n++) }),
+      },
+    ],
   });
   const delivered = watchers.counter.messages;
   watchers.close();
@@ -68,7 +85,10 @@ async function deliveries(url) {
 }
 
 async function baselineFanOut(payload, mode) {
-  const server = await startProcess(process.execPath, [path.join(root, 'bench/baseline-ws.js')], { BASELINE_PAYLOAD: payload, BASELINE_MODE: mode });
+  const server = await startProcess(process.execPath, [path.join(root, 'bench/baseline-ws.js')], {
+    BASELINE_PAYLOAD: payload,
+    BASELINE_MODE: mode,
+  });
   try {
     const watchers = await connect(server.url, WATCHERS);
     watchers.clients[0].send('start');
@@ -102,9 +122,13 @@ async function latency(url, writesPerSecond) {
   const load = await connect(`${url}${BASE}?resourceVersion=${await revision(url)}`, WATCHERS - 1);
   try {
     const output = await new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [path.join(root, 'bench/watch-probe.js'), url, String(writesPerSecond), String(DURATION)], {
-        env: { ...process.env, SVC_BENCH_AUTHORIZATION: AUTH.authorization ?? '' },
-      });
+      const child = spawn(
+        process.execPath,
+        [path.join(root, 'bench/watch-probe.js'), url, String(writesPerSecond), String(DURATION)],
+        {
+          env: { ...process.env, SVC_BENCH_AUTHORIZATION: AUTH.authorization ?? '' },
+        },
+      );
       let out = '';
       child.stdout.on('data', (d) => (out += d));
       child.stderr.on('data', (d) => process.stderr.write(d));
@@ -133,8 +157,22 @@ async function creates(url, watcherCount, query) {
     url,
     connections: 50,
     duration: DURATION,
-    requests: [{ method: 'POST', path: BASE, headers: { 'content-type': 'application/json', ...AUTH },
-      setupRequest: (req) => ({ ...req, body: JSON.stringify({ apiVersion: 'people.svc.run/v1alpha1', kind: 'Person', metadata: { name: `c-${i}` }, spec: { name: `Created ${i++}`, age: 30 } }) }) }],
+    requests: [
+      {
+        method: 'POST',
+        path: BASE,
+        headers: { 'content-type': 'application/json', ...AUTH },
+        setupRequest: (req) => ({
+          ...req,
+          body: JSON.stringify({
+            apiVersion: 'people.svc.run/v1alpha1',
+            kind: 'Person',
+            metadata: { name: `c-${i}` },
+            spec: { name: `Created ${i++}`, age: 30 },
+          }),
+        }),
+      },
+    ],
   });
   watchers?.close();
   if (result.non2xx + result.errors > 0) throw new Error(`creates failed: ${result.non2xx + result.errors}`);
@@ -157,15 +195,23 @@ try {
     const corked = await baselineFanOut(payload, 'corked');
     line(`  the same, 64 sends corked into one write per client`, corked, 'msg/s');
     const fan = await deliveries(server.url);
-    line(`watch: event deliveries to ${WATCHERS} watchers while updating`, fan.perSecond, 'events/s',
-      `  (${((fan.perSecond / baseline) * 100).toFixed(1)}% of baseline; ${(fan.writes / DURATION).toFixed(0)} writes/s; target >= 100000)`);
+    line(
+      `watch: event deliveries to ${WATCHERS} watchers while updating`,
+      fan.perSecond,
+      'events/s',
+      `  (${((fan.perSecond / baseline) * 100).toFixed(1)}% of baseline; ${(fan.writes / DURATION).toFixed(0)} writes/s; target >= 100000)`,
+    );
     if (fan.errors) console.log(`  (errors in the write run: ${fan.errors})`);
     // The fan-out run leaves a backlog (watch queues, a reconcile per write): measure at a steady 1,000 writes/s, not
     // while the server is still catching up with the previous run.
     await settle(server.url);
     const lat = await latency(server.url, 1000);
-    line(`watch: write-to-delivery latency p99 at 1000 writes/s`, lat.p99, 'ms',
-      `  (p50 ${lat.p50.toFixed(1)} ms over ${lat.samples} events; the write's own response: p50 ${lat.writeP50.toFixed(1)}, p99 ${lat.writeP99.toFixed(1)} ms; target < 50)`);
+    line(
+      `watch: write-to-delivery latency p99 at 1000 writes/s`,
+      lat.p99,
+      'ms',
+      `  (p50 ${lat.p50.toFixed(1)} ms over ${lat.samples} events; the write's own response: p50 ${lat.writeP50.toFixed(1)}, p99 ${lat.writeP99.toFixed(1)} ms; target < 50)`,
+    );
   } finally {
     await server.stop();
   }
@@ -175,9 +221,19 @@ try {
   // against every watcher). Following: receiving every event (each create is 3 events: the people controller adds
   // a finalizer and a status), so 300 deliveries per create, counted by this same process on this same machine.
   const idle = await createThroughput(path.join(dataDir, 'idle'), WATCHERS, '?labelSelector=bench.svc.run/idle=yes');
-  line(`create over HTTP, ${WATCHERS} idle watchers`, idle, 'objects/s', `  (${((idle / alone) * 100).toFixed(1)}% of baseline; target >= 80%)`);
+  line(
+    `create over HTTP, ${WATCHERS} idle watchers`,
+    idle,
+    'objects/s',
+    `  (${((idle / alone) * 100).toFixed(1)}% of baseline; target >= 80%)`,
+  );
   const following = await createThroughput(path.join(dataDir, 'following'), WATCHERS);
-  line(`create over HTTP, ${WATCHERS} watchers receiving every event`, following, 'objects/s', `  (${((following / alone) * 100).toFixed(1)}% of baseline)`);
+  line(
+    `create over HTTP, ${WATCHERS} watchers receiving every event`,
+    following,
+    'objects/s',
+    `  (${((following / alone) * 100).toFixed(1)}% of baseline)`,
+  );
 } finally {
   rmSync(dataDir, { recursive: true, force: true });
 }

@@ -1,13 +1,20 @@
 // A minimal WebSocket client for benchmarks: it upgrades, then only splits the server's frames and counts them, so
 // one process can follow many busy sockets without becoming the bottleneck it measures. Server frames are unmasked.
-import http from 'node:http';
+
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
 
 /** Opens a WebSocket to `url` (http://…); `onFrame(payload)` is called only when given (it costs a copy). */
 export function countingSocket(url, counter, onFrame, headers = {}) {
   return new Promise((resolve, reject) => {
     const request = http.request(url, {
-      headers: { ...headers, connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': randomBytes(16).toString('base64') },
+      headers: {
+        ...headers,
+        connection: 'Upgrade',
+        upgrade: 'websocket',
+        'sec-websocket-version': '13',
+        'sec-websocket-key': randomBytes(16).toString('base64'),
+      },
     });
     request.on('upgrade', (_response, socket, head) => {
       let pending = head.length > 0 ? head : Buffer.alloc(0);
@@ -45,7 +52,11 @@ export function countingSocket(url, counter, onFrame, headers = {}) {
         send(text) {
           const data = Buffer.from(text);
           const mask = randomBytes(4);
-          const frame = Buffer.concat([Buffer.from([0x81, 0x80 | data.length]), mask, data.map((b, i) => b ^ mask[i % 4])]);
+          const frame = Buffer.concat([
+            Buffer.from([0x81, 0x80 | data.length]),
+            mask,
+            data.map((b, i) => b ^ mask[i % 4]),
+          ]);
           socket.write(frame);
         },
         close: () => socket.destroy(),

@@ -1,7 +1,7 @@
-import type { AnyExtensionObject, ListOptions, ListResult, ExtensionObject } from './objects.js';
 import type { ModelDefinition, ModelRef } from './models.js';
-import type { CustomRoute } from './routes.js';
+import type { AnyExtensionObject, ExtensionObject, ListOptions, ListResult } from './objects.js';
 import type { ReconcilerRegistry } from './reconcilers.js';
+import type { CustomRoute } from './routes.js';
 
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;

@@ -64,7 +64,9 @@ export function loadConfig(settings: Settings): Config {
   }
   const watchHistory = Number(settings.SVC_WATCH_HISTORY || 100_000);
   if (!Number.isSafeInteger(watchHistory) || watchHistory < 1) {
-    throw new Error(`SVC_WATCH_HISTORY must be a whole number of events, at least 1, got "${settings.SVC_WATCH_HISTORY}"`);
+    throw new Error(
+      `SVC_WATCH_HISTORY must be a whole number of events, at least 1, got "${settings.SVC_WATCH_HISTORY}"`,
+    );
   }
   const sessionIdleTimeoutMs = durationSetting(settings, 'SVC_SESSION_IDLE_TIMEOUT', '1h');
   const sessionMaxAgeMs = durationSetting(settings, 'SVC_SESSION_MAX_AGE', '24h');

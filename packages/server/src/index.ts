@@ -1,2 +1,2 @@
+export { type Config, loadConfig, settingsFromArgs } from './config.js';
 export { createServer, type Server } from './main.js';
-export { loadConfig, settingsFromArgs, type Config } from './config.js';

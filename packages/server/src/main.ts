@@ -5,35 +5,35 @@ import { createApp } from './api/app.js';
 import { DynamicRouter } from './api/dynamic-router.js';
 import { generatedRoutes } from './api/generated-routes.js';
 import type { HttpContext } from './api/http-context.js';
+import { type Authentication, setupAuthentication } from './authn/index.js';
+import type { LoginClock, LoginLimits } from './authn/login-limiter.js';
 import type { Config } from './config.js';
-import { ModelRegistry } from './registry/model-registry.js';
-import { ObjectService } from './registry/object-service.js';
-import { PluginHost } from './plugins/plugin-host.js';
-import { PluginLifecycle } from './plugins/plugin-lifecycle.js';
-import { InstalledCode } from './plugins/installed-code.js';
-import { pluginConsoleRoutes } from './plugins/console-routes.js';
-import { openPostgresStore } from './store/postgres.js';
-import { openSqliteStore } from './store/sqlite.js';
-import { withReadCache } from './store/cached-store.js';
-import type { Store } from './store/types.js';
-import { HOST_VERSION } from './version.js';
 import { postModel } from './content/post-model.js';
 import { postRoutes } from './content/post-routes.js';
-import { normalizeModelDefinition } from './objects/model-definition.js';
-import { startRbac } from './rbac/boot.js';
-import { setupAuthentication, type Authentication } from './authn/index.js';
-import type { LoginClock, LoginLimits } from './authn/login-limiter.js';
-import { createSetUserRoles } from './rbac/user-roles.js';
-import { installUserAdmission } from './rbac/user-admission.js';
-import { UserManagement } from './rbac/user-management.js';
-import { createAttributeResolver, createAuthorizationHook } from './rbac/authorization-hook.js';
-import { DecisionCache, logDecisionCache } from './rbac/decision-cache.js';
-import { permissionRoutes } from './rbac/permission-routes.js';
 import { ControllerManager } from './controllers/controller-manager.js';
 import { startGarbageCollector } from './controllers/garbage-collector.js';
 import type { QueueOptions } from './controllers/work-queue.js';
+import { normalizeModelDefinition } from './objects/model-definition.js';
+import { pluginConsoleRoutes } from './plugins/console-routes.js';
+import { InstalledCode } from './plugins/installed-code.js';
 import { pluginLogger } from './plugins/plugin-context.js';
-import { startHistoryRetention, type Retention } from './watch/history-retention.js';
+import { PluginHost } from './plugins/plugin-host.js';
+import { PluginLifecycle } from './plugins/plugin-lifecycle.js';
+import { createAttributeResolver, createAuthorizationHook } from './rbac/authorization-hook.js';
+import { startRbac } from './rbac/boot.js';
+import { DecisionCache, logDecisionCache } from './rbac/decision-cache.js';
+import { permissionRoutes } from './rbac/permission-routes.js';
+import { installUserAdmission } from './rbac/user-admission.js';
+import { UserManagement } from './rbac/user-management.js';
+import { createSetUserRoles } from './rbac/user-roles.js';
+import { ModelRegistry } from './registry/model-registry.js';
+import { ObjectService } from './registry/object-service.js';
+import { withReadCache } from './store/cached-store.js';
+import { openPostgresStore } from './store/postgres.js';
+import { openSqliteStore } from './store/sqlite.js';
+import type { Store } from './store/types.js';
+import { HOST_VERSION } from './version.js';
+import { type Retention, startHistoryRetention } from './watch/history-retention.js';
 import { WatchHub } from './watch/hub.js';
 import { WatchAccess } from './watch/watch-access.js';
 import { DEFAULT_WATCH_LIMITS, WatchService } from './watch/watch-service.js';
@@ -82,18 +82,27 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   const logger =
     options.logger ??
     // Credentials never reach a log line, even if request logging is turned on some day.
-    pino({ level: config.logLevel, base: undefined, redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'] });
+    pino({
+      level: config.logLevel,
+      base: undefined,
+      redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
+    });
   const store = await openStore(config, options.databaseSchema);
   const registry = new ModelRegistry(store);
   const objects = new ObjectService(store, (error) => logger.error({ err: error }, 'a commit listener failed'));
-  const hub = await WatchHub.open(store, objects, registry, (error) => logger.error({ err: error }, 'a watch subscriber failed'));
+  const hub = await WatchHub.open(store, objects, registry, (error) =>
+    logger.error({ err: error }, 'a watch subscriber failed'),
+  );
   const watches = new WatchService(store, hub, { ...DEFAULT_WATCH_LIMITS, ...options.watch }, (error) =>
     logger.error({ err: error }, 'a watch failed'),
   );
   // A model that goes away ends its watches (a client re-lists and gets the 404).
   registry.onChange((event, served) => event === 'unregistered' && watches.endAll(served.model.resource));
   const controllers = new ControllerManager({ registry, hub, queueOptions: options.reconcileBackoff });
-  const stopGarbageCollector = startGarbageCollector({ manager: controllers, registry, objects }, pluginLogger(logger, 'core'));
+  const stopGarbageCollector = startGarbageCollector(
+    { manager: controllers, registry, objects },
+    pluginLogger(logger, 'core'),
+  );
   const retention = startHistoryRetention(store, config.watchHistory, options.compactionIntervalMs ?? 10_000, (error) =>
     logger.error({ err: error }, 'compacting the change history failed'),
   );
@@ -136,7 +145,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
       sessions: authn.sessions,
       tokens: authn.tokens,
       credentials: authn.credentials,
-      onError: (error) => logger.error({ err: error }, 'checking a watch\'s access failed'),
+      onError: (error) => logger.error({ err: error }, "checking a watch's access failed"),
     }),
   );
   router.add(authn.routes());

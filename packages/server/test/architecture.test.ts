@@ -73,7 +73,10 @@ function crossings(): Array<{ from: string; to: string; where: string }> {
 }
 
 /** Which crossings the table forbids. Pure, so the test below can show it catches a broken arrow. */
-function forbidden(found: Array<{ from: string; to: string; where: string }>, table: Record<string, readonly string[]>) {
+function forbidden(
+  found: Array<{ from: string; to: string; where: string }>,
+  table: Record<string, readonly string[]>,
+) {
   return found
     .filter(({ from, to }) => {
       const allowed = table[from];
@@ -126,7 +129,9 @@ describe('the architecture', () => {
     const outside = (dir: string, allowed: RegExp) =>
       sourceFiles(path.join(REPO, dir))
         .flatMap((file) => importsOf(file).map((specifier) => ({ file, specifier })))
-        .filter(({ specifier }) => !specifier.startsWith('.') && !specifier.startsWith('node:') && !allowed.test(specifier))
+        .filter(
+          ({ specifier }) => !specifier.startsWith('.') && !specifier.startsWith('node:') && !allowed.test(specifier),
+        )
         .map(({ file, specifier }) => `${path.relative(REPO, file)}: '${specifier}'`);
     // The plugin API depends on nothing in the repository (and on no package at all).
     expect(outside('packages/plugin-api/src', /^$/)).toEqual([]);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestServer } from './harness.js';
 import { ADMIN, ADMIN_PASSWORD, startAuthServer } from './authn-helpers.js';
+import type { TestServer } from './harness.js';
 
 const basic = (username: string, password: string) => ({
   authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`,
@@ -50,7 +50,10 @@ describe('HTTP Basic with SVC_BASIC_AUTH=true', () => {
   it('offers both challenges when credentials are needed', async () => {
     // The authorization hook answers anonymous callers itself; this is the challenge authentication offers for it.
     const challenge = t.server.authn.authenticator.challenge('sign in');
-    expect(challenge).toMatchObject({ status: 401, headers: { 'www-authenticate': 'Bearer realm="svc", Basic realm="svc"' } });
+    expect(challenge).toMatchObject({
+      status: 401,
+      headers: { 'www-authenticate': 'Bearer realm="svc", Basic realm="svc"' },
+    });
     const anonymous = await t.request('GET', TOKENS);
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers['www-authenticate']).toMatch(/^Bearer realm="svc"/);

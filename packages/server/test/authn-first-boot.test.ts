@@ -4,8 +4,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { createServer, type Server } from '../src/main.js';
-import { capturingLogger, startTestServer, type TestServer } from './harness.js';
 import { setCookies, signIn } from './authn-helpers.js';
+import { capturingLogger, startTestServer, type TestServer } from './harness.js';
 
 const open: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
@@ -56,22 +56,33 @@ describe('the super administrator on first boot', () => {
   it('is not created again when users exist (a restart keeps the first password)', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'svc-authn-'));
     const boot = async (password: string) => {
-      const server = await createServer(loadConfig({ SVC_DATA_DIR: dataDir, SVC_PORT: '0', SVC_ADMIN_PASSWORD: password }), {
-        logger: capturingLogger().logger,
-      });
+      const server = await createServer(
+        loadConfig({ SVC_DATA_DIR: dataDir, SVC_PORT: '0', SVC_ADMIN_PASSWORD: password }),
+        {
+          logger: capturingLogger().logger,
+        },
+      );
       return server;
     };
     let server: Server = await boot('first password');
     await server.close();
     server = await boot('second password');
-    open.push({ close: async () => { await server.close(); await rm(dataDir, { recursive: true, force: true }); } });
-    const login = (password: string) => server.app.inject({ method: 'POST', url: '/login', payload: { username: 'admin', password } });
+    open.push({
+      close: async () => {
+        await server.close();
+        await rm(dataDir, { recursive: true, force: true });
+      },
+    });
+    const login = (password: string) =>
+      server.app.inject({ method: 'POST', url: '/login', payload: { username: 'admin', password } });
     expect((await login('second password')).statusCode).toBe(401);
     expect((await login('first password')).statusCode).toBe(200);
   });
 
   it('refuses to start with an invalid username or a short password', async () => {
-    await expect(start({ SVC_ADMIN_USERNAME: 'Not Valid', SVC_ADMIN_PASSWORD: 'long enough' })).rejects.toThrow(/SVC_ADMIN_USERNAME/);
+    await expect(start({ SVC_ADMIN_USERNAME: 'Not Valid', SVC_ADMIN_PASSWORD: 'long enough' })).rejects.toThrow(
+      /SVC_ADMIN_USERNAME/,
+    );
     await expect(start({ SVC_ADMIN_PASSWORD: 'short' })).rejects.toThrow(/SVC_ADMIN_PASSWORD must be at least 8/);
   });
 });
@@ -81,15 +92,27 @@ describe('sessions survive a restart', () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'svc-authn-'));
     const config = loadConfig({ SVC_DATA_DIR: dataDir, SVC_PORT: '0', SVC_ADMIN_PASSWORD: 'restart password' });
     let server = await createServer(config, { logger: capturingLogger().logger });
-    const login = await server.app.inject({ method: 'POST', url: '/login', payload: { username: 'admin', password: 'restart password' } });
+    const login = await server.app.inject({
+      method: 'POST',
+      url: '/login',
+      payload: { username: 'admin', password: 'restart password' },
+    });
     const cookies = setCookies({ status: 200, headers: login.headers, body: undefined, text: '' });
     const cookie = `SVC_SESSION=${cookies.SVC_SESSION}; XSRF-TOKEN=${cookies['XSRF-TOKEN']}`;
     await server.close();
 
     server = await createServer(config, { logger: capturingLogger().logger });
-    open.push({ close: async () => { await server.close(); await rm(dataDir, { recursive: true, force: true }); } });
+    open.push({
+      close: async () => {
+        await server.close();
+        await rm(dataDir, { recursive: true, force: true });
+      },
+    });
     const request = { method: 'GET', url: '/api/v1alpha1/users', ip: '127.0.0.1', headers: { cookie } } as never;
-    await expect(server.authn.authenticator.authenticate(request)).resolves.toMatchObject({ username: 'admin', via: 'session' });
+    await expect(server.authn.authenticator.authenticate(request)).resolves.toMatchObject({
+      username: 'admin',
+      via: 'session',
+    });
     const tokens = await server.app.inject({
       method: 'POST',
       url: '/apis/uc.api.security.svc.run/v1alpha1/personalaccesstokens',

@@ -1,4 +1,11 @@
-import { TEST_ADMIN, signInHeaders, startTestServer, type Backend, type TestResponse, type TestServer } from './harness.js';
+import {
+  type Backend,
+  signInHeaders,
+  startTestServer,
+  TEST_ADMIN,
+  type TestResponse,
+  type TestServer,
+} from './harness.js';
 
 /** Shared by the authentication tests: a server with a known administrator, and a cookie-carrying client. */
 export const ADMIN = TEST_ADMIN.username;
@@ -9,7 +16,12 @@ export async function startAuthServer(
   pluginsDirs: string[] = [],
   backend: Backend = 'sqlite',
 ): Promise<TestServer> {
-  return startTestServer({ env: { SVC_ADMIN_PASSWORD: ADMIN_PASSWORD, ...env }, pluginsDirs, backend, credentials: 'none' });
+  return startTestServer({
+    env: { SVC_ADMIN_PASSWORD: ADMIN_PASSWORD, ...env },
+    pluginsDirs,
+    backend,
+    credentials: 'none',
+  });
 }
 
 /** The cookies a response sets, as name → value (an expired cookie maps to ''). */
@@ -52,8 +64,17 @@ export async function signIn(t: TestServer, username: string, password: string):
 }
 
 /** Creates a user through the console endpoint as the signed-in administrator. */
-export async function createUser(admin: Browser, name: string, password: string, roles?: string[]): Promise<TestResponse> {
-  return admin.request('POST', '/apis/api.console.svc.run/v1alpha1/users', { name, password, ...(roles ? { roles } : {}) });
+export async function createUser(
+  admin: Browser,
+  name: string,
+  password: string,
+  roles?: string[],
+): Promise<TestResponse> {
+  return admin.request('POST', '/apis/api.console.svc.run/v1alpha1/users', {
+    name,
+    password,
+    ...(roles ? { roles } : {}),
+  });
 }
 
 export function bearer(token: string): Record<string, string> {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BACKENDS, type TestServer } from './harness.js';
 import { ADMIN, ADMIN_PASSWORD, setCookies, signIn, startAuthServer } from './authn-helpers.js';
+import { BACKENDS, type TestServer } from './harness.js';
 
 describe.each(BACKENDS)('sign-in with sessions (%s)', (backend) => {
   let t: TestServer;
@@ -48,20 +48,29 @@ describe.each(BACKENDS)('sign-in with sessions (%s)', (backend) => {
   });
 
   it('refuses a sign-in posted from another origin', async () => {
-    const response = await t.request('POST', '/login', { username: ADMIN, password: ADMIN_PASSWORD }, { origin: 'https://evil.example' });
+    const response = await t.request(
+      'POST',
+      '/login',
+      { username: ADMIN, password: ADMIN_PASSWORD },
+      { origin: 'https://evil.example' },
+    );
     expect(response.status).toBe(403);
   });
 
   it('authenticates requests with the session cookie and ends the session at logout', async () => {
     const browser = await signIn(t, ADMIN, ADMIN_PASSWORD);
-    const principal = await t.server.authn.authenticator.authenticate(fakeRequest('GET', '/api/v1alpha1/users', browser.cookie));
+    const principal = await t.server.authn.authenticator.authenticate(
+      fakeRequest('GET', '/api/v1alpha1/users', browser.cookie),
+    );
     expect(principal).toMatchObject({ username: ADMIN, via: 'session' });
     expect(principal.sessionId).not.toBe(browser.sessionCookie);
 
     const logout = await browser.request('POST', '/logout');
     expect(logout.status).toBe(204);
     expect(setCookies(logout)).toEqual({ SVC_SESSION: '', 'XSRF-TOKEN': '' });
-    await expect(t.server.authn.authenticator.authenticate(fakeRequest('GET', '/api/v1alpha1/users', browser.cookie))).rejects.toMatchObject({
+    await expect(
+      t.server.authn.authenticator.authenticate(fakeRequest('GET', '/api/v1alpha1/users', browser.cookie)),
+    ).rejects.toMatchObject({
       status: 401,
     });
     // Logging out again with the dead cookie is harmless.
@@ -70,14 +79,23 @@ describe.each(BACKENDS)('sign-in with sessions (%s)', (backend) => {
 
   it('a new sign-in ends the session the browser had', async () => {
     const first = await signIn(t, ADMIN, ADMIN_PASSWORD);
-    const again = await t.request('POST', '/login', { username: ADMIN, password: ADMIN_PASSWORD }, { cookie: first.cookie });
+    const again = await t.request(
+      'POST',
+      '/login',
+      { username: ADMIN, password: ADMIN_PASSWORD },
+      { cookie: first.cookie },
+    );
     expect(again.status).toBe(200);
-    await expect(t.server.authn.authenticator.authenticate(fakeRequest('GET', '/', first.cookie))).rejects.toMatchObject({ status: 401 });
+    await expect(
+      t.server.authn.authenticator.authenticate(fakeRequest('GET', '/', first.cookie)),
+    ).rejects.toMatchObject({ status: 401 });
   });
 
   it('refuses a forged session cookie with 401', async () => {
     const cookie = 'SVC_SESSION=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
-    const error = await t.server.authn.authenticator.authenticate(fakeRequest('GET', '/api/v1alpha1/users', cookie)).catch((e: unknown) => e);
+    const error = await t.server.authn.authenticator
+      .authenticate(fakeRequest('GET', '/api/v1alpha1/users', cookie))
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 401 });
     expect((error as { headers: Record<string, string> }).headers['www-authenticate']).toBe('Bearer realm="svc"');
   });
@@ -98,9 +116,14 @@ describe.each(BACKENDS)('sign-in with sessions (%s)', (backend) => {
 
     it('lets safe methods through without the header', async () => {
       const browser = await signIn(t, ADMIN, ADMIN_PASSWORD);
-      const response = await t.request('GET', '/apis/uc.api.security.svc.run/v1alpha1/personalaccesstokens', undefined, {
-        cookie: browser.cookie,
-      });
+      const response = await t.request(
+        'GET',
+        '/apis/uc.api.security.svc.run/v1alpha1/personalaccesstokens',
+        undefined,
+        {
+          cookie: browser.cookie,
+        },
+      );
       expect(response.status).toBe(200);
     });
   });

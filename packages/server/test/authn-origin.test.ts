@@ -2,10 +2,11 @@
  * Issue 13, item 8: a cookie-authenticated WebSocket (and a sign-in) is accepted only from svc's own origin, compared
  * whole: scheme, host and port.
  */
-import WebSocket from 'ws';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, ADMIN_PASSWORD, signIn, type Browser } from './authn-helpers.js';
-import { BACKENDS, startTestServer, type Backend, type TestServer } from './harness.js';
+import WebSocket from 'ws';
+import { ADMIN, ADMIN_PASSWORD, type Browser, signIn } from './authn-helpers.js';
+import { BACKENDS, type Backend, startTestServer, type TestServer } from './harness.js';
 
 /** Opens a WebSocket watch of users with the session cookie; resolves with the handshake's status (101 when opened). */
 function handshake(base: string, cookie: string, origin?: string): Promise<number> {
@@ -31,7 +32,12 @@ describe.each(BACKENDS)('the origin of cookie-authenticated requests (%s)', (bac
   let base: string;
   let admin: Browser;
   beforeAll(async () => {
-    t = await startTestServer({ backend, pluginsDirs: [], env: { SVC_ADMIN_PASSWORD: ADMIN_PASSWORD }, credentials: 'none' });
+    t = await startTestServer({
+      backend,
+      pluginsDirs: [],
+      env: { SVC_ADMIN_PASSWORD: ADMIN_PASSWORD },
+      credentials: 'none',
+    });
     base = await t.server.listen();
     admin = await signIn(t, ADMIN, ADMIN_PASSWORD);
   });

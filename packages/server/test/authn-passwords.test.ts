@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN, ADMIN_PASSWORD, type Browser, createUser, signIn, startAuthServer } from './authn-helpers.js';
 import type { TestServer } from './harness.js';
-import { ADMIN, ADMIN_PASSWORD, createUser, signIn, startAuthServer, type Browser } from './authn-helpers.js';
 
 const CONSOLE = '/apis/api.console.svc.run/v1alpha1';
 
@@ -9,7 +9,12 @@ describe('console user endpoints', () => {
   let admin: Browser;
   const alive = (browser: Browser) =>
     t.server.authn.authenticator
-      .authenticate({ method: 'GET', url: '/api/v1alpha1/users', ip: '127.0.0.1', headers: { cookie: browser.cookie } } as never)
+      .authenticate({
+        method: 'GET',
+        url: '/api/v1alpha1/users',
+        ip: '127.0.0.1',
+        headers: { cookie: browser.cookie },
+      } as never)
       .then(
         () => true,
         () => false,
@@ -29,7 +34,11 @@ describe('console user endpoints', () => {
     });
     expect(response.status).toBe(201);
     expect(response.headers.location).toBe('/api/v1alpha1/users/erin');
-    expect(response.body).toMatchObject({ kind: 'User', metadata: { name: 'erin' }, spec: { email: 'erin@example.com', displayName: 'Erin' } });
+    expect(response.body).toMatchObject({
+      kind: 'User',
+      metadata: { name: 'erin' },
+      spec: { email: 'erin@example.com', displayName: 'Erin' },
+    });
     expect(response.text).not.toMatch(/password|scrypt/);
     const erin = await signIn(t, 'erin', 'erin password');
     expect(await alive(erin)).toBe(true);
@@ -60,17 +69,26 @@ describe('console user endpoints', () => {
     expect(await t.server.authn.credentials.hasPassword('hank')).toBe(false);
   });
 
-  it('changes one\'s own password and ends one\'s other sessions, keeping this one', async () => {
+  it("changes one's own password and ends one's other sessions, keeping this one", async () => {
     await createUser(admin, 'ivan', 'ivan password');
     const here = await signIn(t, 'ivan', 'ivan password');
     const elsewhere = await signIn(t, 'ivan', 'ivan password');
-    const wrongOld = await here.request('PUT', `${CONSOLE}/users/-/password`, { oldPassword: 'nope nope', password: 'ivan new password' });
+    const wrongOld = await here.request('PUT', `${CONSOLE}/users/-/password`, {
+      oldPassword: 'nope nope',
+      password: 'ivan new password',
+    });
     expect(wrongOld.status).toBe(400);
     expect(wrongOld.body.errors).toEqual([{ path: '/oldPassword', message: 'is not your current password' }]);
-    const tooShort = await here.request('PUT', `${CONSOLE}/users/-/password`, { oldPassword: 'ivan password', password: 'short' });
+    const tooShort = await here.request('PUT', `${CONSOLE}/users/-/password`, {
+      oldPassword: 'ivan password',
+      password: 'short',
+    });
     expect(tooShort.status).toBe(400);
 
-    const changed = await here.request('PUT', `${CONSOLE}/users/-/password`, { oldPassword: 'ivan password', password: 'ivan new password' });
+    const changed = await here.request('PUT', `${CONSOLE}/users/-/password`, {
+      oldPassword: 'ivan password',
+      password: 'ivan new password',
+    });
     expect(changed.status).toBe(204);
     expect(await alive(here)).toBe(true);
     expect(await alive(elsewhere)).toBe(false);
@@ -78,14 +96,16 @@ describe('console user endpoints', () => {
     await signIn(t, 'ivan', 'ivan new password');
   });
 
-  it('lets an administrator reset another user\'s password, ending all their sessions', async () => {
+  it("lets an administrator reset another user's password, ending all their sessions", async () => {
     await createUser(admin, 'judy', 'judy password');
     const judy = await signIn(t, 'judy', 'judy password');
     const reset = await admin.request('PUT', `${CONSOLE}/users/judy/password`, { password: 'judy reset password' });
     expect(reset.status).toBe(204);
     expect(await alive(judy)).toBe(false);
     await signIn(t, 'judy', 'judy reset password');
-    expect((await admin.request('PUT', `${CONSOLE}/users/nobody/password`, { password: 'whatever123' })).status).toBe(404);
+    expect((await admin.request('PUT', `${CONSOLE}/users/nobody/password`, { password: 'whatever123' })).status).toBe(
+      404,
+    );
   });
 
   it('signs out a user who is disabled, and refuses their sign-in', async () => {
@@ -99,7 +119,7 @@ describe('console user endpoints', () => {
     expect(login.body.detail).toBe('this account is disabled');
   });
 
-  it('forgets a deleted user\'s password', async () => {
+  it("forgets a deleted user's password", async () => {
     await createUser(admin, 'liam', 'liam password');
     await t.server.objects.delete(t.server.registry.findByKind('v1alpha1', 'User')!, 'liam');
     await new Promise((resolve) => setTimeout(resolve, 50));

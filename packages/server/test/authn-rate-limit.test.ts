@@ -4,8 +4,8 @@
  * told apart by their address (inject's `remoteAddress`); the slow-down's sleeps go to a clock the test reads.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { BACKENDS, startTestServer, type Backend, type TestServer } from './harness.js';
 import { ADMIN, ADMIN_PASSWORD, setCookies } from './authn-helpers.js';
+import { BACKENDS, type Backend, startTestServer, type TestServer } from './harness.js';
 
 const CONSOLE = '/apis/api.console.svc.run/v1alpha1';
 
@@ -28,8 +28,14 @@ async function start(backend: Backend, env: Record<string, string> = {}) {
   return { t, slept };
 }
 
-const send = (server: TestServer, method: string, url: string, remoteAddress: string, payload?: unknown, headers = {}) =>
-  server.server.app.inject({ method: method as 'GET', url, payload: payload as object, headers, remoteAddress });
+const send = (
+  server: TestServer,
+  method: string,
+  url: string,
+  remoteAddress: string,
+  payload?: unknown,
+  headers = {},
+) => server.server.app.inject({ method: method as 'GET', url, payload: payload as object, headers, remoteAddress });
 
 const attempt = (server: TestServer, username: string, password: string, remoteAddress: string) =>
   send(server, 'POST', '/login', remoteAddress, { username, password });
@@ -80,12 +86,19 @@ describe.each(BACKENDS)('sign-in throttle (%s)', (backend) => {
     expect((await viaProxy(ADMIN_PASSWORD, '203.0.113.8')).statusCode).toBe(200);
     // A peer that is not the proxy cannot pick its client address: its own address is counted.
     const spoofed = (i: number) =>
-      send(t, 'POST', '/login', '10.0.0.5', { username: `x${i}`, password: 'wrong' }, { 'x-forwarded-for': `198.51.100.${i}` });
+      send(
+        t,
+        'POST',
+        '/login',
+        '10.0.0.5',
+        { username: `x${i}`, password: 'wrong' },
+        { 'x-forwarded-for': `198.51.100.${i}` },
+      );
     for (let i = 0; i < 20; i++) expect((await spoofed(i)).statusCode).toBe(401);
     expect((await spoofed(99)).statusCode).toBe(429);
   });
 
-  it('a sign-in resets its own client\'s count for that username', async () => {
+  it("a sign-in resets its own client's count for that username", async () => {
     const { t } = await start(backend);
     for (let i = 0; i < 4; i++) await attempt(t, ADMIN, `wrong ${i}`, '10.0.0.1');
     expect((await attempt(t, ADMIN, ADMIN_PASSWORD, '10.0.0.1')).statusCode).toBe(200);
@@ -110,9 +123,19 @@ describe.each(BACKENDS)('sign-in throttle (%s)', (backend) => {
     const { t } = await start(backend);
     const signedIn = await attempt(t, ADMIN, ADMIN_PASSWORD, '10.0.0.9');
     const cookies = setCookies({ headers: signedIn.headers } as never);
-    const headers = { cookie: `SVC_SESSION=${cookies.SVC_SESSION}; XSRF-TOKEN=${cookies['XSRF-TOKEN']}`, 'x-xsrf-token': cookies['XSRF-TOKEN']! };
+    const headers = {
+      cookie: `SVC_SESSION=${cookies.SVC_SESSION}; XSRF-TOKEN=${cookies['XSRF-TOKEN']}`,
+      'x-xsrf-token': cookies['XSRF-TOKEN']!,
+    };
     const change = (oldPassword: string, remoteAddress: string) =>
-      send(t, 'PUT', `${CONSOLE}/users/-/password`, remoteAddress, { oldPassword, password: 'a new password' }, headers);
+      send(
+        t,
+        'PUT',
+        `${CONSOLE}/users/-/password`,
+        remoteAddress,
+        { oldPassword, password: 'a new password' },
+        headers,
+      );
     for (let i = 0; i < 5; i++) expect((await change(`wrong ${i}`, '10.0.0.1')).statusCode).toBe(400);
     expect((await change(ADMIN_PASSWORD, '10.0.0.1')).statusCode).toBe(429);
     expect((await change(ADMIN_PASSWORD, '10.0.0.2')).statusCode).toBe(204);

@@ -12,8 +12,8 @@ import { digestOf } from '../src/authn/secrets.js';
 import { openPostgresStore } from '../src/store/postgres.js';
 import { openSqliteStore } from '../src/store/sqlite.js';
 import type { Change, Store } from '../src/store/types.js';
-import { ADMIN, ADMIN_PASSWORD, bearer, createUser, signIn, type Browser } from './authn-helpers.js';
-import { BACKENDS, PG_URL, startTestServer, type Backend, type TestServer } from './harness.js';
+import { ADMIN, ADMIN_PASSWORD, type Browser, bearer, createUser, signIn } from './authn-helpers.js';
+import { BACKENDS, type Backend, PG_URL, startTestServer, type TestServer } from './harness.js';
 
 const TOKENS = '/apis/uc.api.security.svc.run/v1alpha1/personalaccesstokens';
 const CONSOLE = '/apis/api.console.svc.run/v1alpha1';
@@ -29,7 +29,10 @@ async function historyText(store: Store): Promise<string[]> {
 async function aliceWithSessionAndToken(t: TestServer, admin: Browser) {
   expect((await createUser(admin, 'alice', 'alice password 1')).status).toBe(201);
   const alice = await signIn(t, 'alice', 'alice password 1');
-  const changed = await alice.request('PUT', `${CONSOLE}/users/-/password`, { oldPassword: 'alice password 1', password: 'alice password 2' });
+  const changed = await alice.request('PUT', `${CONSOLE}/users/-/password`, {
+    oldPassword: 'alice password 1',
+    password: 'alice password 2',
+  });
   expect(changed.status).toBe(204);
   const created = await alice.request('POST', TOKENS, { spec: { name: 'ci', roles: [] } });
   expect(created.status).toBe(201);
@@ -40,7 +43,12 @@ async function aliceWithSessionAndToken(t: TestServer, admin: Browser) {
 describe.each(BACKENDS)('secrets stay out of the change history (%s)', (backend: Backend) => {
   let t: TestServer;
   beforeAll(async () => {
-    t = await startTestServer({ backend, pluginsDirs: [], env: { SVC_ADMIN_PASSWORD: ADMIN_PASSWORD }, credentials: 'none' });
+    t = await startTestServer({
+      backend,
+      pluginsDirs: [],
+      env: { SVC_ADMIN_PASSWORD: ADMIN_PASSWORD },
+      credentials: 'none',
+    });
   });
   afterAll(() => t?.close());
 
@@ -57,7 +65,9 @@ describe.each(BACKENDS)('secrets stay out of the change history (%s)', (backend:
     }
     for (const kind of SECRET_KINDS) expect(await t.server.store.count(kind)).toBe(0);
     // They are kept all the same, beside the history.
-    expect((await t.server.store.secrets.get(SECRET_KINDS[0]!, 'alice'))?.toString()).toMatch(/"passwordHash":"scrypt\$/);
+    expect((await t.server.store.secrets.get(SECRET_KINDS[0]!, 'alice'))?.toString()).toMatch(
+      /"passwordHash":"scrypt\$/,
+    );
   });
 });
 
@@ -116,14 +126,15 @@ describe.each(BACKENDS)('boot on data written the old way (%s)', (backend: Backe
     await first.close({ keepData: true });
     await rewriteTheOldWay();
 
-
     const second = await boot();
     try {
       const history = await historyText(second.server.store);
       for (const event of history) for (const trace of traces) expect(event).not.toContain(trace);
       for (const kind of SECRET_KINDS) expect(await second.server.store.count(kind)).toBe(0);
 
-      expect((await second.request('POST', '/login', { username: 'alice', password: 'alice password 2' })).status).toBe(200);
+      expect((await second.request('POST', '/login', { username: 'alice', password: 'alice password 2' })).status).toBe(
+        200,
+      );
       expect((await second.request('POST', '/login', { username: ADMIN, password: ADMIN_PASSWORD })).status).toBe(200);
       // Alice's session from before the upgrade and her token still authenticate.
       const own = await second.request('GET', `${CONSOLE}/users/-/permissions`, undefined, { cookie: alice.cookie });

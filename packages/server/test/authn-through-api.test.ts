@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN, ADMIN_PASSWORD, type Browser, bearer, createUser, signIn, startAuthServer } from './authn-helpers.js';
 import type { TestServer } from './harness.js';
-import { ADMIN, ADMIN_PASSWORD, bearer, createUser, signIn, startAuthServer, type Browser } from './authn-helpers.js';
 
 /**
  * Authentication as the generated API sees it, through the authorization hook: every request is authenticated in
@@ -50,12 +50,16 @@ describe('authentication in front of the generated API', () => {
     const without = await t.request('PATCH', `${USERS}/${ADMIN}`, patch, { cookie: admin.cookie, ...type });
     expect(without.status).toBe(403);
     expect(without.body.detail).toMatch(/X-XSRF-TOKEN/);
-    const wrong = await t.request('PATCH', `${USERS}/${ADMIN}`, patch, { cookie: admin.cookie, 'x-xsrf-token': 'nope', ...type });
+    const wrong = await t.request('PATCH', `${USERS}/${ADMIN}`, patch, {
+      cookie: admin.cookie,
+      'x-xsrf-token': 'nope',
+      ...type,
+    });
     expect(wrong.status).toBe(403);
     expect((await admin.request('PATCH', `${USERS}/${ADMIN}`, patch, type)).status).toBe(200);
   });
 
-  it('acts with a token\'s roles only: a token without roles is a plain authenticated user (403)', async () => {
+  it("acts with a token's roles only: a token without roles is a plain authenticated user (403)", async () => {
     const created = await admin.request('POST', TOKENS, { spec: { name: 'no roles', roles: [] } });
     const token = created.body.metadata.annotations[ANNOTATION];
     expect((await t.request('GET', USERS, undefined, bearer(token))).status).toBe(403);
@@ -91,9 +95,14 @@ describe('authentication in front of the generated API', () => {
     });
     expect(changed.status).toBe(204);
     // …but not another user's password, nor users in general.
-    const reset = await nora.request('PUT', `/apis/api.console.svc.run/v1alpha1/users/${ADMIN}/password`, { password: 'taken over!' });
+    const reset = await nora.request('PUT', `/apis/api.console.svc.run/v1alpha1/users/${ADMIN}/password`, {
+      password: 'taken over!',
+    });
     expect(reset.status).toBe(403);
-    expect((await nora.request('POST', '/apis/api.console.svc.run/v1alpha1/users', { name: 'x', password: 'x password' })).status).toBe(403);
+    expect(
+      (await nora.request('POST', '/apis/api.console.svc.run/v1alpha1/users', { name: 'x', password: 'x password' }))
+        .status,
+    ).toBe(403);
     expect((await nora.request('POST', '/logout')).status).toBe(204);
   });
 });

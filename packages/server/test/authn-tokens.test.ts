@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN, ADMIN_PASSWORD, type Browser, bearer, createUser, signIn, startAuthServer } from './authn-helpers.js';
 import { BACKENDS, type TestServer } from './harness.js';
-import { ADMIN, ADMIN_PASSWORD, bearer, createUser, signIn, startAuthServer, type Browser } from './authn-helpers.js';
 
 const TOKENS = '/apis/uc.api.security.svc.run/v1alpha1/personalaccesstokens';
 const ANNOTATION = 'security.svc.run/access-token';
@@ -47,7 +47,7 @@ describe.each(BACKENDS)('personal access tokens over HTTP (%s)', (backend) => {
     expect(used.body.status.lastUsedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
   });
 
-  it('lists only the caller\'s own tokens', async () => {
+  it("lists only the caller's own tokens", async () => {
     expect((await createUser(admin, 'dana', 'dana password')).status).toBe(201);
     const dana = await signIn(t, 'dana', 'dana password');
     await dana.request('POST', TOKENS, { spec: { name: 'dana token', roles: [] } });
@@ -75,7 +75,10 @@ describe.each(BACKENDS)('personal access tokens over HTTP (%s)', (backend) => {
     const revoked = await admin.request('PUT', `${TOKENS}/${created.body.metadata.name}/revocation`);
     expect(revoked.status).toBe(200);
     expect(revoked.body.spec.revoked).toBe(true);
-    await expect(authenticate(token)).rejects.toMatchObject({ status: 401, headers: { 'www-authenticate': expect.stringMatching(/^Bearer/) } });
+    await expect(authenticate(token)).rejects.toMatchObject({
+      status: 401,
+      headers: { 'www-authenticate': expect.stringMatching(/^Bearer/) },
+    });
     const response = await t.request('GET', TOKENS, undefined, bearer(token));
     expect(response.status).toBe(401);
     expect(response.headers['content-type']).toMatch(/problem\+json/);
@@ -112,7 +115,12 @@ describe.each(BACKENDS)('personal access tokens over HTTP (%s)', (backend) => {
   it('does not need the CSRF header: a bearer token is not sent by browsers on their own', async () => {
     const created = await admin.request('POST', TOKENS, { spec: { name: 'writer', roles: ['super-role'] } });
     const token = created.body.metadata.annotations[ANNOTATION];
-    const response = await t.request('POST', TOKENS, { spec: { name: 'from token', roles: ['super-role'] } }, bearer(token));
+    const response = await t.request(
+      'POST',
+      TOKENS,
+      { spec: { name: 'from token', roles: ['super-role'] } },
+      bearer(token),
+    );
     expect(response.status).toBe(201);
   });
 });

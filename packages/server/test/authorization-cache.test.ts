@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONSOLE, as, login, userWithRoles, type Session } from './auth-harness.js';
-import { TEST_ADMIN, startTestServer, type TestServer } from './harness.js';
+import { as, CONSOLE, login, type Session, userWithRoles } from './auth-harness.js';
+import { startTestServer, TEST_ADMIN, type TestServer } from './harness.js';
 import { multipart, tgzOf } from './plugin-archives.js';
 
 /**

@@ -17,7 +17,9 @@ describe.each(BACKENDS)('bad input is refused and changes nothing (%s)', (backen
 
   beforeAll(async () => {
     t = await startTestServer({ backend });
-    expect((await t.request('POST', PERSONS, person('bob', { name: 'Bob', age: 40, gender: 'MALE' }))).status).toBe(201);
+    expect((await t.request('POST', PERSONS, person('bob', { name: 'Bob', age: 40, gender: 'MALE' }))).status).toBe(
+      201,
+    );
     expect((await t.request('POST', PERSONS, person('carol', { name: 'Carol', age: 50 }))).status).toBe(201);
     await peopleSettled(t);
     before = await snapshot();
@@ -33,7 +35,10 @@ describe.each(BACKENDS)('bad input is refused and changes nothing (%s)', (backen
   }> = [
     {
       name: 'malformed JSON',
-      send: () => t.request('POST', PERSONS, '{"apiVersion": "people.svc.run/v1alpha1", "kind": ', { 'content-type': 'application/json' }),
+      send: () =>
+        t.request('POST', PERSONS, '{"apiVersion": "people.svc.run/v1alpha1", "kind": ', {
+          'content-type': 'application/json',
+        }),
       status: 400,
       detail: /not valid JSON/,
     },
@@ -175,26 +180,37 @@ describe.each(BACKENDS)('bad input is refused and changes nothing (%s)', (backen
     {
       name: 'a merge patch that changes metadata.version',
       send: () =>
-        t.request('PATCH', `${PERSONS}/bob`, { metadata: { version: 99 }, spec: { age: 2 } }, {
-          'content-type': 'application/merge-patch+json',
-        }),
+        t.request(
+          'PATCH',
+          `${PERSONS}/bob`,
+          { metadata: { version: 99 }, spec: { age: 2 } },
+          {
+            'content-type': 'application/merge-patch+json',
+          },
+        ),
       status: 409,
       detail: /version/,
     },
     {
       name: 'a 10 MiB body',
-      send: () => t.request('POST', PERSONS, JSON.stringify({ ...person('huge'), pad: 'x'.repeat(10 * 1024 * 1024) }), {
-        'content-type': 'application/json',
-      }),
+      send: () =>
+        t.request('POST', PERSONS, JSON.stringify({ ...person('huge'), pad: 'x'.repeat(10 * 1024 * 1024) }), {
+          'content-type': 'application/json',
+        }),
       status: 413,
       detail: /4 MiB/,
     },
     {
       name: '__proto__ keys in a body',
       send: () =>
-        t.request('POST', PERSONS, '{"apiVersion":"people.svc.run/v1alpha1","kind":"Person","metadata":{"name":"evil"},"spec":{"__proto__":{"admin":true}}}', {
-          'content-type': 'application/json',
-        }),
+        t.request(
+          'POST',
+          PERSONS,
+          '{"apiVersion":"people.svc.run/v1alpha1","kind":"Person","metadata":{"name":"evil"},"spec":{"__proto__":{"admin":true}}}',
+          {
+            'content-type': 'application/json',
+          },
+        ),
       status: 400,
       detail: /./,
     },

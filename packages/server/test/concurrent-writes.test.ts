@@ -26,7 +26,9 @@ describe.each(BACKENDS)('concurrent writes (%s)', (backend) => {
     await peopleSettled(t);
     const created = (await t.request('GET', `${PERSONS}/locked`)).body;
     const responses = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => t.request('PUT', `${PERSONS}/locked`, { ...created, spec: { ...created.spec, age: 10 + i } })),
+      Array.from({ length: 10 }, (_, i) =>
+        t.request('PUT', `${PERSONS}/locked`, { ...created, spec: { ...created.spec, age: 10 + i } }),
+      ),
     );
     expect(responses.filter((r) => r.status === 200)).toHaveLength(1);
     expect(responses.filter((r) => r.status === 409)).toHaveLength(9);
@@ -41,12 +43,21 @@ describe.each(BACKENDS)('concurrent writes (%s)', (backend) => {
   });
 
   it('keeps every index in step with the store under many concurrent creates, updates and deletes', async () => {
-    await Promise.all(Array.from({ length: 60 }, (_, i) => t.request('POST', PERSONS, person(`mix-${i}`, { name: `Mix ${i}`, age: i }, { 'example.com/mix': 'yes' }))));
+    await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        t.request('POST', PERSONS, person(`mix-${i}`, { name: `Mix ${i}`, age: i }, { 'example.com/mix': 'yes' })),
+      ),
+    );
     await Promise.all(
       Array.from({ length: 60 }, (_, i) =>
         i % 3 === 0
           ? t.request('DELETE', `${PERSONS}/mix-${i}`)
-          : t.request('PATCH', `${PERSONS}/mix-${i}`, { spec: { age: 50 + i } }, { 'content-type': 'application/merge-patch+json' }),
+          : t.request(
+              'PATCH',
+              `${PERSONS}/mix-${i}`,
+              { spec: { age: 50 + i } },
+              { 'content-type': 'application/merge-patch+json' },
+            ),
       ),
     );
     // Deleted persons stay until the people controller has dropped its finalizer.
@@ -54,7 +65,9 @@ describe.each(BACKENDS)('concurrent writes (%s)', (backend) => {
     const listed = (await t.request('GET', `${PERSONS}?labelSelector=example.com/mix&sort=spec.age,asc`)).body;
     expect(listed.total).toBe(40);
     expect(listed.items.map((o: any) => o.spec.age)).toEqual(
-      Array.from({ length: 60 }, (_, i) => i).filter((i) => i % 3 !== 0).map((i) => 50 + i),
+      Array.from({ length: 60 }, (_, i) => i)
+        .filter((i) => i % 3 !== 0)
+        .map((i) => 50 + i),
     );
   });
 });

@@ -3,7 +3,7 @@ import { handleFinalizer } from '@svc/plugin-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExtensionClient } from '../src/registry/client.js';
 import { BACKENDS, startTestServer, type TestServer } from './harness.js';
-import { NOTES, NOTES_PLUGINS, eventually, note, watchWebSocket } from './watch-client.js';
+import { eventually, NOTES, NOTES_PLUGINS, note, watchWebSocket } from './watch-client.js';
 
 const NOTE = { apiVersion: 'notes.svc.run/v1', kind: 'Note' };
 const merge = { 'content-type': 'application/merge-patch+json' };
@@ -25,7 +25,12 @@ describe.each(BACKENDS)('controllers (%s)', (backend) => {
 
   const context = (): ReconcileContext => ({
     client: createExtensionClient(t.server.registry, t.server.objects),
-    logger: { debug: () => undefined, info: () => undefined, warn: (m) => void warnings.push(m), error: () => undefined },
+    logger: {
+      debug: () => undefined,
+      info: () => undefined,
+      warn: (m) => void warnings.push(m),
+      error: () => undefined,
+    },
   });
   const add = (definition: Omit<ReconcilerDefinition, 'model'>) => {
     const name = `plugin:test-${++owner}` as const;
@@ -44,7 +49,9 @@ describe.each(BACKENDS)('controllers (%s)', (backend) => {
       },
     });
     await eventually(() => calls === 6, 'the sixth call');
-    const delays = warnings.filter((w) => w.includes('flaky failed')).map((w) => Number(/retrying in (\d+) ms/.exec(w)![1]));
+    const delays = warnings
+      .filter((w) => w.includes('flaky failed'))
+      .map((w) => Number(/retrying in (\d+) ms/.exec(w)![1]));
     expect(delays).toEqual([5, 10, 20, 40, 40]);
     await t.server.controllers.removeOwner(owner);
   });
@@ -64,7 +71,10 @@ describe.each(BACKENDS)('controllers (%s)', (backend) => {
         calls++;
         running.set(name, (running.get(name) ?? 0) + 1);
         maxPerName = Math.max(maxPerName, running.get(name)!);
-        maxOverall = Math.max(maxOverall, [...running.values()].reduce((a, b) => a + b, 0));
+        maxOverall = Math.max(
+          maxOverall,
+          [...running.values()].reduce((a, b) => a + b, 0),
+        );
         await sleep(5);
         running.set(name, running.get(name)! - 1);
       },
@@ -105,9 +115,16 @@ describe.each(BACKENDS)('controllers (%s)', (backend) => {
       },
     });
     const listed = await t.request('GET', NOTES);
-    const watch = watchWebSocket(t.server.url ?? (await t.server.listen()), `${NOTES}?resourceVersion=${listed.body.metadata.resourceVersion}&labelSelector=example.com/kept`, { headers: t.adminHeaders });
+    const watch = watchWebSocket(
+      t.server.url ?? (await t.server.listen()),
+      `${NOTES}?resourceVersion=${listed.body.metadata.resourceVersion}&labelSelector=example.com/kept`,
+      { headers: t.adminHeaders },
+    );
     await t.request('POST', NOTES, note('kept', {}, { 'example.com/kept': 'yes' }));
-    await eventually(async () => (await t.request('GET', `${NOTES}/kept`)).body.metadata.finalizers?.length === 1, 'the finalizer');
+    await eventually(
+      async () => (await t.request('GET', `${NOTES}/kept`)).body.metadata.finalizers?.length === 1,
+      'the finalizer',
+    );
     expect((await t.request('DELETE', `${NOTES}/kept`)).status).toBe(200);
     await watch.until((e) => e.some((x) => x.type === 'DELETED'), 'the DELETED event');
     // Created; finalizer added; deletion declared; the write that removes the last finalizer removes the object.
@@ -123,12 +140,18 @@ describe.each(BACKENDS)('controllers (%s)', (backend) => {
 describe('garbage collection of deleted objects without finalizers', () => {
   it('removes such an object left in the store when its model is registered', async () => {
     const first = await startTestServer({ pluginsDirs: [NOTES_PLUGINS] });
-    const leftover = { ...note('leftover'), metadata: { name: 'leftover', deletionTimestamp: '2026-01-01T00:00:00.000Z', finalizers: [] } };
+    const leftover = {
+      ...note('leftover'),
+      metadata: { name: 'leftover', deletionTimestamp: '2026-01-01T00:00:00.000Z', finalizers: [] },
+    };
     await first.server.store.create('notes.svc.run/notes', 'leftover', () => Buffer.from(JSON.stringify(leftover)));
     await first.server.close();
     const second = await startTestServer({ pluginsDirs: [NOTES_PLUGINS], env: { SVC_DATA_DIR: first.dataDir } });
     try {
-      await eventually(async () => (await second.request('GET', `${NOTES}/leftover`)).status === 404, 'the leftover to go');
+      await eventually(
+        async () => (await second.request('GET', `${NOTES}/leftover`)).status === 404,
+        'the leftover to go',
+      );
     } finally {
       await second.close();
       await first.close().catch(() => undefined);

@@ -1,9 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PEOPLE_PLUGINS, PERSONS, REPO, TEST_ADMIN, person } from './harness.js';
+import { PEOPLE_PLUGINS, PERSONS, person, REPO, TEST_ADMIN } from './harness.js';
 
 const CLI = path.join(REPO, 'packages/server/dist/cli.js');
 
@@ -83,7 +83,9 @@ describe('durability of acknowledged writes', () => {
     const second = await serve(dataDir);
     try {
       // The session survives the restart too: it is stored, not held in memory only.
-      const list = await (await fetch(`${second.url}${PERSONS}?fieldSelector=spec.gender=FEMALE`, { headers: auth })).json();
+      const list = await (
+        await fetch(`${second.url}${PERSONS}?fieldSelector=spec.gender=FEMALE`, { headers: auth })
+      ).json();
       const names = new Set(list.items.map((o: { metadata: { name: string } }) => o.metadata.name));
       const missing = acknowledged.filter((n) => !names.has(n));
       expect(missing).toEqual([]);

@@ -37,27 +37,48 @@ describe.each(BACKENDS)('deep documents (%s)', (backend) => {
 
   it('refuses a status written 2,000 levels deep, and the object stays patchable and deletable', async () => {
     const current = (await t.request('GET', `${PERSONS}/ann`)).body;
-    const body = JSON.stringify({ ...current, status: { conditions: deepArray(2000) } }).replace(`"${deepArray(2000)}"`, deepArray(2000));
-    expect400(await t.request('PUT', `${PERSONS}/ann/status`, body, { 'content-type': 'application/json' }), /deeper than 100 levels/);
-    const patched = await t.request('PATCH', `${PERSONS}/ann`, { spec: { age: 31 } }, { 'content-type': 'application/merge-patch+json' });
+    const body = JSON.stringify({ ...current, status: { conditions: deepArray(2000) } }).replace(
+      `"${deepArray(2000)}"`,
+      deepArray(2000),
+    );
+    expect400(
+      await t.request('PUT', `${PERSONS}/ann/status`, body, { 'content-type': 'application/json' }),
+      /deeper than 100 levels/,
+    );
+    const patched = await t.request(
+      'PATCH',
+      `${PERSONS}/ann`,
+      { spec: { age: 31 } },
+      { 'content-type': 'application/merge-patch+json' },
+    );
     expect(patched.status).toBe(200);
     expect(patched.body.spec.age).toBe(31);
   });
 
   it('refuses deep merge patches and JSON Patches', async () => {
     const merge = `{"spec":${deepArray(150)}}`;
-    expect400(await t.request('PATCH', `${PERSONS}/ann`, merge, { 'content-type': 'application/merge-patch+json' }), /deeper than 100/);
+    expect400(
+      await t.request('PATCH', `${PERSONS}/ann`, merge, { 'content-type': 'application/merge-patch+json' }),
+      /deeper than 100/,
+    );
     const jsonPatch = `[{"op":"add","path":"/metadata/annotations","value":${deepArray(150)}}]`;
-    expect400(await t.request('PATCH', `${PERSONS}/ann`, jsonPatch, { 'content-type': 'application/json-patch+json' }), /deeper than 100/);
+    expect400(
+      await t.request('PATCH', `${PERSONS}/ann`, jsonPatch, { 'content-type': 'application/json-patch+json' }),
+      /deeper than 100/,
+    );
   });
 
   it('refuses a JSON Patch that grows an object past the limit, and the object stays deletable', async () => {
     const value = otherPersons(29); // 59 levels: the patch body and the result stay under the limit
     const first = [{ op: 'add', path: '/spec/otherPerson', value }];
-    expect((await t.request('PATCH', `${PERSONS}/ann`, first, { 'content-type': 'application/json-patch+json' })).status).toBe(200);
+    expect(
+      (await t.request('PATCH', `${PERSONS}/ann`, first, { 'content-type': 'application/json-patch+json' })).status,
+    ).toBe(200);
     // The same chain again below the innermost person: each body is fine, the result would nest 121 levels deep.
     const second = [{ op: 'add', path: `/spec${'/otherPerson/spec'.repeat(30)}/otherPerson`, value }];
-    const refused = await t.request('PATCH', `${PERSONS}/ann`, second, { 'content-type': 'application/json-patch+json' });
+    const refused = await t.request('PATCH', `${PERSONS}/ann`, second, {
+      'content-type': 'application/json-patch+json',
+    });
     expect400(refused, /Person nests objects and arrays deeper than 100 levels/);
     const removed = await t.request('PATCH', `${PERSONS}/ann`, [{ op: 'remove', path: '/spec/otherPerson' }], {
       'content-type': 'application/json-patch+json',
@@ -78,7 +99,9 @@ describe.each(BACKENDS)('deep documents (%s)', (backend) => {
   it('refuses deep bodies on core routes too', async () => {
     const deepRoles = `{"roles":${deepArray(500)}}`;
     expect400(
-      await t.request('POST', '/apis/api.console.svc.run/v1alpha1/users/admin/permissions', deepRoles, { 'content-type': 'application/json' }),
+      await t.request('POST', '/apis/api.console.svc.run/v1alpha1/users/admin/permissions', deepRoles, {
+        'content-type': 'application/json',
+      }),
       /deeper than 100/,
     );
   });

@@ -7,19 +7,61 @@ import { rawRequest } from './raw-http.js';
  * Only a bug is a 500, and every 4xx svc sends is problem+json whose `status` matches the response's.
  */
 const TARGETS = [
-  PERSONS, `${PERSONS}/ann`, `${PERSONS}/ann/status`, `${PERSONS}/ann/x`, `${PERSONS}/%zz`, `${PERSONS}/%`, `${PERSONS}/%C0%AE`,
-  `${PERSONS}/#x`, `${PERSONS}?watch=%`, `${PERSONS}?sort=nope,up`, `${PERSONS}?labelSelector=!!`, `${PERSONS}?size=-1`,
-  `${PERSONS}?page=0`, `${PERSONS}?fieldSelector=spec.unknown=1`, '/apis/people.svc.run/v1alpha1', '/apis/x/y/z/a/b/c/d',
-  '/api/v1alpha1/users/%2e%2e', '/api/v1alpha1/roles/super-role', '/apis/api.console.svc.run/v1alpha1/users/-/password',
-  '/apis/api.console.svc.run/v1alpha1/accessreviews', '/login', '/nope', '/', `${PERSONS}/${'a'.repeat(300)}`,
+  PERSONS,
+  `${PERSONS}/ann`,
+  `${PERSONS}/ann/status`,
+  `${PERSONS}/ann/x`,
+  `${PERSONS}/%zz`,
+  `${PERSONS}/%`,
+  `${PERSONS}/%C0%AE`,
+  `${PERSONS}/#x`,
+  `${PERSONS}?watch=%`,
+  `${PERSONS}?sort=nope,up`,
+  `${PERSONS}?labelSelector=!!`,
+  `${PERSONS}?size=-1`,
+  `${PERSONS}?page=0`,
+  `${PERSONS}?fieldSelector=spec.unknown=1`,
+  '/apis/people.svc.run/v1alpha1',
+  '/apis/x/y/z/a/b/c/d',
+  '/api/v1alpha1/users/%2e%2e',
+  '/api/v1alpha1/roles/super-role',
+  '/apis/api.console.svc.run/v1alpha1/users/-/password',
+  '/apis/api.console.svc.run/v1alpha1/accessreviews',
+  '/login',
+  '/nope',
+  '/',
+  `${PERSONS}/${'a'.repeat(300)}`,
 ];
-const TYPES = ['application/json', 'application/merge-patch+json', 'application/json-patch+json', 'text/plain', 'application/xml', ''];
+const TYPES = [
+  'application/json',
+  'application/merge-patch+json',
+  'application/json-patch+json',
+  'text/plain',
+  'application/xml',
+  '',
+];
 const deep = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
 const BODIES = [
-  '', '{', '[]', 'null', '"x"', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{}}}', deep(101), deep(5000),
-  `{"spec":${deep(3000)}}`, '{"a":"\\ud800"}', '[{"op":"add","path":"/spec/age","value":1e999}]', '[{"op":"nope"}]',
-  '{"metadata":{"name":"Bad Name"}}', JSON.stringify(person('fz')), JSON.stringify({ ...person('fz2'), spec: { age: 'old' } }),
-  `{"x":"${'y'.repeat(10_000)}"}`, '{"oldPassword":1}', '{"method":"GET","path":"/apis/#"}', '\u0000',
+  '',
+  '{',
+  '[]',
+  'null',
+  '"x"',
+  '{"__proto__":{"x":1}}',
+  '{"constructor":{"prototype":{}}}',
+  deep(101),
+  deep(5000),
+  `{"spec":${deep(3000)}}`,
+  '{"a":"\\ud800"}',
+  '[{"op":"add","path":"/spec/age","value":1e999}]',
+  '[{"op":"nope"}]',
+  '{"metadata":{"name":"Bad Name"}}',
+  JSON.stringify(person('fz')),
+  JSON.stringify({ ...person('fz2'), spec: { age: 'old' } }),
+  `{"x":"${'y'.repeat(10_000)}"}`,
+  '{"oldPassword":1}',
+  '{"method":"GET","path":"/apis/#"}',
+  '\u0000',
 ];
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
 
@@ -51,7 +93,10 @@ describe.each(BACKENDS)('fuzzed bad requests (%s)', (backend) => {
       const target = pick(TARGETS);
       const type = pick(TYPES);
       const body = method === 'GET' || method === 'HEAD' ? undefined : pick(BODIES);
-      const headers: Record<string, string> = { ...t.adminHeaders, ...(type && body !== undefined ? { 'content-type': type } : {}) };
+      const headers: Record<string, string> = {
+        ...t.adminHeaders,
+        ...(type && body !== undefined ? { 'content-type': type } : {}),
+      };
       const response = await rawRequest(base, method, target, { headers, body }).catch((error: Error) => {
         throw new Error(`${method} ${target} (${type}) ${body?.slice(0, 60)}: ${error.message}`);
       });

@@ -32,11 +32,23 @@ describe.each(BACKENDS)('generated API of a custom model (%s)', (backend) => {
     // The people controller adds its finalizer and a status right after the create; compare once it is done.
     await peopleSettled(t);
     const got = await t.request('GET', `${PERSONS}/eve`);
-    expect(got.body).toMatchObject({ ...created.body, metadata: { ...created.body.metadata, version: expect.any(Number), resourceVersion: expect.any(String) } });
+    expect(got.body).toMatchObject({
+      ...created.body,
+      metadata: { ...created.body.metadata, version: expect.any(Number), resourceVersion: expect.any(String) },
+    });
     expect(got.body.metadata.finalizers).toEqual(['people.svc.run/farewell']);
     expect(got.body.status.ageGroup).toBe('adult');
 
-    const forged = { ...got.body, metadata: { ...got.body.metadata, creationTimestamp: '2000-01-01T00:00:00.000Z', uid: 'x', deletionTimestamp: '2000-01-01T00:00:00.000Z' }, spec: { ...got.body.spec, age: 21 } };
+    const forged = {
+      ...got.body,
+      metadata: {
+        ...got.body.metadata,
+        creationTimestamp: '2000-01-01T00:00:00.000Z',
+        uid: 'x',
+        deletionTimestamp: '2000-01-01T00:00:00.000Z',
+      },
+      spec: { ...got.body.spec, age: 21 },
+    };
     const updated = await t.request('PUT', `${PERSONS}/eve`, forged);
     expect(updated.status).toBe(200);
     expect(updated.body.metadata.version).toBe(got.body.metadata.version + 1);
@@ -58,14 +70,21 @@ describe.each(BACKENDS)('generated API of a custom model (%s)', (backend) => {
 
   it('fills metadata.name from generateName', async () => {
     const body = person('x');
-    const created = await t.request('POST', PERSONS, { ...body, metadata: { generateName: 'gen-' }, spec: { name: 'Generated' } });
+    const created = await t.request('POST', PERSONS, {
+      ...body,
+      metadata: { generateName: 'gen-' },
+      spec: { name: 'Generated' },
+    });
     expect(created.status).toBe(201);
     expect(created.body.metadata.name).toMatch(/^gen-[a-z0-9]{5,}$/);
     expect(created.body.metadata.generateName).toBe('gen-');
   });
 
   it('keeps an object with finalizers readable until they are removed, then removes it', async () => {
-    const created = await t.request('POST', PERSONS, { ...person('fin'), metadata: { name: 'fin', finalizers: ['example.com/cleanup'] } });
+    const created = await t.request('POST', PERSONS, {
+      ...person('fin'),
+      metadata: { name: 'fin', finalizers: ['example.com/cleanup'] },
+    });
     expect(created.status).toBe(201);
     const deleting = await t.request('DELETE', `${PERSONS}/fin`);
     expect(deleting.status).toBe(200);
@@ -77,7 +96,12 @@ describe.each(BACKENDS)('generated API of a custom model (%s)', (backend) => {
     const again = await t.request('DELETE', `${PERSONS}/fin`);
     expect(again.body.metadata.deletionTimestamp).toBe(deleting.body.metadata.deletionTimestamp);
 
-    const cleared = await t.request('PATCH', `${PERSONS}/fin`, { metadata: { finalizers: null } }, { 'content-type': 'application/merge-patch+json' });
+    const cleared = await t.request(
+      'PATCH',
+      `${PERSONS}/fin`,
+      { metadata: { finalizers: null } },
+      { 'content-type': 'application/merge-patch+json' },
+    );
     expect(cleared.status).toBe(200);
     expect((await t.request('GET', `${PERSONS}/fin`)).status).toBe(404);
   });
@@ -86,20 +110,32 @@ describe.each(BACKENDS)('generated API of a custom model (%s)', (backend) => {
     await t.request('POST', PERSONS, person('pat', { age: 10 }, { 'example.com/a': '1' }));
     await peopleSettled(t);
     const settled = (await t.request('GET', `${PERSONS}/pat`)).body;
-    const json = await t.request('PATCH', `${PERSONS}/pat`, [
-      { op: 'test', path: '/spec/age', value: 10 },
-      { op: 'replace', path: '/spec/age', value: 11 },
-      { op: 'add', path: '/metadata/labels/example.com~1b', value: '2' },
-    ], { 'content-type': 'application/json-patch+json' });
+    const json = await t.request(
+      'PATCH',
+      `${PERSONS}/pat`,
+      [
+        { op: 'test', path: '/spec/age', value: 10 },
+        { op: 'replace', path: '/spec/age', value: 11 },
+        { op: 'add', path: '/metadata/labels/example.com~1b', value: '2' },
+      ],
+      { 'content-type': 'application/json-patch+json' },
+    );
     expect(json.status).toBe(200);
     expect(json.body.spec.age).toBe(11);
     expect(json.body.metadata.labels).toEqual({ 'example.com/a': '1', 'example.com/b': '2' });
     expect(json.body.metadata.version).toBe(settled.metadata.version + 1);
 
-    const failedTest = await t.request('PATCH', `${PERSONS}/pat`, [{ op: 'test', path: '/spec/age', value: 10 }], { 'content-type': 'application/json-patch+json' });
+    const failedTest = await t.request('PATCH', `${PERSONS}/pat`, [{ op: 'test', path: '/spec/age', value: 10 }], {
+      'content-type': 'application/json-patch+json',
+    });
     expect(failedTest.status).toBe(409);
 
-    const merge = await t.request('PATCH', `${PERSONS}/pat`, { metadata: { labels: { 'example.com/a': null } }, spec: { gender: 'MALE' } }, { 'content-type': 'application/merge-patch+json' });
+    const merge = await t.request(
+      'PATCH',
+      `${PERSONS}/pat`,
+      { metadata: { labels: { 'example.com/a': null } }, spec: { gender: 'MALE' } },
+      { 'content-type': 'application/merge-patch+json' },
+    );
     expect(merge.status).toBe(200);
     expect(merge.body.metadata.labels).toEqual({ 'example.com/b': '2' });
     expect(merge.body.spec).toMatchObject({ age: 11, gender: 'MALE' });
@@ -108,7 +144,18 @@ describe.each(BACKENDS)('generated API of a custom model (%s)', (backend) => {
   });
 
   it('validates nested objects with the path of the violation', async () => {
-    const response = await t.request('POST', PERSONS, person('nest', { otherPerson: { apiVersion: 'people.svc.run/v1alpha1', kind: 'Person', metadata: { name: 'inner' }, spec: { age: 200 } } }));
+    const response = await t.request(
+      'POST',
+      PERSONS,
+      person('nest', {
+        otherPerson: {
+          apiVersion: 'people.svc.run/v1alpha1',
+          kind: 'Person',
+          metadata: { name: 'inner' },
+          spec: { age: 200 },
+        },
+      }),
+    );
     expect(response.status).toBe(400);
     expect(response.body.errors).toContainEqual(expect.objectContaining({ path: '/spec/otherPerson/spec/age' }));
   });
@@ -126,7 +173,12 @@ describe.each(BACKENDS)('generated API of a custom model (%s)', (backend) => {
   });
 
   it('deletes a collection by selector', async () => {
-    for (const n of [1, 2, 3]) await t.request('POST', PERSONS, person(`dc-${n}`, { name: `DC ${n}` }, { 'example.com/batch': n < 3 ? 'old' : 'new' }));
+    for (const n of [1, 2, 3])
+      await t.request(
+        'POST',
+        PERSONS,
+        person(`dc-${n}`, { name: `DC ${n}` }, { 'example.com/batch': n < 3 ? 'old' : 'new' }),
+      );
     const response = await t.request('DELETE', `${PERSONS}?labelSelector=example.com/batch=old`);
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ deleted: 2 });

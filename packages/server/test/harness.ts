@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
-import { createServer, type Server, type ServerOptions } from '../src/main.js';
 import { loadConfig } from '../src/config.js';
+import { createServer, type Server, type ServerOptions } from '../src/main.js';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const PEOPLE_PLUGINS = path.join(REPO, 'plugins');
@@ -164,7 +164,9 @@ export async function peopleSettled(t: TestServer, timeoutMs = 20_000): Promise<
       (p: any) =>
         p.metadata.deletionTimestamp === undefined &&
         p.metadata.finalizers?.includes('people.svc.run/farewell') &&
-        p.status?.conditions?.some((c: any) => c.type === 'Ready' && c.message?.includes(p.spec?.name ?? p.metadata.name)),
+        p.status?.conditions?.some(
+          (c: any) => c.type === 'Ready' && c.message?.includes(p.spec?.name ?? p.metadata.name),
+        ),
     );
     if (settled) return;
     if (Date.now() > deadline) throw new Error('timed out waiting for the people controller to settle');

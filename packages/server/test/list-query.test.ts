@@ -8,7 +8,10 @@ const seeded = Array.from({ length: 30 }, (_, i) => ({
   name: `q-${i + 1}`,
   age: (i * 7) % 31,
   gender: i % 3 === 0 ? 'MALE' : 'FEMALE',
-  labels: { 'example.com/team': ['red', 'green', 'blue'][i % 3]!, ...(i % 5 === 0 ? { 'example.com/lead': 'yes' } : {}) },
+  labels: {
+    'example.com/team': ['red', 'green', 'blue'][i % 3]!,
+    ...(i % 5 === 0 ? { 'example.com/lead': 'yes' } : {}),
+  },
 }));
 
 describe.each(BACKENDS)('list with paging, sort and selectors (%s)', (backend) => {
@@ -22,7 +25,11 @@ describe.each(BACKENDS)('list with paging, sort and selectors (%s)', (backend) =
   beforeAll(async () => {
     t = await startTestServer({ backend });
     for (const p of seeded) {
-      const response = await t.request('POST', PERSONS, person(p.name, { name: `N ${p.name}`, age: p.age, gender: p.gender }, p.labels));
+      const response = await t.request(
+        'POST',
+        PERSONS,
+        person(p.name, { name: `N ${p.name}`, age: p.age, gender: p.gender }, p.labels),
+      );
       expect(response.status).toBe(201);
     }
   });
@@ -48,8 +55,20 @@ describe.each(BACKENDS)('list with paging, sort and selectors (%s)', (backend) =
   });
 
   it('pages through matches', async () => {
-    const page2 = await t.request('GET', `${PERSONS}?labelSelector=example.com/team=red&sort=metadata.name,asc&page=2&size=4`);
-    expect(page2.body).toMatchObject({ page: 2, size: 4, total: 10, first: false, last: false, hasNext: true, hasPrevious: true, totalPages: 3 });
+    const page2 = await t.request(
+      'GET',
+      `${PERSONS}?labelSelector=example.com/team=red&sort=metadata.name,asc&page=2&size=4`,
+    );
+    expect(page2.body).toMatchObject({
+      page: 2,
+      size: 4,
+      total: 10,
+      first: false,
+      last: false,
+      hasNext: true,
+      hasPrevious: true,
+      totalPages: 3,
+    });
     const red = seeded.filter((p) => p.labels['example.com/team'] === 'red').map((p) => p.name);
     const natural = [...red].sort((a, b) => Number(a.slice(2)) - Number(b.slice(2)));
     expect(page2.body.items.map((o: any) => o.metadata.name)).toEqual(natural.slice(4, 8));
@@ -60,7 +79,11 @@ describe.each(BACKENDS)('list with paging, sort and selectors (%s)', (backend) =
   it('sorts numerically on an indexed number, with the name ascending as tie-break', async () => {
     const all = seeded
       .map((p) => ({ name: p.name, age: p.age }))
-      .concat([{ name: 'ada', age: 36 }, { name: 'alan', age: 41 }, { name: 'grace', age: 85 }]);
+      .concat([
+        { name: 'ada', age: 36 },
+        { name: 'alan', age: 41 },
+        { name: 'grace', age: 85 },
+      ]);
     const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name, 'en', { numeric: true });
     const desc = [...all].sort((a, b) => b.age - a.age || byName(a, b)).map((p) => p.name);
     const asc = [...all].sort((a, b) => a.age - b.age || byName(a, b)).map((p) => p.name);
@@ -94,18 +117,29 @@ describe.each(BACKENDS)('list with paging, sort and selectors (%s)', (backend) =
   });
 
   it('filters by field selectors on indexes, combined with label selectors', async () => {
-    const males = seeded.filter((p) => p.gender === 'MALE').map((p) => p.name).concat(['alan']);
+    const males = seeded
+      .filter((p) => p.gender === 'MALE')
+      .map((p) => p.name)
+      .concat(['alan']);
     const got = await names('fieldSelector=spec.gender=MALE');
     expect(got.sort()).toEqual(males.sort());
     expect((await names('fieldSelector=spec.gender!=MALE')).length).toBe(33 - males.length);
     expect(await names('fieldSelector=metadata.name=q-3')).toEqual(['q-3']);
     expect(await names('fieldSelector=name=q-3')).toEqual(['q-3']);
     expect((await names(`fieldSelector=${encodeURIComponent('spec.age=(0,7)')}`)).sort()).toEqual(
-      seeded.filter((p) => p.age === 0 || p.age === 7).map((p) => p.name).sort(),
+      seeded
+        .filter((p) => p.age === 0 || p.age === 7)
+        .map((p) => p.name)
+        .sort(),
     );
-    const redMales = seeded.filter((p) => p.gender === 'MALE' && p.labels['example.com/team'] === 'red').map((p) => p.name);
-    expect((await names('fieldSelector=spec.gender=MALE&labelSelector=example.com/team=red')).sort()).toEqual(redMales.sort());
-    const total = (await t.request('GET', `${PERSONS}?fieldSelector=spec.gender=FEMALE&sort=spec.age,desc&size=5`)).body;
+    const redMales = seeded
+      .filter((p) => p.gender === 'MALE' && p.labels['example.com/team'] === 'red')
+      .map((p) => p.name);
+    expect((await names('fieldSelector=spec.gender=MALE&labelSelector=example.com/team=red')).sort()).toEqual(
+      redMales.sort(),
+    );
+    const total = (await t.request('GET', `${PERSONS}?fieldSelector=spec.gender=FEMALE&sort=spec.age,desc&size=5`))
+      .body;
     expect(total.items).toHaveLength(5);
     expect(total.total).toBe(33 - males.length);
   });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, CONSOLE, as, login, userWithRoles, type Session } from './auth-harness.js';
+import { ADMIN, as, CONSOLE, login, type Session, userWithRoles } from './auth-harness.js';
 import { BACKENDS, startTestServer, type TestServer } from './harness.js';
 
 const OWN_TOKENS = '/apis/uc.api.security.svc.run/v1alpha1/personalaccesstokens';
@@ -23,11 +23,15 @@ describe.each(BACKENDS)('password changes and what they end (%s)', (backend) => 
   const newToken = async (session: Session, name: string) => {
     const created = await as(t, session)('POST', OWN_TOKENS, { spec: { name, roles: [] } });
     expect(created.status).toBe(201);
-    return { name: created.body.metadata.name as string, secret: created.body.metadata.annotations['security.svc.run/access-token'] as string };
+    return {
+      name: created.body.metadata.name as string,
+      secret: created.body.metadata.annotations['security.svc.run/access-token'] as string,
+    };
   };
-  const withToken = (secret: string) => t.anonymous('GET', OWN_PERMISSIONS, undefined, { authorization: `Bearer ${secret}` });
+  const withToken = (secret: string) =>
+    t.anonymous('GET', OWN_PERMISSIONS, undefined, { authorization: `Bearer ${secret}` });
 
-  it('revokes the user\'s tokens and ends all their sessions when an administrator resets the password', async () => {
+  it("revokes the user's tokens and ends all their sessions when an administrator resets the password", async () => {
     const tara = await userWithRoles(t, admin, 'tara', []);
     const token = await newToken(tara, 'laptop');
     expect((await withToken(token.secret)).status).toBe(200);
@@ -46,11 +50,14 @@ describe.each(BACKENDS)('password changes and what they end (%s)', (backend) => 
     expect((await withToken((await newToken(again, 'fresh')).secret)).status).toBe(200);
   });
 
-  it('keeps the user\'s tokens and this session on their own password change, ending their other sessions', async () => {
+  it("keeps the user's tokens and this session on their own password change, ending their other sessions", async () => {
     const uma = await userWithRoles(t, admin, 'uma', []);
     const elsewhere = await login(t, 'uma', 'uma-password-123');
     const token = await newToken(uma, 'ci');
-    const changed = await as(t, uma)('PUT', `${CONSOLE}/users/-/password`, { oldPassword: 'uma-password-123', password: 'uma-new-password' });
+    const changed = await as(t, uma)('PUT', `${CONSOLE}/users/-/password`, {
+      oldPassword: 'uma-password-123',
+      password: 'uma-new-password',
+    });
     expect(changed.status).toBe(204);
     expect((await withToken(token.secret)).status).toBe(200);
     expect((await as(t, uma)('GET', OWN_PERMISSIONS)).status).toBe(200);

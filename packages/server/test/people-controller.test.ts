@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BACKENDS, PERSONS, capturingLogger, person, startTestServer, type TestServer } from './harness.js';
+import { BACKENDS, capturingLogger, PERSONS, person, startTestServer, type TestServer } from './harness.js';
 import { eventually, watchWebSocket } from './watch-client.js';
 
 const merge = { 'content-type': 'application/merge-patch+json' };
@@ -21,13 +21,22 @@ describe.each(BACKENDS)('the people controller (%s)', (backend) => {
     const ada = await get('ada');
     expect(ada.metadata.finalizers).toEqual(['people.svc.run/farewell']);
     expect(ada.status.conditions).toEqual([
-      expect.objectContaining({ type: 'Ready', status: 'True', reason: 'AgeGroupComputed', lastTransitionTime: expect.any(String) }),
+      expect.objectContaining({
+        type: 'Ready',
+        status: 'True',
+        reason: 'AgeGroupComputed',
+        lastTransitionTime: expect.any(String),
+      }),
     ]);
   });
 
   it('runs the full cycle: create, status, spec change, delete, farewell, final DELETED', async () => {
     const listed = await t.request('GET', PERSONS);
-    const watch = watchWebSocket(t.server.url!, `${PERSONS}?resourceVersion=${listed.body.metadata.resourceVersion}&fieldSelector=metadata.name=kim`, { headers: t.adminHeaders });
+    const watch = watchWebSocket(
+      t.server.url!,
+      `${PERSONS}?resourceVersion=${listed.body.metadata.resourceVersion}&fieldSelector=metadata.name=kim`,
+      { headers: t.adminHeaders },
+    );
     expect((await t.request('POST', PERSONS, person('kim', { name: 'Kim', age: 15 }))).status).toBe(201);
     await eventually(async () => (await get('kim')).status?.ageGroup === 'teen', 'kim to be a teen');
     const teen = await get('kim');
@@ -35,7 +44,12 @@ describe.each(BACKENDS)('the people controller (%s)', (backend) => {
     expect(teen.status.observedVersion).toBeLessThan(teen.metadata.version);
 
     // A user writes spec (the main route cannot touch status); the controller follows through the status subresource.
-    const grown = await t.request('PATCH', `${PERSONS}/kim`, { spec: { age: 40 }, status: { ageGroup: 'forged' } }, merge);
+    const grown = await t.request(
+      'PATCH',
+      `${PERSONS}/kim`,
+      { spec: { age: 40 }, status: { ageGroup: 'forged' } },
+      merge,
+    );
     expect(grown.status).toBe(200);
     expect(grown.body.status.ageGroup).toBe('teen');
     await eventually(async () => (await get('kim')).status?.ageGroup === 'adult', 'kim to be an adult');

@@ -48,7 +48,9 @@ export function multipart(content: Buffer, field = 'file', filename = 'plugin.tg
 }
 
 /** A gzipped tar with the raw entries given (names are not checked: for archives that try to escape). */
-export function rawTgz(entries: { name: string; content?: string; type?: '0' | '1' | '2' | '5'; linkname?: string }[]): Buffer {
+export function rawTgz(
+  entries: { name: string; content?: string; type?: '0' | '1' | '2' | '5'; linkname?: string }[],
+): Buffer {
   const blocks: Buffer[] = [];
   for (const entry of entries) {
     const data = Buffer.from(entry.content ?? '');

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PEOPLE_PLUGINS, PERSONS, capturingLogger, startTestServer, type TestServer } from './harness.js';
+import { capturingLogger, PEOPLE_PLUGINS, PERSONS, startTestServer, type TestServer } from './harness.js';
 
 const BAD = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures/plugins-bad');
 
@@ -10,7 +10,11 @@ describe('plugins loaded at boot', () => {
   const phase = (name: string) => t.server.plugins.get(name);
 
   beforeAll(async () => {
-    t = await startTestServer({ pluginsDirs: [PEOPLE_PLUGINS, BAD], logger: capture.logger, pluginStartTimeoutMs: 500 });
+    t = await startTestServer({
+      pluginsDirs: [PEOPLE_PLUGINS, BAD],
+      logger: capture.logger,
+      pluginStartTimeoutMs: 500,
+    });
   });
   afterAll(() => t.close());
 
@@ -22,16 +26,25 @@ describe('plugins loaded at boot', () => {
   it('does not mount a custom route without <group>/<version>, and warns naming it', async () => {
     expect(phase('no-api-version')?.phase).toBe('STARTED');
     expect((await t.request('GET', '/apis/api.no-api-version.svc.run/v1/found')).body).toEqual({ found: true });
-    const warnings = capture.lines().filter((l) => l.level === 40).map((l) => String(l.msg));
+    const warnings = capture
+      .lines()
+      .filter((l) => l.level === 40)
+      .map((l) => String(l.msg));
     expect(warnings.some((w) => w.includes('/lost') && w.includes('not mounted'))).toBe(true);
   });
 
-  it('fails a plugin that declares a model in another plugin\'s group', () => {
-    expect(phase('foreign-group')).toMatchObject({ phase: 'FAILED', reason: expect.stringMatching(/people\.svc\.run/) });
+  it("fails a plugin that declares a model in another plugin's group", () => {
+    expect(phase('foreign-group')).toMatchObject({
+      phase: 'FAILED',
+      reason: expect.stringMatching(/people\.svc\.run/),
+    });
   });
 
   it('fails a plugin whose extensions use an unprefixed label key, naming the object and key, and undoes its start', async () => {
-    expect(phase('unprefixed-label')).toMatchObject({ phase: 'FAILED', reason: expect.stringMatching(/bad-note.*color|color.*bad-note/s) });
+    expect(phase('unprefixed-label')).toMatchObject({
+      phase: 'FAILED',
+      reason: expect.stringMatching(/bad-note.*color|color.*bad-note/s),
+    });
     expect((await t.request('GET', '/apis/api.unprefixed-label.svc.run/v1/hello')).status).toBe(404);
     expect((await t.request('GET', '/apis/unprefixed-label.svc.run/v1/notes')).status).toBe(404);
   });
@@ -42,7 +55,10 @@ describe('plugins loaded at boot', () => {
   });
 
   it('fails a plugin whose start hangs', () => {
-    expect(phase('hangs')).toMatchObject({ phase: 'FAILED', reason: expect.stringMatching(/did not finish within 500 ms/) });
+    expect(phase('hangs')).toMatchObject({
+      phase: 'FAILED',
+      reason: expect.stringMatching(/did not finish within 500 ms/),
+    });
   });
 
   it('fails a plugin that requires a missing plugin, naming it', () => {

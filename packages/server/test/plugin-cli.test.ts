@@ -11,7 +11,7 @@ import semver from 'semver';
 import { list } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOST_VERSION } from '../src/version.js';
-import { ADMIN, as, login, userWithRoles, type Session } from './auth-harness.js';
+import { ADMIN, as, login, type Session, userWithRoles } from './auth-harness.js';
 import { REPO, startTestServer, type TestServer } from './harness.js';
 
 const CLI = path.join(REPO, 'packages/server/dist/cli.js');
@@ -126,19 +126,23 @@ describe('svc plugin create and pack', () => {
     }
   });
 
-  it('builds with the repository TypeScript, and its own test passes', async () => {
-    // No network in tests: the repository's node_modules holds @svc/plugin-api, typescript and vitest.
-    await symlink(path.join(REPO, 'node_modules'), path.join(demo, 'node_modules'), 'dir');
-    const built = await node(TSC, ['-p', demo]);
-    expect(built, built.stdout + built.stderr).toMatchObject({ code: 0 });
-    expect((await stat(path.join(demo, 'dist/index.js'))).isFile()).toBe(true);
-    await expect(stat(path.join(demo, 'dist/reconciler.test.js'))).rejects.toThrow();
+  it(
+    'builds with the repository TypeScript, and its own test passes',
+    async () => {
+      // No network in tests: the repository's node_modules holds @svc/plugin-api, typescript and vitest.
+      await symlink(path.join(REPO, 'node_modules'), path.join(demo, 'node_modules'), 'dir');
+      const built = await node(TSC, ['-p', demo]);
+      expect(built, built.stdout + built.stderr).toMatchObject({ code: 0 });
+      expect((await stat(path.join(demo, 'dist/index.js'))).isFile()).toBe(true);
+      await expect(stat(path.join(demo, 'dist/reconciler.test.js'))).rejects.toThrow();
 
-    const tested = await node(VITEST, ['run', '--root', demo], demo);
-    expect(tested, tested.stdout + tested.stderr).toMatchObject({ code: 0 });
-    expect(tested.stdout).toMatch(/Tests\s+\d+ passed/);
-    expect(tested.stdout).not.toMatch(/failed/);
-  }, SLOW);
+      const tested = await node(VITEST, ['run', '--root', demo], demo);
+      expect(tested, tested.stdout + tested.stderr).toMatchObject({ code: 0 });
+      expect(tested.stdout).toMatch(/Tests\s+\d+ passed/);
+      expect(tested.stdout).not.toMatch(/failed/);
+    },
+    SLOW,
+  );
 
   describe('running on a real server', () => {
     let t: TestServer;
@@ -161,7 +165,11 @@ describe('svc plugin create and pack', () => {
     });
 
     it('serves the generated API to the administrator, with the schema enforced', async () => {
-      const hello = await t.request('POST', NOTES, note('hello', { title: 'Hello', body: 'Hello there, world', priority: 3, published: true }));
+      const hello = await t.request(
+        'POST',
+        NOTES,
+        note('hello', { title: 'Hello', body: 'Hello there, world', priority: 3, published: true }),
+      );
       expect(hello.status, hello.text).toBe(201);
       expect((await t.request('POST', NOTES, note('draft', { title: 'Draft', body: 'not yet' }))).status).toBe(201);
       const bad = await t.request('POST', NOTES, note('bad', { title: 'x'.repeat(201), priority: 11 }));
@@ -212,142 +220,185 @@ describe('svc plugin create and pack', () => {
   });
 
   describe('pack', () => {
-    it('archives the built plugin under demo/, without sources or node_modules, identically twice', async () => {
-      const first = path.join(tmp, 'out-1');
-      const packed = await svc('plugin', 'pack', demo, '--out', first);
-      expect(packed, packed.stderr).toMatchObject({ code: 0 });
-      const archive = path.join(first, 'demo-0.1.0.tgz');
-      expect(packed.stdout).toContain(archive);
+    it(
+      'archives the built plugin under demo/, without sources or node_modules, identically twice',
+      async () => {
+        const first = path.join(tmp, 'out-1');
+        const packed = await svc('plugin', 'pack', demo, '--out', first);
+        expect(packed, packed.stderr).toMatchObject({ code: 0 });
+        const archive = path.join(first, 'demo-0.1.0.tgz');
+        expect(packed.stdout).toContain(archive);
 
-      const entries = await entriesOf(archive);
-      expect(entries).toEqual(
-        expect.arrayContaining([
-          'demo/',
-          'demo/plugin.yaml',
-          'demo/package.json',
-          'demo/README.md',
-          'demo/extensions/roles.yaml',
-          'demo/dist/index.js',
-          'demo/dist/reconciler.js',
-        ]),
-      );
-      expect(entries.every((e) => e.startsWith('demo/'))).toBe(true);
-      expect(entries.filter((e) => /node_modules|^demo\/src\/|tsconfig|\.gitignore|\.test\./.test(e))).toEqual([]);
-      expect(entries).toEqual([...entries].sort());
+        const entries = await entriesOf(archive);
+        expect(entries).toEqual(
+          expect.arrayContaining([
+            'demo/',
+            'demo/plugin.yaml',
+            'demo/package.json',
+            'demo/README.md',
+            'demo/extensions/roles.yaml',
+            'demo/dist/index.js',
+            'demo/dist/reconciler.js',
+          ]),
+        );
+        expect(entries.every((e) => e.startsWith('demo/'))).toBe(true);
+        expect(entries.filter((e) => /node_modules|^demo\/src\/|tsconfig|\.gitignore|\.test\./.test(e))).toEqual([]);
+        expect(entries).toEqual([...entries].sort());
 
-      const second = path.join(tmp, 'out-2');
-      expect((await svc('plugin', 'pack', demo, '--out', second)).code).toBe(0);
-      expect((await readFile(path.join(second, 'demo-0.1.0.tgz'))).equals(await readFile(archive))).toBe(true);
-    }, SLOW);
+        const second = path.join(tmp, 'out-2');
+        expect((await svc('plugin', 'pack', demo, '--out', second)).code).toBe(0);
+        expect((await readFile(path.join(second, 'demo-0.1.0.tgz'))).equals(await readFile(archive))).toBe(true);
+      },
+      SLOW,
+    );
 
-    it('installs the packed archive on a running server, where it starts and serves its public API', async () => {
-      const out = path.join(tmp, 'out-install');
-      expect((await svc('plugin', 'pack', demo, '--out', out)).code).toBe(0);
-      const server = await startTestServer({ pluginsDirs: [] });
-      try {
-        const boundary = 'svc-cli-test';
-        const body = Buffer.concat([
-          Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="demo-0.1.0.tgz"\r\n\r\n`),
-          await readFile(path.join(out, 'demo-0.1.0.tgz')),
-          Buffer.from(`\r\n--${boundary}--\r\n`),
+    it(
+      'installs the packed archive on a running server, where it starts and serves its public API',
+      async () => {
+        const out = path.join(tmp, 'out-install');
+        expect((await svc('plugin', 'pack', demo, '--out', out)).code).toBe(0);
+        const server = await startTestServer({ pluginsDirs: [] });
+        try {
+          const boundary = 'svc-cli-test';
+          const body = Buffer.concat([
+            Buffer.from(
+              `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="demo-0.1.0.tgz"\r\n\r\n`,
+            ),
+            await readFile(path.join(out, 'demo-0.1.0.tgz')),
+            Buffer.from(`\r\n--${boundary}--\r\n`),
+          ]);
+          const console = '/apis/api.console.svc.run/v1alpha1/plugins';
+          const installed = await server.request('POST', `${console}/install`, body, {
+            'content-type': `multipart/form-data; boundary=${boundary}`,
+          });
+          expect(installed.status, installed.text).toBe(201);
+          const started = await server.request('PUT', `${console}/demo/plugin-state`, { enable: true });
+          expect(started.body.status.phase, started.text).toBe('STARTED');
+          expect((await server.anonymous('GET', PUBLIC_NOTES)).status).toBe(200);
+          expect((await server.anonymous('GET', NOTES)).status).toBe(401);
+        } finally {
+          await server.close();
+        }
+      },
+      SLOW,
+    );
+
+    it(
+      "packs the repository's people plugin the same way",
+      async () => {
+        const out = path.join(tmp, 'out-people');
+        const packed = await svc('plugin', 'pack', path.join(REPO, 'plugins/people'), '--out', out);
+        expect(packed, packed.stderr).toMatchObject({ code: 0 });
+        const entries = await entriesOf(path.join(out, 'people-1.0.0.tgz'));
+        expect(entries).toEqual(
+          expect.arrayContaining([
+            'people/plugin.yaml',
+            'people/package.json',
+            'people/dist/index.js',
+            'people/extensions/roles.yaml',
+          ]),
+        );
+        expect(entries.filter((e) => /node_modules|^people\/src\/|tsbuildinfo|\.test\./.test(e))).toEqual([]);
+      },
+      SLOW,
+    );
+
+    it(
+      'follows globs and ! in "files", and packs for a host other than this one, with a warning',
+      async () => {
+        const folder = path.join(tmp, 'globby');
+        await writeTree(folder, {
+          'plugin.yaml': manifestOf('globby', '1.2.3', '>=99.0.0', 'dist/index.js'),
+          'package.json': JSON.stringify({ name: 'globby', files: ['dist/**/*.js', '!dist/**/*.test.js'] }),
+          'README.md': '# globby\n',
+          LICENSE: 'MIT\n',
+          'dist/index.js': 'export default { start() {} };\n',
+          'dist/index.test.js': '',
+          'dist/index.js.map': '{}',
+          'dist/lib/util.js': '',
+          'src/index.ts': '',
+        });
+        const packed = await svc('plugin', 'pack', folder, '--out', path.join(tmp, 'out-globby'));
+        expect(packed, packed.stderr).toMatchObject({ code: 0 });
+        expect(packed.stderr).toMatch(/warning: spec\.requires ">=99\.0\.0" does not include this host's version/);
+        expect(await entriesOf(path.join(tmp, 'out-globby', 'globby-1.2.3.tgz'))).toEqual([
+          'globby/',
+          'globby/LICENSE',
+          'globby/README.md',
+          'globby/dist/',
+          'globby/dist/index.js',
+          'globby/dist/lib/',
+          'globby/dist/lib/util.js',
+          'globby/package.json',
+          'globby/plugin.yaml',
         ]);
-        const console = '/apis/api.console.svc.run/v1alpha1/plugins';
-        const installed = await server.request('POST', `${console}/install`, body, { 'content-type': `multipart/form-data; boundary=${boundary}` });
-        expect(installed.status, installed.text).toBe(201);
-        const started = await server.request('PUT', `${console}/demo/plugin-state`, { enable: true });
-        expect(started.body.status.phase, started.text).toBe('STARTED');
-        expect((await server.anonymous('GET', PUBLIC_NOTES)).status).toBe(200);
-        expect((await server.anonymous('GET', NOTES)).status).toBe(401);
-      } finally {
-        await server.close();
-      }
-    }, SLOW);
+      },
+      SLOW,
+    );
 
-    it('packs the repository\'s people plugin the same way', async () => {
-      const out = path.join(tmp, 'out-people');
-      const packed = await svc('plugin', 'pack', path.join(REPO, 'plugins/people'), '--out', out);
-      expect(packed, packed.stderr).toMatchObject({ code: 0 });
-      const entries = await entriesOf(path.join(out, 'people-1.0.0.tgz'));
-      expect(entries).toEqual(
-        expect.arrayContaining(['people/plugin.yaml', 'people/package.json', 'people/dist/index.js', 'people/extensions/roles.yaml']),
-      );
-      expect(entries.filter((e) => /node_modules|^people\/src\/|tsbuildinfo|\.test\./.test(e))).toEqual([]);
-    }, SLOW);
+    it(
+      'without "files", packs everything but node_modules, dot files and archives',
+      async () => {
+        const folder = path.join(tmp, 'plain');
+        await writeTree(folder, {
+          'plugin.yaml': manifestOf('plain', '2.0.0', '>=0.0.1', 'index.js'),
+          'index.js': 'export default { start() {} };\n',
+          'src/index.ts': '',
+          'node_modules/dep/index.js': '',
+          '.git/HEAD': '',
+          '.env': 'SECRET=1\n',
+          '.npmrc': '//registry/:_authToken=x\n',
+          'plain-1.0.0.tgz': '',
+          'old.zip': '',
+        });
+        const out = path.join(tmp, 'out-plain');
+        expect((await svc('plugin', 'pack', folder, '--out', out)).code).toBe(0);
+        expect(await entriesOf(path.join(out, 'plain-2.0.0.tgz'))).toEqual([
+          'plain/',
+          'plain/index.js',
+          'plain/plugin.yaml',
+          'plain/src/',
+          'plain/src/index.ts',
+        ]);
+      },
+      SLOW,
+    );
 
-    it('follows globs and ! in "files", and packs for a host other than this one, with a warning', async () => {
-      const folder = path.join(tmp, 'globby');
-      await writeTree(folder, {
-        'plugin.yaml': manifestOf('globby', '1.2.3', '>=99.0.0', 'dist/index.js'),
-        'package.json': JSON.stringify({ name: 'globby', files: ['dist/**/*.js', '!dist/**/*.test.js'] }),
-        'README.md': '# globby\n',
-        'LICENSE': 'MIT\n',
-        'dist/index.js': 'export default { start() {} };\n',
-        'dist/index.test.js': '',
-        'dist/index.js.map': '{}',
-        'dist/lib/util.js': '',
-        'src/index.ts': '',
-      });
-      const packed = await svc('plugin', 'pack', folder, '--out', path.join(tmp, 'out-globby'));
-      expect(packed, packed.stderr).toMatchObject({ code: 0 });
-      expect(packed.stderr).toMatch(/warning: spec\.requires ">=99\.0\.0" does not include this host's version/);
-      expect(await entriesOf(path.join(tmp, 'out-globby', 'globby-1.2.3.tgz'))).toEqual([
-        'globby/',
-        'globby/LICENSE',
-        'globby/README.md',
-        'globby/dist/',
-        'globby/dist/index.js',
-        'globby/dist/lib/',
-        'globby/dist/lib/util.js',
-        'globby/package.json',
-        'globby/plugin.yaml',
-      ]);
-    }, SLOW);
+    it(
+      'refuses a folder that was not built, naming spec.main',
+      async () => {
+        const parent = path.join(tmp, 'unbuilt');
+        expect((await svc('plugin', 'create', 'unbuilt', '--dir', parent)).code).toBe(0);
+        const packed = await svc(
+          'plugin',
+          'pack',
+          path.join(parent, 'unbuilt'),
+          '--out',
+          path.join(tmp, 'out-unbuilt'),
+        );
+        expect(packed.code).not.toBe(0);
+        expect(packed.stderr).toMatch(/spec\.main dist\/index\.js/);
+        expect(packed.stderr).toMatch(/npm run build/);
+        await expect(stat(path.join(tmp, 'out-unbuilt', 'unbuilt-0.1.0.tgz'))).rejects.toThrow();
+      },
+      SLOW,
+    );
 
-    it('without "files", packs everything but node_modules, dot files and archives', async () => {
-      const folder = path.join(tmp, 'plain');
-      await writeTree(folder, {
-        'plugin.yaml': manifestOf('plain', '2.0.0', '>=0.0.1', 'index.js'),
-        'index.js': 'export default { start() {} };\n',
-        'src/index.ts': '',
-        'node_modules/dep/index.js': '',
-        '.git/HEAD': '',
-        '.env': 'SECRET=1\n',
-        '.npmrc': '//registry/:_authToken=x\n',
-        'plain-1.0.0.tgz': '',
-        'old.zip': '',
-      });
-      const out = path.join(tmp, 'out-plain');
-      expect((await svc('plugin', 'pack', folder, '--out', out)).code).toBe(0);
-      expect(await entriesOf(path.join(out, 'plain-2.0.0.tgz'))).toEqual([
-        'plain/',
-        'plain/index.js',
-        'plain/plugin.yaml',
-        'plain/src/',
-        'plain/src/index.ts',
-      ]);
-    }, SLOW);
-
-    it('refuses a folder that was not built, naming spec.main', async () => {
-      const parent = path.join(tmp, 'unbuilt');
-      expect((await svc('plugin', 'create', 'unbuilt', '--dir', parent)).code).toBe(0);
-      const packed = await svc('plugin', 'pack', path.join(parent, 'unbuilt'), '--out', path.join(tmp, 'out-unbuilt'));
-      expect(packed.code).not.toBe(0);
-      expect(packed.stderr).toMatch(/spec\.main dist\/index\.js/);
-      expect(packed.stderr).toMatch(/npm run build/);
-      await expect(stat(path.join(tmp, 'out-unbuilt', 'unbuilt-0.1.0.tgz'))).rejects.toThrow();
-    }, SLOW);
-
-    it('refuses symbolic links', async () => {
-      const parent = path.join(tmp, 'linked');
-      expect((await svc('plugin', 'create', 'linked', '--dir', parent)).code).toBe(0);
-      const folder = path.join(parent, 'linked');
-      await mkdir(path.join(folder, 'dist'));
-      await writeFile(path.join(folder, 'dist/index.js'), 'export default { start() {} };\n');
-      await symlink('index.js', path.join(folder, 'dist/alias.js'));
-      const packed = await svc('plugin', 'pack', folder, '--out', path.join(tmp, 'out-linked'));
-      expect(packed.code).not.toBe(0);
-      expect(packed.stderr).toMatch(/dist\/alias\.js is a symbolic link/);
-    }, SLOW);
+    it(
+      'refuses symbolic links',
+      async () => {
+        const parent = path.join(tmp, 'linked');
+        expect((await svc('plugin', 'create', 'linked', '--dir', parent)).code).toBe(0);
+        const folder = path.join(parent, 'linked');
+        await mkdir(path.join(folder, 'dist'));
+        await writeFile(path.join(folder, 'dist/index.js'), 'export default { start() {} };\n');
+        await symlink('index.js', path.join(folder, 'dist/alias.js'));
+        const packed = await svc('plugin', 'pack', folder, '--out', path.join(tmp, 'out-linked'));
+        expect(packed.code).not.toBe(0);
+        expect(packed.stderr).toMatch(/dist\/alias\.js is a symbolic link/);
+      },
+      SLOW,
+    );
   });
 
   describe('create refuses', () => {
@@ -356,16 +407,24 @@ describe('svc plugin create and pack', () => {
       ['a name longer than 63 characters', 'a'.repeat(64), /at most 63 characters/],
       ['a reserved name', 'core', /reserved for the service/],
       ['a folder that exists and is not empty', 'demo', /already exists and is not empty/],
-    ])('%s, with exit code 2', async (_, name, message) => {
-      const created = await svc('plugin', 'create', name, '--dir', pluginsDir);
-      expect(created.code).toBe(2);
-      expect(created.stderr).toMatch(message);
-    }, SLOW);
+    ])(
+      '%s, with exit code 2',
+      async (_, name, message) => {
+        const created = await svc('plugin', 'create', name, '--dir', pluginsDir);
+        expect(created.code).toBe(2);
+        expect(created.stderr).toMatch(message);
+      },
+      SLOW,
+    );
 
-    it('a missing name, with the usage', async () => {
-      const created = await svc('plugin', 'create');
-      expect(created.code).toBe(2);
-      expect(created.stderr).toMatch(/a plugin name is required[\s\S]*usage: svc plugin create <name>/);
-    }, SLOW);
+    it(
+      'a missing name, with the usage',
+      async () => {
+        const created = await svc('plugin', 'create');
+        expect(created.code).toBe(2);
+        expect(created.stderr).toMatch(/a plugin name is required[\s\S]*usage: svc plugin create <name>/);
+      },
+      SLOW,
+    );
   });
 });

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONSOLE, as, login, userWithRoles, type Session } from './auth-harness.js';
-import { BACKENDS, TEST_ADMIN, startTestServer, type TestServer } from './harness.js';
+import { as, CONSOLE, login, type Session, userWithRoles } from './auth-harness.js';
+import { BACKENDS, startTestServer, TEST_ADMIN, type TestServer } from './harness.js';
 import { multipart, tgzOf } from './plugin-archives.js';
 
 const FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures/plugins-grants');
@@ -91,11 +91,15 @@ describe.each(BACKENDS)('what a plugin may declare (%s)', (backend) => {
     expect((await t.anonymous('GET', USERS)).status).toBe(401);
   });
 
-  it('keeps the seed\'s public API: own rules aggregated into anonymous and editor', async () => {
+  it("keeps the seed's public API: own rules aggregated into anonymous and editor", async () => {
     const status = await enable('grants-public');
     expect(status.phase).toBe('STARTED');
-    expect((await t.anonymous('GET', '/apis/api.grants-public.svc.run/v1alpha1/hello')).body).toEqual({ hello: 'public' });
-    expect((await t.anonymous('GET', '/apis/api.grants-public.svc.run/v1alpha1/deep/a/b/c')).body).toEqual({ hello: 'deep' });
+    expect((await t.anonymous('GET', '/apis/api.grants-public.svc.run/v1alpha1/hello')).body).toEqual({
+      hello: 'public',
+    });
+    expect((await t.anonymous('GET', '/apis/api.grants-public.svc.run/v1alpha1/deep/a/b/c')).body).toEqual({
+      hello: 'deep',
+    });
     expect((await t.anonymous('GET', '/apis/grants.example.com/v1alpha1/cards')).status).toBe(401);
     const editor = await userWithRoles(t, admin, 'ed', ['editor']);
     expect((await as(t, editor)('GET', '/apis/grants.example.com/v1alpha1/cards')).body).toEqual({ hello: 'cards' });

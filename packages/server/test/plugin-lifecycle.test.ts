@@ -2,8 +2,8 @@ import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONSOLE, as, login, userWithRoles, type Session } from './auth-harness.js';
-import { PEOPLE_PLUGINS, PERSONS, TEST_ADMIN, person, startTestServer, type TestServer } from './harness.js';
+import { as, CONSOLE, login, type Session, userWithRoles } from './auth-harness.js';
+import { PEOPLE_PLUGINS, PERSONS, person, startTestServer, TEST_ADMIN, type TestServer } from './harness.js';
 import { multipart, peopleV2, rawTgz, tgzOf, zipOf } from './plugin-archives.js';
 
 const FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures');
@@ -21,11 +21,14 @@ describe('plugin lifecycle over HTTP', () => {
 
   const install = async (archive: Buffer, session?: Session) => {
     const { body, headers } = multipart(archive);
-    return session ? as(t, session)('POST', `${PLUGINS}/install`, body, headers) : t.request('POST', `${PLUGINS}/install`, body, headers);
+    return session
+      ? as(t, session)('POST', `${PLUGINS}/install`, body, headers)
+      : t.request('POST', `${PLUGINS}/install`, body, headers);
   };
   const setState = (name: string, body: unknown) => t.request('PUT', `${PLUGINS}/${name}/plugin-state`, body);
   const viewerCan = async (method: string, url: string) =>
-    (await t.request('POST', `${CONSOLE}/accessreviews`, { method, path: url, user: 'viewer' })).body.allowed as boolean;
+    (await t.request('POST', `${CONSOLE}/accessreviews`, { method, path: url, user: 'viewer' })).body
+      .allowed as boolean;
 
   beforeAll(async () => {
     scratch = await mkdtemp(path.join(tmpdir(), 'svc-lifecycle-'));
@@ -79,7 +82,9 @@ describe('plugin lifecycle over HTTP', () => {
     const starting = phases.find((p) => p.phase === 'STARTING')!.revision;
     const started = phases.find((p) => p.phase === 'STARTED')!.revision;
     // (Its controller then writes status to the persons: those come after STARTED, as they should.)
-    const declared = changes.filter((c) => c.type === 'ADDED' && (c.resource === 'people.svc.run/persons' || c.name.startsWith('people-role-')));
+    const declared = changes.filter(
+      (c) => c.type === 'ADDED' && (c.resource === 'people.svc.run/persons' || c.name.startsWith('people-role-')),
+    );
     expect(declared.length).toBeGreaterThan(0);
     expect(declared.every((c) => c.revision > starting && c.revision < started)).toBe(true);
   });
@@ -97,7 +102,10 @@ describe('plugin lifecycle over HTTP', () => {
   it('stops it: routes 404 at once, role templates gone, grants lapse, data kept', async () => {
     const response = await setState('people', { enable: false });
     expect(response.status, response.text).toBe(200);
-    expect(response.body.status).toMatchObject({ phase: 'STOPPED', conditions: [{ status: 'False', reason: 'Disabled' }] });
+    expect(response.body.status).toMatchObject({
+      phase: 'STOPPED',
+      conditions: [{ status: 'False', reason: 'Disabled' }],
+    });
     expect((await t.request('GET', PERSONS)).status).toBe(404);
     expect((await t.request('GET', STATS)).status).toBe(404);
     expect((await t.request('GET', VIEW_TEMPLATE)).status).toBe(404);
@@ -134,7 +142,7 @@ describe('plugin lifecycle over HTTP', () => {
     expect((await t.request('GET', `${PERSONS}?fieldSelector=spec.nickname%3Dace`)).body.total).toBe(1);
   });
 
-  it('refuses an upgrade with another plugin\'s archive', async () => {
+  it("refuses an upgrade with another plugin's archive", async () => {
     const { body, headers } = multipart(await tgzOf(path.join(FIXTURES, 'plugins-bad/throws')));
     const response = await t.request('POST', `${PLUGINS}/people/upgrade`, body, headers);
     expect(response.status).toBe(400);
@@ -144,7 +152,9 @@ describe('plugin lifecycle over HTTP', () => {
   it('keeps a required plugin running while a dependent runs, and refuses an upgrade that breaks the dependent', async () => {
     expect((await install(await tgzOf(path.join(FIXTURES, 'plugins-lifecycle/people-addon')))).status).toBe(201);
     expect((await setState('people-addon', { enable: true })).body.status.phase).toBe('STARTED');
-    expect((await t.request('GET', '/apis/api.people-addon.svc.run/v1alpha1/headcount')).body.persons).toBeGreaterThan(0);
+    expect((await t.request('GET', '/apis/api.people-addon.svc.run/v1alpha1/headcount')).body.persons).toBeGreaterThan(
+      0,
+    );
     const stop = await setState('people', { enable: false });
     expect(stop.status).toBe(409);
     expect(stop.body.detail).toMatch(/required by running plugins: people-addon/);
@@ -156,7 +166,10 @@ describe('plugin lifecycle over HTTP', () => {
 
   it('lets only spec.enabled be changed through the Plugin object, and no Plugin be created by hand', async () => {
     const current = (await t.request('GET', `${PLUGIN_OBJECTS}/people`)).body;
-    const edited = await t.request('PUT', `${PLUGIN_OBJECTS}/people`, { ...current, spec: { ...current.spec, version: '9.9.9' } });
+    const edited = await t.request('PUT', `${PLUGIN_OBJECTS}/people`, {
+      ...current,
+      spec: { ...current.spec, version: '9.9.9' },
+    });
     expect(edited.status).toBe(400);
     expect(edited.body.detail).toMatch(/spec\.version/);
     const created = await t.request('POST', PLUGIN_OBJECTS, { ...current, metadata: { name: 'forged' } });
@@ -205,13 +218,18 @@ describe('plugin lifecycle over HTTP', () => {
     expect(stopped.body.status.phase).toBe('STOPPED');
     expect((await t.request('GET', '/apis/api.stop-hangs.svc.run/v1/ping')).status).toBe(404);
     const logs = await t.request('GET', `${PLUGINS}/stop-hangs/logs`);
-    expect(logs.body.entries.some((e: any) => /stop of plugin "stop-hangs" did not finish within 3000 ms/.test(e.message))).toBe(true);
+    expect(
+      logs.body.entries.some((e: any) => /stop of plugin "stop-hangs" did not finish within 3000 ms/.test(e.message)),
+    ).toBe(true);
   });
 
-  it('fails a plugin that declares a model in another plugin\'s group', async () => {
+  it("fails a plugin that declares a model in another plugin's group", async () => {
     expect((await install(await tgzOf(path.join(FIXTURES, 'plugins-bad/foreign-group')))).status).toBe(201);
     const response = await setState('foreign-group', { enable: true });
-    expect(response.body.status).toMatchObject({ phase: 'FAILED', conditions: [{ message: expect.stringMatching(/people\.svc\.run/) }] });
+    expect(response.body.status).toMatchObject({
+      phase: 'FAILED',
+      conditions: [{ message: expect.stringMatching(/people\.svc\.run/) }],
+    });
     expect((await t.request('GET', PERSONS)).status).toBe(200);
   });
 
@@ -225,7 +243,10 @@ describe('plugin lifecycle over HTTP', () => {
   it('fails a plugin whose role template aggregates into super-role', async () => {
     expect((await install(await tgzOf(path.join(FIXTURES, 'plugins-lifecycle/super-aggregator')))).status).toBe(201);
     const response = await setState('super-aggregator', { enable: true });
-    expect(response.body.status).toMatchObject({ phase: 'FAILED', conditions: [{ message: expect.stringMatching(/super-role/) }] });
+    expect(response.body.status).toMatchObject({
+      phase: 'FAILED',
+      conditions: [{ message: expect.stringMatching(/super-role/) }],
+    });
     expect((await t.request('GET', '/api/v1alpha1/roles/super-aggregator-role-manage-all')).status).toBe(404);
   });
 
@@ -234,14 +255,24 @@ describe('plugin lifecycle over HTTP', () => {
     expect((await setState('misnamed-template', { enable: true })).body.status.phase).toBe('STARTED');
     const logs = await t.request('GET', `${PLUGINS}/misnamed-template/logs`);
     expect(logs.body.entries).toContainEqual(
-      expect.objectContaining({ level: 'warn', message: expect.stringMatching(/"notes-readers" should be named misnamed-template-role-<view\|manage>-<resources>/) }),
+      expect.objectContaining({
+        level: 'warn',
+        message: expect.stringMatching(
+          /"notes-readers" should be named misnamed-template-role-<view\|manage>-<resources>/,
+        ),
+      }),
     );
   });
 
   it('follows spec.enabled written through the Plugin object, as any client would', async () => {
-    const patched = await t.request('PATCH', `${PLUGIN_OBJECTS}/misnamed-template`, { spec: { enabled: false } }, {
-      'content-type': 'application/merge-patch+json',
-    });
+    const patched = await t.request(
+      'PATCH',
+      `${PLUGIN_OBJECTS}/misnamed-template`,
+      { spec: { enabled: false } },
+      {
+        'content-type': 'application/merge-patch+json',
+      },
+    );
     expect(patched.status, patched.text).toBe(200);
     for (let i = 0; i < 200; i++) {
       if ((await t.request('GET', `${PLUGIN_OBJECTS}/misnamed-template`)).body.status.phase === 'STOPPED') break;
@@ -253,7 +284,11 @@ describe('plugin lifecycle over HTTP', () => {
 
   it('refuses an archive that writes outside its folder, leaving nothing behind', async () => {
     const evil = rawTgz([
-      { name: 'plugin.yaml', content: 'apiVersion: plugin.svc.run/v1alpha1\nkind: Plugin\nmetadata: {name: evil}\nspec: {version: 1.0.0, requires: ">=0.1.0", main: index.js}\n' },
+      {
+        name: 'plugin.yaml',
+        content:
+          'apiVersion: plugin.svc.run/v1alpha1\nkind: Plugin\nmetadata: {name: evil}\nspec: {version: 1.0.0, requires: ">=0.1.0", main: index.js}\n',
+      },
       { name: 'index.js', content: 'export default { start() {} };' },
       { name: '../../escaped.js', content: 'pwned' },
     ]);
@@ -292,7 +327,7 @@ describe('plugin lifecycle over HTTP', () => {
     expect((await setState('people-addon', { enable: false })).status).toBe(200);
   });
 
-  it('uninstalls it: stopped, code removed, Plugin object gone, users\' objects of its model kept', async () => {
+  it("uninstalls it: stopped, code removed, Plugin object gone, users' objects of its model kept", async () => {
     expect((await t.request('DELETE', `${PLUGIN_OBJECTS}/people-addon`)).status).toBeLessThan(300);
     const response = await t.request('DELETE', `${PLUGIN_OBJECTS}/people`);
     expect(response.status).toBeLessThan(300);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE } from './auth-harness.js';
-import { BACKENDS, PEOPLE_PLUGINS, PERSONS, startTestServer, type Backend } from './harness.js';
+import { BACKENDS, type Backend, PEOPLE_PLUGINS, PERSONS, startTestServer } from './harness.js';
 import { multipart, peopleV2, tgzOf } from './plugin-archives.js';
 
 const FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures');
@@ -29,8 +29,19 @@ describe.each(BACKENDS)('installed plugins across restarts (%s)', (backend: Back
     };
     expect((await upload(path.join(PEOPLE_PLUGINS, 'people'))).status).toBe(201);
     expect((await upload(path.join(FIXTURES, 'plugins-lifecycle/people-addon'))).status).toBe(201);
-    expect((await first.request('PUT', `${PLUGINS}/people/plugin-state`, { enable: true })).body.status.phase).toBe('STARTED');
-    expect((await first.request('POST', PERSONS, { apiVersion: 'people.svc.run/v1alpha1', kind: 'Person', metadata: { name: 'kept' }, spec: { age: 3 } })).status).toBe(201);
+    expect((await first.request('PUT', `${PLUGINS}/people/plugin-state`, { enable: true })).body.status.phase).toBe(
+      'STARTED',
+    );
+    expect(
+      (
+        await first.request('POST', PERSONS, {
+          apiVersion: 'people.svc.run/v1alpha1',
+          kind: 'Person',
+          metadata: { name: 'kept' },
+          spec: { age: 3 },
+        })
+      ).status,
+    ).toBe(201);
     await first.close({ keepData: true });
 
     const second = await boot();

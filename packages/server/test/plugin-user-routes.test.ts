@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, as, login, userWithRoles, type Session } from './auth-harness.js';
+import { ADMIN, as, login, type Session, userWithRoles } from './auth-harness.js';
 import { BACKENDS, PERSONS, person, startTestServer, type TestServer } from './harness.js';
 
 const OWN = '/apis/uc.api.people.svc.run/v1alpha1/persons';
@@ -26,14 +26,19 @@ describe.each(BACKENDS)('a plugin route knows its caller (%s)', (backend) => {
   afterAll(() => t.close());
 
   it('creates a person owned by the caller, whatever owner the body names', async () => {
-    const body = { metadata: { name: 'uma-1', labels: { 'people.svc.run/owner': 'vic' } }, spec: { name: 'Uma One', age: 30 } };
+    const body = {
+      metadata: { name: 'uma-1', labels: { 'people.svc.run/owner': 'vic' } },
+      spec: { name: 'Uma One', age: 30 },
+    };
     const created = await as(t, uma)('POST', OWN, body);
     expect(created.status).toBe(201);
     expect(created.body.metadata.labels).toEqual({ 'people.svc.run/owner': 'uma' });
-    expect((await as(t, vic)('POST', OWN, { metadata: { name: 'vic-1' }, spec: { name: 'Vic One' } })).status).toBe(201);
+    expect((await as(t, vic)('POST', OWN, { metadata: { name: 'vic-1' }, spec: { name: 'Vic One' } })).status).toBe(
+      201,
+    );
   });
 
-  it('lists only the caller\'s own persons', async () => {
+  it("lists only the caller's own persons", async () => {
     const own = await as(t, uma)('GET', OWN);
     expect(own.status).toBe(200);
     expect(own.body.items.map((p: { metadata: { name: string } }) => p.metadata.name)).toEqual(['uma-1']);

@@ -22,7 +22,15 @@ export function rawRequest(
   return new Promise((resolve, reject) => {
     const request = http.request(
       // A connection of its own: a refused request may leave its socket unusable, and reuse would blur which failed.
-      { host: url.hostname, port: url.port, method, path: target, headers: options.headers, timeout: options.timeoutMs ?? 5000, agent: false },
+      {
+        host: url.hostname,
+        port: url.port,
+        method,
+        path: target,
+        headers: options.headers,
+        timeout: options.timeoutMs ?? 5000,
+        agent: false,
+      },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));

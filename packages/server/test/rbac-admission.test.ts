@@ -1,13 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Actor } from '../src/registry/admission.js';
-import type { ServedModel } from '../src/registry/model-registry.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { createServer } from '../src/main.js';
-import pino from 'pino';
-import { PEOPLE_PLUGINS, TEST_ADMIN, startTestServer, type TestServer } from './harness.js';
+import type { Actor } from '../src/registry/admission.js';
+import type { ServedModel } from '../src/registry/model-registry.js';
+import { PEOPLE_PLUGINS, startTestServer, TEST_ADMIN, type TestServer } from './harness.js';
 
 /** Role and RoleBinding rules, through the real object service and store, with the writer named explicitly. */
 describe('role and binding admission', () => {
@@ -15,7 +15,12 @@ describe('role and binding admission', () => {
   let roles: ServedModel;
   let bindings: ServedModel;
   const user = (username: string): Actor => ({ kind: 'user', principal: { username, via: 'session' } });
-  const role = (name: string, rules: object[], labels: Record<string, string> = {}, annotations: Record<string, string> = {}) => ({
+  const role = (
+    name: string,
+    rules: object[],
+    labels: Record<string, string> = {},
+    annotations: Record<string, string> = {},
+  ) => ({
     apiVersion: 'v1alpha1',
     kind: 'Role',
     metadata: { name, labels, annotations },
@@ -28,7 +33,11 @@ describe('role and binding admission', () => {
     roleRef: { apiGroup: '', kind: 'Role', name: roleName },
     subjects: [{ apiGroup: '', kind: 'User', name: username }],
   });
-  const status = (p: Promise<unknown>) => p.then(() => 200, (e: { status?: number }) => e.status ?? 500);
+  const status = (p: Promise<unknown>) =>
+    p.then(
+      () => 200,
+      (e: { status?: number }) => e.status ?? 500,
+    );
 
   beforeAll(async () => {
     t = await startTestServer();
@@ -43,7 +52,17 @@ describe('role and binding admission', () => {
     const names = (await t.server.objects.list(roles, { labels: [], fields: [], sort: [] })).items.map(
       (b) => JSON.parse(b.toString()).metadata.name,
     );
-    for (const name of ['super-role', 'anonymous', 'authenticated', 'guest', 'contributor', 'author', 'editor', 'role-template-view-users', 'role-template-manage-posts']) {
+    for (const name of [
+      'super-role',
+      'anonymous',
+      'authenticated',
+      'guest',
+      'contributor',
+      'author',
+      'editor',
+      'role-template-view-users',
+      'role-template-manage-posts',
+    ]) {
       expect(names).toContain(name);
     }
     const editor = await t.server.objects.get(roles, 'editor');
@@ -70,7 +89,9 @@ describe('role and binding admission', () => {
 
   it('refuses aggregation into super-role, even for a plugin', async () => {
     const template = role('plug-role', [], { 'rbac.authorization.svc.run/aggregate-to-super-role': 'true' });
-    expect(await status(t.server.objects.create(roles, template, { actor: { kind: 'plugin', plugin: 'plug' } }))).toBe(403);
+    expect(await status(t.server.objects.create(roles, template, { actor: { kind: 'plugin', plugin: 'plug' } }))).toBe(
+      403,
+    );
   });
 
   it('refuses malformed role annotations', async () => {
@@ -80,8 +101,18 @@ describe('role and binding admission', () => {
 
   it('refuses a binding to a role that does not exist, and binding a role the writer lacks', async () => {
     expect(await status(t.server.objects.create(bindings, binding('ghost', 'no-such-role', 'x')))).toBe(400);
-    expect(await status(t.server.objects.create(bindings, binding('grant-super', 'super-role', 'viewer'), { actor: user('viewer') }))).toBe(403);
-    expect(await status(t.server.objects.create(bindings, binding('grant-view', 'role-template-view-users', 'friend'), { actor: user('viewer') }))).toBe(200);
+    expect(
+      await status(
+        t.server.objects.create(bindings, binding('grant-super', 'super-role', 'viewer'), { actor: user('viewer') }),
+      ),
+    ).toBe(403);
+    expect(
+      await status(
+        t.server.objects.create(bindings, binding('grant-view', 'role-template-view-users', 'friend'), {
+          actor: user('viewer'),
+        }),
+      ),
+    ).toBe(200);
   });
 });
 
@@ -89,9 +120,12 @@ describe('built-in roles at boot', () => {
   it('restores a tampered built-in role at the next start', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'svc-restore-'));
     const start = () =>
-      createServer(loadConfig({ SVC_DATA_DIR: dataDir, SVC_PLUGINS_DIR: PEOPLE_PLUGINS, SVC_ADMIN_PASSWORD: TEST_ADMIN.password }), {
-        logger: pino({ level: 'silent' }),
-      });
+      createServer(
+        loadConfig({ SVC_DATA_DIR: dataDir, SVC_PLUGINS_DIR: PEOPLE_PLUGINS, SVC_ADMIN_PASSWORD: TEST_ADMIN.password }),
+        {
+          logger: pino({ level: 'silent' }),
+        },
+      );
     const rulesOfEditor = async (server: Awaited<ReturnType<typeof start>>) => {
       const served = server.registry.findByRoute('', 'v1alpha1', 'roles')!;
       return JSON.stringify(((await server.objects.get(served, 'editor')) as { rules?: unknown }).rules);
@@ -102,7 +136,10 @@ describe('built-in roles at boot', () => {
       const served = first.registry.findByRoute('', 'v1alpha1', 'roles')!;
       const editor = await first.objects.get(served, 'editor');
       // Only the service itself may write it (as a direct edit of the database would): widen it.
-      await first.objects.update(served, 'editor', { ...editor, rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }] });
+      await first.objects.update(served, 'editor', {
+        ...editor,
+        rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }],
+      });
       expect(await rulesOfEditor(first)).not.toBe(original);
       await first.close();
       const second = await start();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, CONSOLE, as, login, userWithRoles, type Session } from './auth-harness.js';
+import { ADMIN, as, CONSOLE, login, type Session, userWithRoles } from './auth-harness.js';
 import { startTestServer, type TestServer } from './harness.js';
 
 const ROLES = '/api/v1alpha1/roles';
@@ -28,11 +28,13 @@ describe('permission endpoints, escalation and posts over HTTP', () => {
   }, 60_000);
   afterAll(() => t.close());
 
-  it('reports a user\'s roles, the templates reached, and UI permissions', async () => {
+  it("reports a user's roles, the templates reached, and UI permissions", async () => {
     const own = await as(t, userManager)('GET', `${CONSOLE}/users/-/permissions`);
     expect(own.status).toBe(200);
     expect(own.body.roles).toEqual(['role-template-manage-users']);
-    expect(own.body.permissions).toEqual(expect.arrayContaining(['role-template-manage-users', 'role-template-view-users']));
+    expect(own.body.permissions).toEqual(
+      expect.arrayContaining(['role-template-manage-users', 'role-template-view-users']),
+    );
     expect(own.body.permissions).not.toContain('role-template-own-tokens'); // hidden, though its rules count
     expect(own.body.rules.some((r: { role: string }) => r.role === 'role-template-own-tokens')).toBe(true);
     expect(own.body.uiPermissions).toEqual(expect.arrayContaining(['system:users:manage', 'system:users:view']));
@@ -43,10 +45,17 @@ describe('permission endpoints, escalation and posts over HTTP', () => {
 
   it('refuses every escalation attempt', async () => {
     // Grant super-role to oneself through the console.
-    const grant = await as(t, userManager)('POST', `${CONSOLE}/users/usermanager/permissions`, { roles: ['super-role'] });
+    const grant = await as(t, userManager)('POST', `${CONSOLE}/users/usermanager/permissions`, {
+      roles: ['super-role'],
+    });
     expect(grant.status).toBe(403);
     // Create a role with * rules.
-    const star = { apiVersion: 'v1alpha1', kind: 'Role', metadata: { name: 'everything' }, rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }] };
+    const star = {
+      apiVersion: 'v1alpha1',
+      kind: 'Role',
+      metadata: { name: 'everything' },
+      rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }],
+    };
     expect((await as(t, roleManager)('POST', ROLES, star)).status).toBe(403);
     // Bind a role one does not hold.
     const binding = {
@@ -70,14 +79,23 @@ describe('permission endpoints, escalation and posts over HTTP', () => {
     expect((await as(t, admin)('PUT', `${ROLES}/super-role`, superRole)).status).toBe(403);
     expect((await as(t, admin)('DELETE', `${ROLES}/editor`)).status).toBe(403);
     // Nothing of the above was written.
-    const names = (await as(t, admin)('GET', ROLES)).body.items.map((r: { metadata: { name: string } }) => r.metadata.name);
+    const names = (await as(t, admin)('GET', ROLES)).body.items.map(
+      (r: { metadata: { name: string } }) => r.metadata.name,
+    );
     expect(names).not.toContain('everything');
     expect(names).not.toContain('sneaky');
-    expect((await as(t, admin)('GET', `${CONSOLE}/users/rolemanager/permissions`)).body.roles).toEqual(['role-template-manage-roles']);
+    expect((await as(t, admin)('GET', `${CONSOLE}/users/rolemanager/permissions`)).body.roles).toEqual([
+      'role-template-manage-roles',
+    ]);
   });
 
   it('lets a holder grant within what they hold, and roles take effect at once', async () => {
-    const role = { apiVersion: 'v1alpha1', kind: 'Role', metadata: { name: 'read-roles' }, rules: [{ apiGroups: [''], resources: ['roles'], verbs: ['get', 'list'] }] };
+    const role = {
+      apiVersion: 'v1alpha1',
+      kind: 'Role',
+      metadata: { name: 'read-roles' },
+      rules: [{ apiGroups: [''], resources: ['roles'], verbs: ['get', 'list'] }],
+    };
     expect((await as(t, roleManager)('POST', ROLES, role)).status).toBe(201);
     await userWithRoles(t, admin, 'newbie', []);
     const granted = await as(t, admin)('POST', `${CONSOLE}/users/newbie/permissions`, { roles: ['read-roles'] });
@@ -88,7 +106,10 @@ describe('permission endpoints, escalation and posts over HTTP', () => {
     expect((await as(t, newbie)('DELETE', `${ROLES}/read-roles`)).status).toBe(403);
     // Narrowing the role takes effect on the very next request (decisions are cached, but never across a role change).
     const current = (await as(t, roleManager)('GET', `${ROLES}/read-roles`)).body;
-    const narrowed = await as(t, roleManager)('PUT', `${ROLES}/read-roles`, { ...current, rules: [{ apiGroups: [''], resources: ['roles'], verbs: ['get'] }] });
+    const narrowed = await as(t, roleManager)('PUT', `${ROLES}/read-roles`, {
+      ...current,
+      rules: [{ apiGroups: [''], resources: ['roles'], verbs: ['get'] }],
+    });
     expect(narrowed.status).toBe(200);
     expect((await as(t, newbie)('GET', ROLES)).status).toBe(403);
     expect((await as(t, newbie)('GET', `${ROLES}/read-roles`)).status).toBe(200);
@@ -96,7 +117,11 @@ describe('permission endpoints, escalation and posts over HTTP', () => {
 
   it('answers access reviews naming the role and rule', async () => {
     const review = (body: object) => as(t, roleManager)('POST', `${CONSOLE}/accessreviews`, body);
-    const allowed = await review({ method: 'GET', path: '/apis/console.api.people.svc.run/v1alpha1/stats', user: 'admin' });
+    const allowed = await review({
+      method: 'GET',
+      path: '/apis/console.api.people.svc.run/v1alpha1/stats',
+      user: 'admin',
+    });
     expect(allowed.body).toMatchObject({ allowed: true, role: 'super-role' });
     const denied = await review({ method: 'GET', path: '/apis/people.svc.run/v1alpha1/persons', user: 'cathy' });
     expect(denied.body.allowed).toBe(false);
@@ -106,7 +131,12 @@ describe('permission endpoints, escalation and posts over HTTP', () => {
   });
 
   it('lets contributors write their own drafts, authors publish, editors manage all, and everyone read published posts', async () => {
-    const draft = { apiVersion: 'content.svc.run/v1alpha1', kind: 'Post', metadata: { name: 'hello' }, spec: { title: 'Hello', content: 'First', owner: 'someone-else', published: true } };
+    const draft = {
+      apiVersion: 'content.svc.run/v1alpha1',
+      kind: 'Post',
+      metadata: { name: 'hello' },
+      spec: { title: 'Hello', content: 'First', owner: 'someone-else', published: true },
+    };
     const created = await as(t, contributor)('POST', UC_POSTS, draft);
     expect(created.status).toBe(201);
     expect(created.body.spec).toMatchObject({ owner: 'cathy', published: false });
@@ -114,16 +144,29 @@ describe('permission endpoints, escalation and posts over HTTP', () => {
     expect((await as(t, author)('GET', `${UC_POSTS}/hello`)).status).toBe(404); // not arthur's
     expect((await as(t, undefined)('GET', `${PUBLIC_POSTS}/hello`)).status).toBe(404); // not published
 
-    const mine = await as(t, author)('POST', UC_POSTS, { ...draft, metadata: { name: 'news' }, spec: { title: 'News' } });
+    const mine = await as(t, author)('POST', UC_POSTS, {
+      ...draft,
+      metadata: { name: 'news' },
+      spec: { title: 'News' },
+    });
     expect(mine.status).toBe(201);
     expect((await as(t, author)('PUT', `${UC_POSTS}/news/publish`)).body.spec.published).toBe(true);
     const listed = await as(t, undefined)('GET', PUBLIC_POSTS);
     expect(listed.status).toBe(200);
     expect(listed.body.items.map((p: { metadata: { name: string } }) => p.metadata.name)).toEqual(['news']);
     // The one list envelope every list answers with, Kubernetes fields included.
-    expect(listed.body).toMatchObject({ apiVersion: 'content.svc.run/v1alpha1', kind: 'PostList', page: 1, size: 0, total: 1, totalPages: 1 });
+    expect(listed.body).toMatchObject({
+      apiVersion: 'content.svc.run/v1alpha1',
+      kind: 'PostList',
+      page: 1,
+      size: 0,
+      total: 1,
+      totalPages: 1,
+    });
     expect(listed.body.metadata.resourceVersion).toMatch(/^\d+$/);
-    expect((await as(t, author)('GET', UC_POSTS)).body.items.map((p: { metadata: { name: string } }) => p.metadata.name)).toEqual(['news']);
+    expect(
+      (await as(t, author)('GET', UC_POSTS)).body.items.map((p: { metadata: { name: string } }) => p.metadata.name),
+    ).toEqual(['news']);
 
     expect((await as(t, contributor)('GET', ALL_POSTS)).status).toBe(403);
     const all = await as(t, editor)('GET', ALL_POSTS);
@@ -134,7 +177,10 @@ describe('permission endpoints, escalation and posts over HTTP', () => {
 
 describe('the challenge an anonymous caller gets', () => {
   it('offers Bearer always, and Basic when it is turned on', async () => {
-    for (const [basic, expected] of [['false', 'Bearer realm="svc"'], ['true', 'Bearer realm="svc", Basic realm="svc"']] as const) {
+    for (const [basic, expected] of [
+      ['false', 'Bearer realm="svc"'],
+      ['true', 'Bearer realm="svc", Basic realm="svc"'],
+    ] as const) {
       const t = await startTestServer({ env: { SVC_BASIC_AUTH: basic }, credentials: 'none' });
       try {
         const response = await t.anonymous('GET', '/apis/people.svc.run/v1alpha1/persons');

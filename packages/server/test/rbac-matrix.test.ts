@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, as, login, userWithRoles, type Session } from './auth-harness.js';
+import { ADMIN, as, login, type Session, userWithRoles } from './auth-harness.js';
 import { BACKENDS, PERSONS, person, startTestServer, type TestServer } from './harness.js';
 
 type Subject = 'anonymous' | 'no-roles' | 'contributor' | 'author' | 'editor' | 'view' | 'manage' | 'super';
@@ -14,7 +14,17 @@ const ROLES: Record<Exclude<Subject, 'anonymous' | 'super'>, string[]> = {
 };
 
 const OPERATIONS = [
-  'list', 'get', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection', 'custom-api', 'core-api', 'non-resource',
+  'list',
+  'get',
+  'watch',
+  'create',
+  'update',
+  'patch',
+  'delete',
+  'deletecollection',
+  'custom-api',
+  'core-api',
+  'non-resource',
 ] as const;
 type Operation = (typeof OPERATIONS)[number];
 /** One expected status per operation, in the order of OPERATIONS (the type keeps every row that long). */
@@ -29,14 +39,14 @@ type Row = StatusEach<typeof OPERATIONS>;
  */
 const EXPECTED: Record<Subject, Row> = {
   //           list get  watch create update patch delete delcol custom core public
-  anonymous:   [401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 200],
-  'no-roles':  [403, 403, 403, 403, 403, 403, 403, 403, 403, 403, 200],
+  anonymous: [401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 200],
+  'no-roles': [403, 403, 403, 403, 403, 403, 403, 403, 403, 403, 200],
   contributor: [403, 403, 403, 403, 403, 403, 403, 403, 403, 403, 200],
-  author:      [403, 403, 403, 403, 403, 403, 403, 403, 403, 403, 200],
-  editor:      [403, 403, 403, 403, 403, 403, 403, 403, 403, 403, 200],
-  view:        [200, 200, 200, 403, 403, 403, 403, 403, 200, 403, 200],
-  manage:      [200, 200, 200, 201, 200, 200, 200, 200, 200, 403, 200],
-  super:       [200, 200, 200, 201, 200, 200, 200, 200, 200, 200, 200],
+  author: [403, 403, 403, 403, 403, 403, 403, 403, 403, 403, 200],
+  editor: [403, 403, 403, 403, 403, 403, 403, 403, 403, 403, 200],
+  view: [200, 200, 200, 403, 403, 403, 403, 403, 200, 403, 200],
+  manage: [200, 200, 200, 201, 200, 200, 200, 200, 200, 403, 200],
+  super: [200, 200, 200, 201, 200, 200, 200, 200, 200, 200, 200],
 };
 
 describe.each(BACKENDS)('every subject against every kind of API (%s)', (backend) => {
@@ -53,7 +63,11 @@ describe.each(BACKENDS)('every subject against every kind of API (%s)', (backend
     }
     // A target object per subject, so a successful write by one does not disturb another.
     for (const subject of SUBJECTS) {
-      const created = await as(t, admin)('POST', PERSONS, person(`target-${subject}`, { name: `Target ${subject}` }, { 'example.com/owner': subject }));
+      const created = await as(t, admin)(
+        'POST',
+        PERSONS,
+        person(`target-${subject}`, { name: `Target ${subject}` }, { 'example.com/owner': subject }),
+      );
       expect(created.status).toBe(201);
     }
   }, 120_000);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, login, userWithRoles, type Session } from './auth-harness.js';
+import { ADMIN, login, type Session, userWithRoles } from './auth-harness.js';
 import { BACKENDS, PERSONS, person, startTestServer, type TestServer } from './harness.js';
-import { rawBytes, rawRequest, type RawResponse } from './raw-http.js';
+import { type RawResponse, rawBytes, rawRequest } from './raw-http.js';
 
 /**
  * The gate and the router read one parsed request (issue 13, item 3), and the framework's own refusals are
@@ -20,9 +20,19 @@ describe.each(BACKENDS)('one reading of each request target (%s)', (backend) => 
     metadata: { name },
     rules: [{ apiGroups: ['people.svc.run'], resources, verbs }],
   });
-  const send = (session: Session | undefined, method: string, target: string, body?: unknown, headers: Record<string, string> = {}) =>
+  const send = (
+    session: Session | undefined,
+    method: string,
+    target: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) =>
     rawRequest(base, method, target, {
-      headers: { ...(session?.headers ?? {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      headers: {
+        ...(session?.headers ?? {}),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
   const names = async () => ((await t.request('GET', PERSONS)).body.items as any[]).map((p) => p.metadata.name).sort();
@@ -37,7 +47,10 @@ describe.each(BACKENDS)('one reading of each request target (%s)', (backend) => 
     t = await startTestServer({ backend });
     base = await t.server.listen();
     admin = await login(t, ADMIN.username, ADMIN.password);
-    for (const r of [role('persons-get-delete', ['persons'], ['get', 'delete']), role('persons-status', ['persons/status'], ['get', 'update'])]) {
+    for (const r of [
+      role('persons-get-delete', ['persons'], ['get', 'delete']),
+      role('persons-status', ['persons/status'], ['get', 'update']),
+    ]) {
       expect((await t.request('POST', '/api/v1alpha1/roles', r)).status).toBe(201);
     }
     getDelete = await userWithRoles(t, admin, 'gd', ['persons-get-delete']);
@@ -98,9 +111,12 @@ describe.each(BACKENDS)('one reading of each request target (%s)', (backend) => 
     expectProblem(await send(admin, 'GET', `http://evil.example${PERSONS}/ann`), 400, /names host "evil.example"/);
   });
 
-  it('answers the HTTP parser\'s refusals as problem+json', async () => {
+  it("answers the HTTP parser's refusals as problem+json", async () => {
     const host = new URL(base).host;
-    const oversized = await rawBytes(base, `GET ${PERSONS} HTTP/1.1\r\nHost: ${host}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    const oversized = await rawBytes(
+      base,
+      `GET ${PERSONS} HTTP/1.1\r\nHost: ${host}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    );
     expect(oversized.status).toBe(431);
     expect(oversized.headers['content-type']).toBe('application/problem+json');
     expect(oversized.body).toMatchObject({ status: 431, title: 'Request Header Fields Too Large' });
@@ -121,7 +137,11 @@ describe.each(BACKENDS)('one reading of each request target (%s)', (backend) => 
     expect(head.headers['content-length']).toBe(get.headers['content-length']);
     expect((await send(getDelete, 'HEAD', PERSONS)).status).toBe(403);
     const list = await send(admin, 'HEAD', `${PERSONS}?watch=true`);
-    expect([list.status, list.text, list.headers['content-type']]).toEqual([200, '', 'application/json; charset=utf-8']);
+    expect([list.status, list.text, list.headers['content-type']]).toEqual([
+      200,
+      '',
+      'application/json; charset=utf-8',
+    ]);
     expect((await send(undefined, 'HEAD', '/healthz')).status).toBe(200);
     expect((await send(admin, 'HEAD', `${PERSONS}/nobody`)).status).toBe(404);
   });

@@ -2,8 +2,8 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONSOLE, as, login, userWithRoles, type Session } from './auth-harness.js';
-import { BACKENDS, PEOPLE_PLUGINS, PERSONS, TEST_ADMIN, person, startTestServer, type TestServer } from './harness.js';
+import { as, CONSOLE, login, type Session, userWithRoles } from './auth-harness.js';
+import { BACKENDS, PEOPLE_PLUGINS, PERSONS, person, startTestServer, TEST_ADMIN, type TestServer } from './harness.js';
 import { multipart, tgzOf } from './plugin-archives.js';
 
 const FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures/plugins-ownership');
@@ -17,7 +17,10 @@ const MERGE = { 'content-type': 'application/merge-patch+json' };
 /** People 1.2.0: the same code, and one template more (`people-role-export-persons`). */
 async function peopleWithExportTemplate(into: string): Promise<string> {
   const folder = path.join(into, 'people');
-  await cp(path.join(PEOPLE_PLUGINS, 'people'), folder, { recursive: true, filter: (src) => !src.includes('node_modules') });
+  await cp(path.join(PEOPLE_PLUGINS, 'people'), folder, {
+    recursive: true,
+    filter: (src) => !src.includes('node_modules'),
+  });
   const manifest = path.join(folder, 'plugin.yaml');
   await writeFile(manifest, (await readFile(manifest, 'utf8')).replace(/version: 1\.0\.0/, 'version: 1.2.0'));
   const roles = path.join(folder, 'extensions/roles.yaml');
@@ -42,13 +45,19 @@ rules:
  * declared object never takes over one someone else owns, bindings go with their role, a plugin's templates change
  * only with it, and nobody but the host writes the owner label.
  */
-describe.each(BACKENDS)('squatting a plugin\'s role names (%s)', (backend) => {
+describe.each(BACKENDS)("squatting a plugin's role names (%s)", (backend) => {
   let t: TestServer;
   let admin: Session;
   let squatter: Session;
   let scratch: string;
-  const sq = (method: string, url: string, body?: unknown, headers?: Record<string, string>) => as(t, squatter)(method, url, body, headers);
-  const role = (name: string, labels: Record<string, string> = {}) => ({ apiVersion: 'v1alpha1', kind: 'Role', metadata: { name, labels }, rules: [] });
+  const sq = (method: string, url: string, body?: unknown, headers?: Record<string, string>) =>
+    as(t, squatter)(method, url, body, headers);
+  const role = (name: string, labels: Record<string, string> = {}) => ({
+    apiVersion: 'v1alpha1',
+    kind: 'Role',
+    metadata: { name, labels },
+    rules: [],
+  });
   const squat = (name: string) => sq('POST', ROLES, role(name));
   const bindSelf = (roleName: string) =>
     sq('POST', BINDINGS, {
@@ -59,8 +68,10 @@ describe.each(BACKENDS)('squatting a plugin\'s role names (%s)', (backend) => {
       subjects: [{ apiGroup: '', kind: 'User', name: 'squatter' }],
     });
   const squatterMay = async (method: string, url: string) =>
-    (await t.request('POST', `${CONSOLE}/accessreviews`, { method, path: url, user: 'squatter' })).body.allowed as boolean;
-  const setEnabled = async (enable: boolean) => (await t.request('PUT', `${PLUGINS}/people/plugin-state`, { enable })).body.status;
+    (await t.request('POST', `${CONSOLE}/accessreviews`, { method, path: url, user: 'squatter' })).body
+      .allowed as boolean;
+  const setEnabled = async (enable: boolean) =>
+    (await t.request('PUT', `${PLUGINS}/people/plugin-state`, { enable })).body.status;
   const install = async (folder: string) => {
     const { body, headers } = multipart(await tgzOf(folder));
     return t.request('POST', `${PLUGINS}/install`, body, headers);
@@ -110,19 +121,29 @@ describe.each(BACKENDS)('squatting a plugin\'s role names (%s)', (backend) => {
     expect((await sq('GET', PERSONS)).status).toBe(403);
   });
 
-  it('keeps a running plugin\'s objects its own: templates change only with it, owner labels stay', async () => {
+  it("keeps a running plugin's objects its own: templates change only with it, owner labels stay", async () => {
     const template = (await t.request('GET', `${ROLES}/${MANAGE}`)).body;
     for (const send of [sq, t.request]) {
       const emptied = await send('PUT', `${ROLES}/${MANAGE}`, { ...template, rules: [] });
       expect(emptied.status).toBe(403);
-      expect(emptied.body.detail).toBe(`role "${MANAGE}" is declared by plugin "people": it changes only with the plugin`);
+      expect(emptied.body.detail).toBe(
+        `role "${MANAGE}" is declared by plugin "people": it changes only with the plugin`,
+      );
     }
-    expect((await t.request('PATCH', `${PERSONS}/ada`, { metadata: { labels: { [OWNER]: null } } }, MERGE)).status).toBe(403);
-    expect((await t.request('PATCH', `${PERSONS}/ada`, { metadata: { labels: { [OWNER]: 'squatter' } } }, MERGE)).status).toBe(403);
+    expect(
+      (await t.request('PATCH', `${PERSONS}/ada`, { metadata: { labels: { [OWNER]: null } } }, MERGE)).status,
+    ).toBe(403);
+    expect(
+      (await t.request('PATCH', `${PERSONS}/ada`, { metadata: { labels: { [OWNER]: 'squatter' } } }, MERGE)).status,
+    ).toBe(403);
     expect((await t.request('PATCH', `${PERSONS}/ada`, { spec: { age: 37 } }, MERGE)).status).toBe(200);
     const kept = (await t.request('GET', `${ROLES}/${MANAGE}`)).body;
     expect(kept.rules).toEqual([
-      { apiGroups: ['people.svc.run'], resources: ['people/persons'], verbs: ['create', 'update', 'patch', 'delete', 'deletecollection'] },
+      {
+        apiGroups: ['people.svc.run'],
+        resources: ['people/persons'],
+        verbs: ['create', 'update', 'patch', 'delete', 'deletecollection'],
+      },
     ]);
     expect(kept.metadata.labels[OWNER]).toBe('people');
   });
@@ -132,13 +153,18 @@ describe.each(BACKENDS)('squatting a plugin\'s role names (%s)', (backend) => {
     expect((await setEnabled(false)).phase).toBe('STOPPED');
     const taken = await squat('people-role-view-persons');
     expect(taken.status).toBe(409);
-    expect(taken.body.detail).toMatch(/^role "people-role-view-persons" is still named by RoleBindings viewer-people-role-view-persons-/);
+    expect(taken.body.detail).toMatch(
+      /^role "people-role-view-persons" is still named by RoleBindings viewer-people-role-view-persons-/,
+    );
     expect((await setEnabled(true)).phase).toBe('STARTED');
     expect((await as(t, viewer)('GET', PERSONS)).status).toBe(200);
   });
 
   it('a role depending on a template name that has no role yet is refused, before install or while stopped', async () => {
-    const dependent = { ...role('my-people'), metadata: { name: 'my-people', annotations: { 'rbac.authorization.svc.run/dependencies': `["${MANAGE}"]` } } };
+    const dependent = {
+      ...role('my-people'),
+      metadata: { name: 'my-people', annotations: { 'rbac.authorization.svc.run/dependencies': `["${MANAGE}"]` } },
+    };
     expect((await setEnabled(false)).phase).toBe('STOPPED');
     const refused = await sq('POST', ROLES, dependent);
     expect(refused.status).toBe(400);
@@ -163,7 +189,10 @@ describe.each(BACKENDS)('squatting a plugin\'s role names (%s)', (backend) => {
   it('squat, depend on it, bind and delete while it is stopped: the dependency goes with the role', async () => {
     expect((await setEnabled(false)).phase).toBe('STOPPED');
     expect((await squat(MANAGE)).status).toBe(201);
-    const dependent = { ...role('my-people'), metadata: { name: 'my-people', annotations: { 'rbac.authorization.svc.run/dependencies': `["${MANAGE}"]` } } };
+    const dependent = {
+      ...role('my-people'),
+      metadata: { name: 'my-people', annotations: { 'rbac.authorization.svc.run/dependencies': `["${MANAGE}"]` } },
+    };
     expect((await sq('POST', ROLES, dependent)).status).toBe(201);
     expect((await bindSelf('my-people')).status).toBe(201);
     expect((await sq('DELETE', `${ROLES}/${MANAGE}`)).status).toBe(200);
@@ -192,13 +221,15 @@ describe.each(BACKENDS)('squatting a plugin\'s role names (%s)', (backend) => {
     expect((await sq('DELETE', `${PERSONS}/ada`)).status).toBe(403);
   });
 
-  it('a plugin\'s extensions never take over an administrator\'s role of the same name', async () => {
+  it("a plugin's extensions never take over an administrator's role of the same name", async () => {
     const rules = [{ apiGroups: [''], resources: ['roles'], verbs: ['get'] }];
     expect((await t.request('POST', ROLES, { ...role('ops'), rules })).status).toBe(201);
     expect((await install(path.join(FIXTURES, 'takeover'))).status).toBe(201);
     const status = (await t.request('PUT', `${PLUGINS}/takeover/plugin-state`, { enable: true })).body.status;
     expect(status.phase).toBe('FAILED');
-    expect(status.conditions[0].message).toMatch(/^extensions\/roles\.yaml#1 \(Role "ops"\): it already exists and belongs to no plugin/);
+    expect(status.conditions[0].message).toMatch(
+      /^extensions\/roles\.yaml#1 \(Role "ops"\): it already exists and belongs to no plugin/,
+    );
     const ops = (await t.request('GET', `${ROLES}/ops`)).body;
     expect(ops.rules).toEqual(rules);
     expect(ops.metadata.labels?.[OWNER]).toBeUndefined();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BACKENDS, PERSONS, PEOPLE_PLUGINS, startTestServer, type TestServer } from './harness.js';
+import { BACKENDS, PEOPLE_PLUGINS, PERSONS, startTestServer, type TestServer } from './harness.js';
 import { NOTES, NOTES_PLUGINS, note } from './watch-client.js';
 
 const merge = { 'content-type': 'application/merge-patch+json' };
@@ -25,7 +25,12 @@ describe.each(BACKENDS)('the status subresource (%s)', (backend) => {
 
   it('PUT …/status changes status and nothing else, with optimistic locking', async () => {
     const created = (await t.request('POST', NOTES, note('s-put', { text: 'before' }, { 'example.com/x': '1' }))).body;
-    const body = { ...created, metadata: { ...created.metadata, labels: { 'example.com/x': '2' } }, spec: { text: 'after' }, status: { phase: 'Done' } };
+    const body = {
+      ...created,
+      metadata: { ...created.metadata, labels: { 'example.com/x': '2' } },
+      spec: { text: 'after' },
+      status: { phase: 'Done' },
+    };
     const written = await t.request('PUT', `${NOTES}/s-put/status`, body);
     expect(written.status).toBe(200);
     expect(written.body.status).toEqual({ phase: 'Done' });
@@ -38,10 +43,20 @@ describe.each(BACKENDS)('the status subresource (%s)', (backend) => {
 
   it('PATCH …/status applies merge patch and JSON Patch to status only', async () => {
     await t.request('POST', NOTES, note('s-patch', { text: 'kept' }));
-    const merged = await t.request('PATCH', `${NOTES}/s-patch/status`, { spec: { text: 'ignored' }, status: { phase: 'Running' } }, merge);
+    const merged = await t.request(
+      'PATCH',
+      `${NOTES}/s-patch/status`,
+      { spec: { text: 'ignored' }, status: { phase: 'Running' } },
+      merge,
+    );
     expect(merged.status).toBe(200);
     expect(merged.body).toMatchObject({ spec: { text: 'kept' }, status: { phase: 'Running' } });
-    const patched = await t.request('PATCH', `${NOTES}/s-patch/status`, [{ op: 'replace', path: '/status/phase', value: 'Done' }], jsonPatch);
+    const patched = await t.request(
+      'PATCH',
+      `${NOTES}/s-patch/status`,
+      [{ op: 'replace', path: '/status/phase', value: 'Done' }],
+      jsonPatch,
+    );
     expect(patched.body.status).toEqual({ phase: 'Done' });
     const invalid = await t.request('PATCH', `${NOTES}/s-patch/status`, { status: { phase: 3 } }, merge);
     expect(invalid.status).toBe(400);
@@ -51,7 +66,12 @@ describe.each(BACKENDS)('the status subresource (%s)', (backend) => {
     const created = await t.request('POST', NOTES, { ...note('s-main'), status: { phase: 'Forged' } });
     expect(created.body.status).toBeUndefined();
     await t.request('PATCH', `${NOTES}/s-main/status`, { status: { phase: 'Real' } }, merge);
-    const patched = await t.request('PATCH', `${NOTES}/s-main`, { spec: { text: 'x' }, status: { phase: 'Forged' } }, merge);
+    const patched = await t.request(
+      'PATCH',
+      `${NOTES}/s-main`,
+      { spec: { text: 'x' }, status: { phase: 'Forged' } },
+      merge,
+    );
     expect(patched.body).toMatchObject({ spec: { text: 'x' }, status: { phase: 'Real' } });
     const current = patched.body;
     const updated = await t.request('PUT', `${NOTES}/s-main`, { ...current, status: { phase: 'Forged' } });

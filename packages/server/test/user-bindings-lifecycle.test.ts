@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, CONSOLE, as, login, userWithRoles, type Session } from './auth-harness.js';
+import { ADMIN, as, CONSOLE, login, type Session, userWithRoles } from './auth-harness.js';
 import { BACKENDS, startTestServer, type TestServer } from './harness.js';
 
 const USERS = '/api/v1alpha1/users';
@@ -20,7 +20,7 @@ function binding(name: string, role: string, users: string[]) {
  * Issue 13, item 2: a deleted user's bindings do not outlive them, and a user never starts with a binding that
  * existed before they did (whether left by a deleted namesake or written ahead for a name nobody had yet).
  */
-describe.each(BACKENDS)('role bindings across a user\'s life (%s)', (backend) => {
+describe.each(BACKENDS)("role bindings across a user's life (%s)", (backend) => {
   let t: TestServer;
   let admin: Session;
   let manager: Session;
@@ -56,7 +56,9 @@ describe.each(BACKENDS)('role bindings across a user\'s life (%s)', (backend) =>
   it('keeps a shared binding for its other subjects and deletes it with its last one', async () => {
     await userWithRoles(t, admin, 'carl', []);
     await userWithRoles(t, admin, 'dana', []);
-    expect((await as(t, admin)('POST', BINDINGS, binding('shared-editors', 'editor', ['carl', 'dana']))).status).toBe(201);
+    expect((await as(t, admin)('POST', BINDINGS, binding('shared-editors', 'editor', ['carl', 'dana']))).status).toBe(
+      201,
+    );
     expect((await as(t, admin)('DELETE', `${USERS}/carl`)).status).toBe(200);
     const shared = await as(t, admin)('GET', `${BINDINGS}/shared-editors`);
     expect(shared.status).toBe(200);
@@ -74,7 +76,9 @@ describe.each(BACKENDS)('role bindings across a user\'s life (%s)', (backend) =>
     expect((await as(t, admin)('GET', `${CONSOLE}/users/ghost/permissions`)).body.roles).toEqual([]);
     expect(await bindingsNaming('ghost')).toEqual([]);
     // The binding's other subject keeps it; the one left with nobody is gone.
-    expect((await as(t, admin)('GET', `${BINDINGS}/ghost-super`)).body.subjects).toEqual([{ apiGroup: '', kind: 'User', name: 'admin' }]);
+    expect((await as(t, admin)('GET', `${BINDINGS}/ghost-super`)).body.subjects).toEqual([
+      { apiGroup: '', kind: 'User', name: 'admin' },
+    ]);
     expect((await as(t, admin)('GET', `${BINDINGS}/ghost-editor`)).status).toBe(404);
     const ghost = await login(t, 'ghost', 'ghost-password-1');
     expect((await as(t, ghost)('GET', USERS)).status).toBe(403);
@@ -96,7 +100,7 @@ describe.each(BACKENDS)('removing a user from a binding whose role is gone (%s)'
   }, 60_000);
   afterAll(() => t.close());
 
-  it('takes the user off a shared binding to a stopped plugin\'s template', async () => {
+  it("takes the user off a shared binding to a stopped plugin's template", async () => {
     const admin = await login(t, ADMIN.username, ADMIN.password);
     await userWithRoles(t, admin, 'ua', []);
     await userWithRoles(t, admin, 'ub', []);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, CONSOLE, as, login, userWithRoles, type Session } from './auth-harness.js';
+import { ADMIN, as, CONSOLE, login, type Session, userWithRoles } from './auth-harness.js';
 import { BACKENDS, startTestServer, type TestServer } from './harness.js';
 
 const USERS = '/api/v1alpha1/users';
@@ -28,11 +28,13 @@ describe.each(BACKENDS)('managing users is granting (%s)', (backend) => {
   afterAll(() => t.close());
 
   const adminStillSignsIn = async () => {
-    expect((await t.anonymous('POST', '/login', { username: ADMIN.username, password: ADMIN.password })).status).toBe(200);
+    expect((await t.anonymous('POST', '/login', { username: ADMIN.username, password: ADMIN.password })).status).toBe(
+      200,
+    );
     expect(t.server.authn.users.isActive(ADMIN.username)).toBe(true);
   };
 
-  it('refuses a user manager resetting the super administrator\'s password (403 naming super-role)', async () => {
+  it("refuses a user manager resetting the super administrator's password (403 naming super-role)", async () => {
     const reset = await as(t, manager)('PUT', `${CONSOLE}/users/admin/password`, { password: 'taken-over-123' });
     expect(reset.status).toBe(403);
     expect(reset.headers['content-type']).toContain(PROBLEM);
@@ -47,7 +49,10 @@ describe.each(BACKENDS)('managing users is granting (%s)', (backend) => {
     expect(patched.status).toBe(403);
     expect(patched.body.detail).toContain('user "admin"');
     const current = (await as(t, admin)('GET', `${USERS}/admin`)).body;
-    const put = await as(t, manager)('PUT', `${USERS}/admin`, { ...current, spec: { ...current.spec, disabled: true } });
+    const put = await as(t, manager)('PUT', `${USERS}/admin`, {
+      ...current,
+      spec: { ...current.spec, disabled: true },
+    });
     expect(put.status).toBe(403);
     const deleted = await as(t, manager)('DELETE', `${USERS}/admin`);
     expect(deleted.status).toBe(403);
@@ -63,7 +68,7 @@ describe.each(BACKENDS)('managing users is granting (%s)', (backend) => {
     await adminStillSignsIn();
   });
 
-  it('refuses a user manager changing the super administrator\'s roles', async () => {
+  it("refuses a user manager changing the super administrator's roles", async () => {
     const stripped = await as(t, manager)('POST', `${CONSOLE}/users/admin/permissions`, { roles: [] });
     expect(stripped.status).toBe(403);
     expect(stripped.body.detail).toContain('change the roles of user "admin"');
@@ -92,7 +97,8 @@ describe.each(BACKENDS)('managing users is granting (%s)', (backend) => {
 
   it('deletes a collection of users all or nothing: one user the manager may not touch refuses the whole', async () => {
     await userWithRoles(t, admin, 'lesser', []);
-    const names = async () => ((await as(t, admin)('GET', USERS)).body.items as any[]).map((u) => u.metadata.name).sort();
+    const names = async () =>
+      ((await as(t, admin)('GET', USERS)).body.items as any[]).map((u) => u.metadata.name).sort();
     const before = await names();
     expect(before).toEqual(expect.arrayContaining(['admin', 'lesser', 'manager']));
     const collection = await as(t, manager)('DELETE', USERS);
@@ -102,7 +108,7 @@ describe.each(BACKENDS)('managing users is granting (%s)', (backend) => {
     await login(t, 'lesser', 'lesser-password-123');
   });
 
-  it('guards other users\' tokens on the generated token API by the same rule', async () => {
+  it("guards other users' tokens on the generated token API by the same rule", async () => {
     const keeperRole = {
       apiVersion: 'v1alpha1',
       kind: 'Role',
@@ -122,7 +128,8 @@ describe.each(BACKENDS)('managing users is granting (%s)', (backend) => {
     expect((await t.anonymous('GET', USERS, undefined, { authorization: `Bearer ${secret}` })).status).toBe(200);
     // A token of someone who holds nothing the keeper lacks can be revoked.
     const plain = await userWithRoles(t, admin, 'plain', []);
-    const plainToken = (await as(t, plain)('POST', OWN_TOKENS, { spec: { name: 'plain', roles: [] } })).body.metadata.name;
+    const plainToken = (await as(t, plain)('POST', OWN_TOKENS, { spec: { name: 'plain', roles: [] } })).body.metadata
+      .name;
     expect((await as(t, keeper)('DELETE', `${ALL_TOKENS}/${plainToken}`)).status).toBe(200);
   });
 
@@ -137,7 +144,9 @@ describe.each(BACKENDS)('managing users is granting (%s)', (backend) => {
     expect(stripped.body.detail).toContain('last enabled holder of super-role');
     const binding = (await as(t, admin)('GET', `${BINDINGS}?fieldSelector=roleRef.name=super-role`)).body.items[0];
     expect((await as(t, admin)('DELETE', `${BINDINGS}/${binding.metadata.name}`)).status).toBe(409);
-    expect((await as(t, admin)('PUT', `${BINDINGS}/${binding.metadata.name}`, { ...binding, subjects: [] })).status).toBe(409);
+    expect(
+      (await as(t, admin)('PUT', `${BINDINGS}/${binding.metadata.name}`, { ...binding, subjects: [] })).status,
+    ).toBe(409);
     expect((await as(t, admin)('GET', `${CONSOLE}/users/admin/permissions`)).body.roles).toEqual(['super-role']);
 
     // A second super administrator who is disabled does not count; once enabled, either may go.

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { as, CONSOLE, login, type Session } from './auth-harness.js';
 import { BACKENDS, startTestServer, type TestServer } from './harness.js';
-import { CONSOLE, as, login, type Session } from './auth-harness.js';
-import { NOTES, NOTES_PLUGINS, note, watchHttp, watchWebSocket, type WatchClient } from './watch-client.js';
+import { NOTES, NOTES_PLUGINS, note, type WatchClient, watchHttp, watchWebSocket } from './watch-client.js';
 
 const ROLES = '/api/v1alpha1/roles';
 const BINDINGS = '/api/v1alpha1/rolebindings';
@@ -34,7 +34,9 @@ describe.each(BACKENDS)('watches end when their caller loses access (%s)', (back
     t = await startTestServer({ backend, pluginsDirs: [NOTES_PLUGINS] });
     base = await t.server.listen();
     expect((await t.request('POST', ROLES, watcherRole('notes-watcher'))).status).toBe(201);
-    const watch = watchHttp(base, `${NOTES}?watch=true&resourceVersion=${await revision()}`, { headers: t.adminHeaders });
+    const watch = watchHttp(base, `${NOTES}?watch=true&resourceVersion=${await revision()}`, {
+      headers: t.adminHeaders,
+    });
     await watch.response;
     control = watch;
   });
@@ -54,7 +56,10 @@ describe.each(BACKENDS)('watches end when their caller loses access (%s)', (back
     return { ...(await login(t, name, password)), password };
   }
 
-  async function tokenOf(session: Session, expiresAt?: string): Promise<{ name: string; headers: Record<string, string> }> {
+  async function tokenOf(
+    session: Session,
+    expiresAt?: string,
+  ): Promise<{ name: string; headers: Record<string, string> }> {
     const spec = { name: `watch-${++serial}`, roles: ['notes-watcher'], ...(expiresAt ? { expiresAt } : {}) };
     const created = await as(t, session)('POST', TOKENS, { spec });
     expect(created.status).toBe(201);
@@ -63,7 +68,10 @@ describe.each(BACKENDS)('watches end when their caller loses access (%s)', (back
   }
 
   /** Opens a watch from now on and proves it streams: a note created now arrives. */
-  async function streamingWatch(headers: Record<string, string>, transport: 'http' | 'ws' = 'http'): Promise<WatchClient> {
+  async function streamingWatch(
+    headers: Record<string, string>,
+    transport: 'http' | 'ws' = 'http',
+  ): Promise<WatchClient> {
     const query = `resourceVersion=${await revision()}`;
     const watch =
       transport === 'http'
@@ -71,7 +79,10 @@ describe.each(BACKENDS)('watches end when their caller loses access (%s)', (back
         : watchWebSocket(base, `${NOTES}?${query}`, { headers });
     const name = `n-${++serial}`;
     expect((await t.request('POST', NOTES, note(name))).status).toBe(201);
-    await watch.until((events) => events.some((e) => e.type === 'ADDED' && e.object.metadata.name === name), `${name} ADDED`);
+    await watch.until(
+      (events) => events.some((e) => e.type === 'ADDED' && e.object.metadata.name === name),
+      `${name} ADDED`,
+    );
     return watch;
   }
 
@@ -82,7 +93,10 @@ describe.each(BACKENDS)('watches end when their caller loses access (%s)', (back
     const seen = watch.events.length;
     const name = `after-${++serial}`;
     expect((await t.request('POST', NOTES, note(name))).status).toBe(201);
-    await control.until((events) => events.some((e) => e.object.metadata?.name === name), `${name} on the control watch`);
+    await control.until(
+      (events) => events.some((e) => e.object.metadata?.name === name),
+      `${name} on the control watch`,
+    );
     expect(watch.events.length).toBe(seen);
   }
 
@@ -105,16 +119,32 @@ describe.each(BACKENDS)('watches end when their caller loses access (%s)', (back
     expect((await t.request('POST', ROLES, watcherRole('notes-narrowed'))).status).toBe(201);
     const bob = await user('bob', ['notes-narrowed']);
     const watch = await streamingWatch(bob.headers);
-    const changed = await t.request('PATCH', `${ROLES}/notes-narrowed`, {
-      rules: [{ apiGroups: ['notes.svc.run'], resources: ['notes'], verbs: ['get', 'list'] }],
-    }, merge);
+    const changed = await t.request(
+      'PATCH',
+      `${ROLES}/notes-narrowed`,
+      {
+        rules: [{ apiGroups: ['notes.svc.run'], resources: ['notes'], verbs: ['get', 'list'] }],
+      },
+      merge,
+    );
     expect(changed.status).toBe(200);
     await expectEnded(watch, 403, 'Forbidden');
   });
 
   it('ends with 403 when the aggregation that brought the rule is removed', async () => {
-    expect((await t.request('POST', ROLES, { apiVersion: 'v1alpha1', kind: 'Role', metadata: { name: 'notes-team' }, rules: [] })).status).toBe(201);
-    const aggregated = watcherRole('notes-aggregated', { 'rbac.authorization.svc.run/aggregate-to-notes-team': 'true' });
+    expect(
+      (
+        await t.request('POST', ROLES, {
+          apiVersion: 'v1alpha1',
+          kind: 'Role',
+          metadata: { name: 'notes-team' },
+          rules: [],
+        })
+      ).status,
+    ).toBe(201);
+    const aggregated = watcherRole('notes-aggregated', {
+      'rbac.authorization.svc.run/aggregate-to-notes-team': 'true',
+    });
     expect((await t.request('POST', ROLES, aggregated)).status).toBe(201);
     const cleo = await user('cleo', ['notes-team']);
     const watch = await streamingWatch(cleo.headers);
@@ -205,7 +235,9 @@ describe.each(BACKENDS)('watches end when their caller loses access (%s)', (back
   it('ends with 401 when an administrator resets the password', async () => {
     const kit = await user('kit');
     const watch = await streamingWatch(kit.headers);
-    expect((await t.request('PUT', `${CONSOLE}/users/kit/password`, { password: 'kit-new-password-456' })).status).toBe(204);
+    expect((await t.request('PUT', `${CONSOLE}/users/kit/password`, { password: 'kit-new-password-456' })).status).toBe(
+      204,
+    );
     await expectEnded(watch, 401, 'Unauthorized');
   });
 
@@ -240,7 +272,9 @@ describe.each(BACKENDS)('watches end when their session expires (%s)', (backend)
 
   async function session(name: string): Promise<Session> {
     const password = `${name}-password-123`;
-    expect((await t.request('POST', `${CONSOLE}/users`, { name, password, roles: ['notes-watcher'] }, admin)).status).toBe(201);
+    expect(
+      (await t.request('POST', `${CONSOLE}/users`, { name, password, roles: ['notes-watcher'] }, admin)).status,
+    ).toBe(201);
     return login(t, name, password);
   }
 

@@ -51,7 +51,11 @@ export interface WatchOptions {
 }
 
 /** A watch over WebSocket (`ws://…` on the collection path). */
-export function watchWebSocket(base: string, pathAndQuery: string, { headers, onEvent }: WatchOptions = {}): WatchClient {
+export function watchWebSocket(
+  base: string,
+  pathAndQuery: string,
+  { headers, onEvent }: WatchOptions = {},
+): WatchClient {
   const events: WatchEvent[] = [];
   const state = { ended: false };
   const socket = new WebSocket(`${base.replace(/^http/, 'ws')}${pathAndQuery}`, { headers });

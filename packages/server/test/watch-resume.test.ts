@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type WebSocket from 'ws';
 import { BACKENDS, startTestServer, type TestResponse, type TestServer } from './harness.js';
-import { NOTES, NOTES_PLUGINS, eventually, note, summary, watchWebSocket, type WatchEvent } from './watch-client.js';
+import { eventually, NOTES, NOTES_PLUGINS, note, summary, type WatchEvent, watchWebSocket } from './watch-client.js';
 
 const WRITES = Number(process.env.RESUME_WRITES ?? 10_000);
 const OBJECTS = 192;
@@ -29,7 +29,9 @@ describe.each(BACKENDS)('watch resume (%s)', (backend) => {
   });
   afterAll(() => t.close());
 
-  it(`delivers each of ${WRITES} writes exactly once, in order, across random disconnects`, { timeout: 180_000 }, async () => {
+  it(`delivers each of ${WRITES} writes exactly once, in order, across random disconnects`, {
+    timeout: 180_000,
+  }, async () => {
     const next = random(backend === 'sqlite' ? 7 : 11);
     const listed = await t.request('GET', NOTES);
     const start = Number(listed.body.metadata.resourceVersion);
@@ -53,7 +55,10 @@ describe.each(BACKENDS)('watch resume (%s)', (backend) => {
           last = Number(event.object.metadata.resourceVersion);
           if (++seen >= dropAfter) socket.terminate();
         };
-        const watch = (current = watchWebSocket(base, `${NOTES}?resourceVersion=${last}`, { headers: t.adminHeaders, onEvent }));
+        const watch = (current = watchWebSocket(base, `${NOTES}?resourceVersion=${last}`, {
+          headers: t.adminHeaders,
+          onEvent,
+        }));
         await watch.ended;
         reconnects++;
       }
@@ -76,7 +81,12 @@ describe.each(BACKENDS)('watch resume (%s)', (backend) => {
           response = await t.request('DELETE', `${NOTES}/${name}`);
           exists.delete(name);
         } else {
-          response = await t.request('PATCH', `${NOTES}/${name}`, { spec: { n: i } }, { 'content-type': 'application/merge-patch+json' });
+          response = await t.request(
+            'PATCH',
+            `${NOTES}/${name}`,
+            { spec: { n: i } },
+            { 'content-type': 'application/merge-patch+json' },
+          );
         }
         expect(response.status).toBeLessThan(300);
       }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
-import { NOTES, NOTES_PLUGINS, eventually, note, watchHttp, watchWebSocket } from './watch-client.js';
+import { eventually, NOTES, NOTES_PLUGINS, note, watchHttp, watchWebSocket } from './watch-client.js';
 
 const LIMIT = 256 * 1024;
 const BIG = 'x'.repeat(60_000);
@@ -33,7 +33,12 @@ describe('a watcher that cannot keep up', () => {
     // Far more than the limit plus what the kernel's socket buffers absorb; every write completes meanwhile.
     const writes = 600;
     for (let i = 0; i < writes; i++) {
-      const written = await t.request('PATCH', `${NOTES}/big`, { spec: { text: `${i}${BIG}` } }, { 'content-type': 'application/merge-patch+json' });
+      const written = await t.request(
+        'PATCH',
+        `${NOTES}/big`,
+        { spec: { text: `${i}${BIG}` } },
+        { 'content-type': 'application/merge-patch+json' },
+      );
       expect(written.status).toBe(200);
     }
     await eventually(() => t.server.watches.stats().watchers === 1, 'the stalled watcher to be ended');
@@ -44,7 +49,10 @@ describe('a watcher that cannot keep up', () => {
     response.resume();
     await stalled.ended;
     const last = stalled.events[stalled.events.length - 1]!;
-    expect(last).toEqual({ type: 'ERROR', object: expect.objectContaining({ kind: 'Status', code: 429, reason: 'TooManyRequests' }) });
+    expect(last).toEqual({
+      type: 'ERROR',
+      object: expect.objectContaining({ kind: 'Status', code: 429, reason: 'TooManyRequests' }),
+    });
     expect(stalled.events.length).toBeLessThan(writes);
     healthy.close();
   });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS, startTestServer, type TestServer } from './harness.js';
-import { NOTES, NOTES_PLUGINS, note, summary, watchHttp, watchWebSocket, type WatchEvent } from './watch-client.js';
+import { NOTES, NOTES_PLUGINS, note, summary, type WatchEvent, watchHttp, watchWebSocket } from './watch-client.js';
 
 const merge = { 'content-type': 'application/merge-patch+json' };
 
@@ -41,7 +41,10 @@ describe.each(BACKENDS)('watch streams (%s)', (backend) => {
     const created = await t.request('POST', NOTES, note('h-one', {}, { 'example.com/http': 'yes' }));
     await t.request('DELETE', `${NOTES}/h-one`);
     await watch.until((e) => e.length === 2, 'ADDED and DELETED');
-    expect(summary(watch.events).map(([type, name]) => [type, name])).toEqual([['ADDED', 'h-one'], ['DELETED', 'h-one']]);
+    expect(summary(watch.events).map(([type, name]) => [type, name])).toEqual([
+      ['ADDED', 'h-one'],
+      ['DELETED', 'h-one'],
+    ]);
     expect(Number(watch.events[1]!.object.metadata.resourceVersion)).toBeGreaterThan(revisionOf(created));
     watch.close();
   });
@@ -108,10 +111,21 @@ describe.each(BACKENDS)('watch streams (%s)', (backend) => {
     const expired = watchWebSocket(base, `${NOTES}?resourceVersion=${revisionOf(first)}`, { headers: t.adminHeaders });
     await expired.ended;
     expect(expired.events).toEqual([
-      { type: 'ERROR', object: expect.objectContaining({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 410, reason: 'Expired' }) },
+      {
+        type: 'ERROR',
+        object: expect.objectContaining({
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          code: 410,
+          reason: 'Expired',
+        }),
+      },
     ]);
     const listed = await t.request('GET', NOTES);
-    const resumed = watchWebSocket(base, `${NOTES}?resourceVersion=${listed.body.metadata.resourceVersion}`, { headers: t.adminHeaders });
+    const resumed = watchWebSocket(base, `${NOTES}?resourceVersion=${listed.body.metadata.resourceVersion}`, {
+      headers: t.adminHeaders,
+    });
     const changed = await t.request('PATCH', `${NOTES}/old-1`, { spec: { n: 99 } }, merge);
     await resumed.until((e) => e.length === 1, 'the change after the list');
     expect(summary(resumed.events)).toEqual([['MODIFIED', 'old-1', revisionOf(changed)]]);
@@ -119,12 +133,22 @@ describe.each(BACKENDS)('watch streams (%s)', (backend) => {
   });
 
   it('sends bookmarks with the latest revision only to watches that ask for them', async () => {
-    const quiet = watchWebSocket(base, `${NOTES}?resourceVersion=${revisionOf(await t.request('GET', NOTES))}`, { headers: t.adminHeaders });
+    const quiet = watchWebSocket(base, `${NOTES}?resourceVersion=${revisionOf(await t.request('GET', NOTES))}`, {
+      headers: t.adminHeaders,
+    });
     const written = await t.request('POST', NOTES, note('bm-1'));
-    const marked = watchHttp(base, `${NOTES}?watch=true&allowWatchBookmarks=true&resourceVersion=${revisionOf(written)}`, { headers: t.adminHeaders });
+    const marked = watchHttp(
+      base,
+      `${NOTES}?watch=true&allowWatchBookmarks=true&resourceVersion=${revisionOf(written)}`,
+      { headers: t.adminHeaders },
+    );
     await marked.until((e) => e.filter((x) => x.type === 'BOOKMARK').length >= 3, 'three bookmarks');
     const bookmark = marked.events.find((e) => e.type === 'BOOKMARK')!;
-    expect(bookmark.object).toEqual({ apiVersion: 'notes.svc.run/v1', kind: 'Note', metadata: { resourceVersion: expect.any(String) } });
+    expect(bookmark.object).toEqual({
+      apiVersion: 'notes.svc.run/v1',
+      kind: 'Note',
+      metadata: { resourceVersion: expect.any(String) },
+    });
     expect(Number(bookmark.object.metadata.resourceVersion)).toBeGreaterThanOrEqual(revisionOf(written));
     await quiet.until((e) => e.length >= 1, 'the ADDED');
     expect(quiet.events.map((e) => e.type)).toEqual(['ADDED']);

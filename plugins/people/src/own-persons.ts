@@ -1,5 +1,12 @@
-import { badRequest, respond, unauthorized, type CustomRoute, type PluginContext, type RouteRequest } from '@svc/plugin-api';
-import { personModel, type Person, type PersonSpec } from './person.js';
+import {
+  badRequest,
+  type CustomRoute,
+  type PluginContext,
+  type RouteRequest,
+  respond,
+  unauthorized,
+} from '@svc/plugin-api';
+import { type Person, type PersonSpec, personModel } from './person.js';
 
 /** The label naming the user a person belongs to, set by the personal-center routes below. */
 export const OWNER_LABEL = 'people.svc.run/owner';
@@ -18,7 +25,10 @@ export function ownPersonRoutes(ctx: Pick<PluginContext, 'client'>): CustomRoute
       path: '/persons',
       async handler(request) {
         const owner = ownerOf(request);
-        return ctx.client.list<Person>(personModel, { labelSelector: `${OWNER_LABEL}=${owner}`, sort: 'metadata.name,asc' });
+        return ctx.client.list<Person>(personModel, {
+          labelSelector: `${OWNER_LABEL}=${owner}`,
+          sort: 'metadata.name,asc',
+        });
       },
     },
     {

@@ -38,9 +38,5 @@ export const personModel: ModelDefinition<Person> = {
   },
   // status is written by the person controller through …/persons/{name}/status, never by the main route.
   statusSubresource: true,
-  indexes: [
-    { name: 'spec.name', unique: true },
-    { name: 'spec.age' },
-    { name: 'spec.gender' },
-  ],
+  indexes: [{ name: 'spec.name', unique: true }, { name: 'spec.age' }, { name: 'spec.gender' }],
 };

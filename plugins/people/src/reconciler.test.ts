@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ageGroupOf, nextStatus, type PersonStatus } from './reconciler.js';
 import type { Person } from './person.js';
+import { ageGroupOf, nextStatus, type PersonStatus } from './reconciler.js';
 
 const NOW = new Date('2026-01-02T03:04:05.000Z');
 const person = (age: number | undefined, status?: Partial<PersonStatus>, version = 3): Person => ({
@@ -29,7 +29,15 @@ describe('the person controller', () => {
   it('computes a first status with a Ready condition and the observed version', () => {
     expect(nextStatus(person(30), NOW)).toEqual({
       ageGroup: 'adult',
-      conditions: [{ type: 'Ready', status: 'True', reason: 'AgeGroupComputed', message: 'Pat is in age group adult', lastTransitionTime: NOW.toISOString() }],
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'AgeGroupComputed',
+          message: 'Pat is in age group adult',
+          lastTransitionTime: NOW.toISOString(),
+        },
+      ],
       observedVersion: 3,
     });
   });

@@ -3,8 +3,13 @@
  * status subresource so it never fights users over `spec`), and holds a finalizer so it can say farewell before a
  * deleted person is removed.
  */
-import { handleFinalizer, type ReconcileContext, type ReconcileRequest, type ReconcilerDefinition } from '@svc/plugin-api';
-import { personModel, type Person } from './person.js';
+import {
+  handleFinalizer,
+  type ReconcileContext,
+  type ReconcileRequest,
+  type ReconcilerDefinition,
+} from '@svc/plugin-api';
+import { type Person, personModel } from './person.js';
 
 export const FAREWELL_FINALIZER = 'people.svc.run/farewell';
 

@@ -1,12 +1,12 @@
-import Fastify, { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
 import websocket, { type WebSocket } from '@fastify/websocket';
-import type { Logger } from 'pino';
 import { notFound } from '@svc/plugin-api';
+import Fastify, { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import type { Logger } from 'pino';
 import type { DynamicRouter } from './dynamic-router.js';
 import type { HttpContext } from './http-context.js';
-import { lazyChildLoggerFactory } from './lazy-logger.js';
 import { jsonBodyParser } from './json-body.js';
+import { lazyChildLoggerFactory } from './lazy-logger.js';
 import { answerClientError, sendProblem } from './problem.js';
 import { querystringParser, refuseUnparsable, rewriteToTarget, targetOf } from './targets.js';
 
@@ -71,7 +71,10 @@ export function createApp({ logger, router, trustProxy = false }: AppOptions) {
   const dispatchWebSocket = async (socket: WebSocket, request: FastifyRequest) => {
     const found = router.find('GET', request.target.routePath);
     if (!found?.route.websocket) return socket.close(1008, 'this path does not accept WebSocket connections');
-    await found.route.handler({ request, reply: undefined as unknown as FastifyReply, websocket: socket }, found.params);
+    await found.route.handler(
+      { request, reply: undefined as unknown as FastifyReply, websocket: socket },
+      found.params,
+    );
   };
   app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   // multipart/form-data (plugin archives): parsed only by a handler that asks for it, with that handler's limits.

@@ -1,16 +1,18 @@
 import type { CustomRoute, RouteRequest, RouteResponse } from '@svc/plugin-api';
 import type { Owner } from '../objects/owner.js';
 import type { DynamicRoute } from './dynamic-router.js';
-import { JSON_TYPE, callerOf, type HttpContext } from './http-context.js';
+import { callerOf, type HttpContext, JSON_TYPE } from './http-context.js';
 
-const API_VERSION = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)\/(v[0-9]+((alpha|beta)[0-9]+)?)$/;
+const API_VERSION =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)\/(v[0-9]+((alpha|beta)[0-9]+)?)$/;
 
 /** Why a custom route cannot be mounted, or undefined when it can. */
 export function customRouteProblem(route: Partial<CustomRoute>): string | undefined {
   if (typeof route.apiVersion !== 'string' || route.apiVersion === '') {
     return 'it declares no apiVersion (<group>/<version>), so it is not mounted';
   }
-  if (!API_VERSION.test(route.apiVersion)) return `apiVersion "${route.apiVersion}" is not of the form <group>/<version>`;
+  if (!API_VERSION.test(route.apiVersion))
+    return `apiVersion "${route.apiVersion}" is not of the form <group>/<version>`;
   if (typeof route.path !== 'string' || !route.path.startsWith('/')) return `path "${route.path}" must start with "/"`;
   if (typeof route.handler !== 'function') return 'it has no handler function';
   return undefined;

@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { DynamicRouter, type DynamicRoute } from './dynamic-router.js';
 import type { Owner } from '../objects/owner.js';
+import { type DynamicRoute, DynamicRouter } from './dynamic-router.js';
 
 type Ctx = Record<string, never>;
-const route = (method: string, path: string, owner: Owner = 'core', extra: Partial<DynamicRoute<Ctx>> = {}): DynamicRoute<Ctx> => ({
+const route = (
+  method: string,
+  path: string,
+  owner: Owner = 'core',
+  extra: Partial<DynamicRoute<Ctx>> = {},
+): DynamicRoute<Ctx> => ({
   method,
   path,
   owner,
@@ -22,7 +27,11 @@ describe('DynamicRouter: adding routes', () => {
     const router = new DynamicRouter<Ctx>();
     router.add([route('GET', '/a'), route('POST', '/a')]);
     router.add([route('GET', '/b', 'plugin:people')]);
-    expect(router.list().map((r) => `${r.method} ${r.path} ${r.owner}`)).toEqual(['GET /a core', 'POST /a core', 'GET /b plugin:people']);
+    expect(router.list().map((r) => `${r.method} ${r.path} ${r.owner}`)).toEqual([
+      'GET /a core',
+      'POST /a core',
+      'GET /b plugin:people',
+    ]);
   });
 
   it('adds nothing of a batch when one route clashes with a route already there', () => {
@@ -48,7 +57,11 @@ describe('DynamicRouter: adding routes', () => {
 describe('DynamicRouter: removing an owner', () => {
   it('removes that owner’s routes only and says how many', () => {
     const router = new DynamicRouter<Ctx>();
-    router.add([route('GET', '/core'), route('GET', '/people', 'plugin:people'), route('POST', '/people', 'plugin:people')]);
+    router.add([
+      route('GET', '/core'),
+      route('GET', '/people', 'plugin:people'),
+      route('POST', '/people', 'plugin:people'),
+    ]);
     expect(router.removeOwner('plugin:people')).toBe(2);
     expect(router.list().map((r) => r.path)).toEqual(['/core']);
     expect(found(router, 'GET', '/people')).toBeNull();
@@ -95,12 +108,37 @@ describe('DynamicRouter: finding a route', () => {
   ]);
 
   it.each([
-    { name: 'a collection', method: 'GET', path: '/apis/people.svc.run/v1/persons', want: 'GET /apis/:group/:version/:plural' },
-    { name: 'an object', method: 'GET', path: '/apis/people.svc.run/v1/persons/ann', want: 'GET /apis/:group/:version/:plural/:name' },
-    { name: 'a subresource', method: 'PUT', path: '/apis/g/v1/p/ann/status', want: 'PUT /apis/:group/:version/:plural/:name/status' },
-    { name: 'a static path before a parametric one', method: 'GET', path: '/apis/api.console.svc.run/v1alpha1/plugins', want: 'GET /apis/api.console.svc.run/v1alpha1/plugins' },
+    {
+      name: 'a collection',
+      method: 'GET',
+      path: '/apis/people.svc.run/v1/persons',
+      want: 'GET /apis/:group/:version/:plural',
+    },
+    {
+      name: 'an object',
+      method: 'GET',
+      path: '/apis/people.svc.run/v1/persons/ann',
+      want: 'GET /apis/:group/:version/:plural/:name',
+    },
+    {
+      name: 'a subresource',
+      method: 'PUT',
+      path: '/apis/g/v1/p/ann/status',
+      want: 'PUT /apis/:group/:version/:plural/:name/status',
+    },
+    {
+      name: 'a static path before a parametric one',
+      method: 'GET',
+      path: '/apis/api.console.svc.run/v1alpha1/plugins',
+      want: 'GET /apis/api.console.svc.run/v1alpha1/plugins',
+    },
     { name: 'a trailing slash, ignored', method: 'GET', path: '/healthz/', want: 'GET /healthz' },
-    { name: 'a trailing slash after a parameter, ignored', method: 'GET', path: '/apis/g/v1/p/ann/', want: 'GET /apis/:group/:version/:plural/:name' },
+    {
+      name: 'a trailing slash after a parameter, ignored',
+      method: 'GET',
+      path: '/apis/g/v1/p/ann/',
+      want: 'GET /apis/:group/:version/:plural/:name',
+    },
     { name: 'another method on a known path', method: 'DELETE', path: '/healthz', want: null },
     { name: 'HEAD (the dispatcher asks for GET instead)', method: 'HEAD', path: '/healthz', want: null },
     { name: 'another case', method: 'GET', path: '/HEALTHZ', want: null },

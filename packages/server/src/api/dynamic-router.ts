@@ -1,7 +1,10 @@
 import FindMyWay, { type HTTPVersion } from 'find-my-way';
 import type { Owner } from '../objects/owner.js';
 
-export type RouteHandler<Ctx> = (context: Ctx, params: Record<string, string | undefined>) => Promise<unknown> | unknown;
+export type RouteHandler<Ctx> = (
+  context: Ctx,
+  params: Record<string, string | undefined>,
+) => Promise<unknown> | unknown;
 
 export interface DynamicRoute<Ctx> {
   method: string;
@@ -66,6 +69,8 @@ function mount<Ctx>(tree: ReturnType<typeof FindMyWay<HTTPVersion.V1>>, route: D
   try {
     tree.on(route.method as 'GET', route.path, () => undefined, route);
   } catch (error) {
-    throw new Error(`route ${route.method} ${route.path} of ${route.owner} clashes with an existing route: ${(error as Error).message}`);
+    throw new Error(
+      `route ${route.method} ${route.path} of ${route.owner} clashes with an existing route: ${(error as Error).message}`,
+    );
   }
 }

@@ -19,7 +19,11 @@ router.add(generatedRoutes({} as ModelRegistry, {} as ObjectService));
 const byRoute = new Map(
   router.list().map((route) => {
     const depth = route.path.split('/').length;
-    const shape = route.path.endsWith(':plural') ? 'collection' : route.path.endsWith(':name') ? 'object' : 'subresource';
+    const shape = route.path.endsWith(':plural')
+      ? 'collection'
+      : route.path.endsWith(':name')
+        ? 'object'
+        : 'subresource';
     return [route, { shape, depth }] as const;
   }),
 );
@@ -34,9 +38,44 @@ const VERB: Record<string, Record<string, string>> = {
 };
 
 const PIECES = [
-  'apis', 'api', 'people.svc.run', 'v1alpha1', 'persons', 'ann', 'status', '-', '#', '#x', '#&watch=true', '#/status',
-  '?watch=true', '?', '&', '=', 'watch=true', 'watch=1', 'labelSelector=x', '%2F', '%2f', '%2e%2e', '..', '.', '%23',
-  '%3F', ';', '%', '%zz', '%C0%AE', 'a%20b', 'person%73', '%61nn', 'ANN', '%00', '\u0000', ' ', 'http://h',
+  'apis',
+  'api',
+  'people.svc.run',
+  'v1alpha1',
+  'persons',
+  'ann',
+  'status',
+  '-',
+  '#',
+  '#x',
+  '#&watch=true',
+  '#/status',
+  '?watch=true',
+  '?',
+  '&',
+  '=',
+  'watch=true',
+  'watch=1',
+  'labelSelector=x',
+  '%2F',
+  '%2f',
+  '%2e%2e',
+  '..',
+  '.',
+  '%23',
+  '%3F',
+  ';',
+  '%',
+  '%zz',
+  '%C0%AE',
+  'a%20b',
+  'person%73',
+  '%61nn',
+  'ANN',
+  '%00',
+  '\u0000',
+  ' ',
+  'http://h',
 ];
 const SEPARATORS = ['/', '/', '/', '//', '', '?', '&', '#'];
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -82,7 +121,11 @@ describe('the gate and the router read one request', () => {
       const { params } = found;
       const context = `${method} ${raw}`;
       expect(info.isResourceRequest, context).toBe(true);
-      expect([params.group ?? '', params.version, params.plural], context).toEqual([info.apiGroup, info.apiVersion, info.resource]);
+      expect([params.group ?? '', params.version, params.plural], context).toEqual([
+        info.apiGroup,
+        info.apiVersion,
+        info.resource,
+      ]);
       expect([params.name ?? '', params.subresource ?? ''], context).toEqual([info.name, info.subresource]);
       const served = VERB[found.route.method]![shape]!;
       // The list handler streams exactly when the gate said watch: both read the one parsed query.

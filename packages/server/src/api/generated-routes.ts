@@ -1,14 +1,14 @@
+import { badRequest, conflict, type ExtensionObject, notFound, unsupportedMediaType } from '@svc/plugin-api';
 import fastJsonPatch from 'fast-json-patch';
-import { badRequest, conflict, notFound, unsupportedMediaType, type ExtensionObject } from '@svc/plugin-api';
+import { wantsWatch } from '../authz/request-info.js';
+import { parseListQuery } from '../registry/list-query.js';
+import { applyMergePatch } from '../registry/merge-patch.js';
 import type { ModelRegistry, ServedModel } from '../registry/model-registry.js';
 import type { ObjectService, Written } from '../registry/object-service.js';
-import { applyMergePatch } from '../registry/merge-patch.js';
-import type { DynamicRoute } from './dynamic-router.js';
-import { JSON_TYPE, actorOf, type HttpContext } from './http-context.js';
-import { parseListQuery } from '../registry/list-query.js';
-import { sendList } from './list-envelope.js';
-import { wantsWatch } from '../authz/request-info.js';
 import type { WatchService } from '../watch/watch-service.js';
+import type { DynamicRoute } from './dynamic-router.js';
+import { actorOf, type HttpContext, JSON_TYPE } from './http-context.js';
+import { sendList } from './list-envelope.js';
 import { watchOverHttp, watchOverWebSocket } from './watch-transports.js';
 
 type Params = Record<string, string | undefined>;
@@ -46,7 +46,8 @@ export function generatedRoutes(
       // `watch` (docs/api.md "Watch"): a WebSocket on the collection path, or `?watch=true` as a stream.
       if (watches && ctx.websocket) return watchOverWebSocket(watches, () => model(p), ctx.request, ctx.websocket);
       const served = model(p);
-      if (watches && ctx.request.method === 'GET' && wantsWatch(ctx.request.target.query)) return watchOverHttp(watches, served, ctx.request, ctx.reply);
+      if (watches && ctx.request.method === 'GET' && wantsWatch(ctx.request.target.query))
+        return watchOverHttp(watches, served, ctx.request, ctx.reply);
       return sendList(ctx, objects, served);
     },
     async create(ctx: HttpContext, p: Params) {
@@ -77,11 +78,20 @@ export function generatedRoutes(
       return sendObject(ctx, await objects.getBytes(statusOf(p), p.name!));
     },
     async updateStatus(ctx: HttpContext, p: Params) {
-      return sendWritten(ctx, await objects.update(statusOf(p), p.name!, requireJsonBody(ctx), { subresource: 'status', actor: actorOf(ctx) }));
+      return sendWritten(
+        ctx,
+        await objects.update(statusOf(p), p.name!, requireJsonBody(ctx), {
+          subresource: 'status',
+          actor: actorOf(ctx),
+        }),
+      );
     },
     async patchStatus(ctx: HttpContext, p: Params) {
       const served = statusOf(p);
-      return sendWritten(ctx, await objects.patch(served, p.name!, patchFunction(ctx), { subresource: 'status', actor: actorOf(ctx) }));
+      return sendWritten(
+        ctx,
+        await objects.patch(served, p.name!, patchFunction(ctx), { subresource: 'status', actor: actorOf(ctx) }),
+      );
     },
   };
 

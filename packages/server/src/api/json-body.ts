@@ -1,5 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { badRequest } from '@svc/plugin-api';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { jsonTextProblem } from '../objects/json-limits.js';
 
 type Done = (error: Error | null, body?: unknown) => void;

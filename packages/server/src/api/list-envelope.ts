@@ -1,8 +1,8 @@
 import type { IndexQuery } from '../index/model-index.js';
-import { pageInfo, parseListQuery, type PageInfo } from '../registry/list-query.js';
+import { type PageInfo, pageInfo, parseListQuery } from '../registry/list-query.js';
 import type { ServedModel } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
-import { JSON_TYPE, type HttpContext } from './http-context.js';
+import { type HttpContext, JSON_TYPE } from './http-context.js';
 
 /**
  * Every list svc answers (docs/api.md "Lists"): the request's list parameters parsed, optionally narrowed by the route
@@ -17,7 +17,9 @@ export async function sendList(
   const query = narrow(parseListQuery(ctx.request.target.query));
   const page = await objects.list(served, query);
   const meta = { apiVersion: served.model.apiVersion, kind: served.model.kind, revision: page.revision };
-  return ctx.reply.type(JSON_TYPE).send(listEnvelope(meta, page.items, pageInfo(page.total, query.page ?? 1, query.size)));
+  return ctx.reply
+    .type(JSON_TYPE)
+    .send(listEnvelope(meta, page.items, pageInfo(page.total, query.page ?? 1, query.size)));
 }
 
 /** The list envelope, built around already-serialized items so they are never parsed again. */

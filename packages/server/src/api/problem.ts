@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
+import { type FieldError, isApiError } from '@svc/plugin-api';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isApiError, type FieldError } from '@svc/plugin-api';
 
 /** RFC 9457 problem details, the body of every error svc answers with (docs/api.md "Errors"). */
 export interface Problem {

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest } from '@svc/plugin-api';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { parseQuery, parseRequestTarget, type RequestTarget } from '../authz/request-target.js';
 
 declare module 'fastify' {
@@ -35,7 +35,8 @@ export function rewriteToTarget(req: IncomingMessage): string {
   raw[TARGET] = target;
   lastQuery = target;
   // Already canonical (most requests): the framework keeps the very string it was given.
-  if (target.routePath.length + (target.search === '' ? 0 : target.search.length + 1) === req.url?.length) return req.url;
+  if (target.routePath.length + (target.search === '' ? 0 : target.search.length + 1) === req.url?.length)
+    return req.url;
   return target.search === '' ? target.routePath : `${target.routePath}?${target.search}`;
 }
 

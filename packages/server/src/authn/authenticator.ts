@@ -1,12 +1,14 @@
+import { type ApiError, forbidden, unauthorized } from '@svc/plugin-api';
 import type { FastifyRequest } from 'fastify';
-import { forbidden, unauthorized, type ApiError } from '@svc/plugin-api';
 import type { BasicCredentials } from './basic-auth.js';
-import { SESSION_COOKIE, XSRF_HEADER, readCookie } from './cookies.js';
+import { readCookie, SESSION_COOKIE, XSRF_HEADER } from './cookies.js';
 import { sameOrigin } from './origin.js';
+
 export { sameOrigin } from './origin.js';
+
 import { ANONYMOUS, type Principal } from '../authz/principal.js';
 import type { Sessions } from './sessions.js';
-import { TOKEN_PREFIX, type PersonalAccessTokens } from './tokens.js';
+import { type PersonalAccessTokens, TOKEN_PREFIX } from './tokens.js';
 import type { UserDirectory } from './user-directory.js';
 
 export interface AuthenticatorDeps {
@@ -37,7 +39,8 @@ const LOGOUT_PATH = '/logout';
 export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
   const { sessions, tokens, users, basic } = deps;
   const challenges = basic ? 'Bearer realm="svc", Basic realm="svc"' : 'Bearer realm="svc"';
-  const refuse = (detail: string, header = challenges) => unauthorized(detail).withHeaders({ 'www-authenticate': header });
+  const refuse = (detail: string, header = challenges) =>
+    unauthorized(detail).withHeaders({ 'www-authenticate': header });
 
   async function fromAuthorization(header: string, request: FastifyRequest): Promise<Principal> {
     const space = header.indexOf(' ');
@@ -49,7 +52,8 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
       throw refuse('the access token is invalid, expired or revoked', 'Bearer realm="svc", error="invalid_token"');
     }
     if (scheme === 'basic') {
-      if (!basic) throw refuse('HTTP Basic authentication is turned off on this server; use a session or an access token');
+      if (!basic)
+        throw refuse('HTTP Basic authentication is turned off on this server; use a session or an access token');
       const outcome = await basic.authenticate(credentials, request.ip);
       if ('username' in outcome) return { username: outcome.username, via: 'basic' };
       throw refuse(
@@ -74,7 +78,7 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     }
     // A browser attaches cookies to a cross-site WebSocket handshake; only the console's own origin may use them.
     if (request.headers.upgrade?.toLowerCase() === 'websocket' && !sameOrigin(request)) {
-      throw forbidden('a cookie-authenticated WebSocket must come from this server\'s own origin');
+      throw forbidden("a cookie-authenticated WebSocket must come from this server's own origin");
     }
     return { username: session.username, via: 'session', sessionId: session.key };
   }

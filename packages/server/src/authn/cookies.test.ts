@@ -22,6 +22,7 @@ describe('cookies', () => {
   });
 
   it('clears both cookies', () => {
-    for (const cookie of clearedSessionCookies(false)) expect(cookie).toMatch(/=; Path=\/; SameSite=Lax; Max-Age=0; Expires=Thu, 01 Jan 1970/);
+    for (const cookie of clearedSessionCookies(false))
+      expect(cookie).toMatch(/=; Path=\/; SameSite=Lax; Max-Age=0; Expires=Thu, 01 Jan 1970/);
   });
 });

@@ -6,24 +6,24 @@ import { normalizeModelDefinition } from '../objects/model-definition.js';
 import type { ModelRegistry } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
 import type { Store } from '../store/types.js';
-import { createAuthenticator, type Authenticator } from './authenticator.js';
+import { type Authenticator, createAuthenticator } from './authenticator.js';
 import { BasicCredentials } from './basic-auth.js';
-import { consoleUserRoutes } from './user-routes.js';
 import { Credentials } from './credentials.js';
-import { LoginLimiter, type LoginClock, type LoginLimits } from './login-limiter.js';
+import { type LoginClock, LoginLimiter, type LoginLimits } from './login-limiter.js';
 import { loginRoutes } from './login-routes.js';
 import { personalAccessTokenModel, userModel } from './models.js';
 import { PasswordHasher } from './passwords.js';
 import type { ManageUser, RolesOf, SetUserRoles } from './ports.js';
-import { Sessions, type SessionPolicy } from './sessions.js';
+import { type SessionPolicy, Sessions } from './sessions.js';
 import { ensureSuperAdministrator, type SuperAdministratorResult } from './super-admin.js';
 import { tokenRoutes } from './token-routes.js';
 import { PersonalAccessTokens } from './tokens.js';
 import { UserDirectory } from './user-directory.js';
+import { consoleUserRoutes } from './user-routes.js';
 
-export { createAuthenticator, type Authenticator } from './authenticator.js';
-export { ensureSuperAdministrator } from './super-admin.js';
+export { type Authenticator, createAuthenticator } from './authenticator.js';
 export type { ManageUser, RolesOf, SetUserRoles } from './ports.js';
+export { ensureSuperAdministrator } from './super-admin.js';
 
 export interface AuthenticationSettings extends SessionPolicy {
   basicAuth: boolean;
@@ -74,7 +74,8 @@ const SWEEP_INTERVAL_MS = 60 * 60_000;
 
 /** Without role management nobody's permissions can be compared, so no user may act on another. */
 const refuseManagingUsers: ManageUser = (actor, target, action) => {
-  if (actor.kind === 'user') throw forbidden(`you may not ${action} user "${target}": role management is not available`);
+  if (actor.kind === 'user')
+    throw forbidden(`you may not ${action} user "${target}": role management is not available`);
 };
 
 /**
@@ -85,7 +86,10 @@ export async function setupAuthentication(deps: AuthenticationDeps): Promise<Aut
   const { store, registry, objects, logger, settings } = deps;
   const onBackgroundError = (error: unknown) => logger.error({ err: error }, 'authentication background write failed');
   const userServed = await registry.register(normalizeModelDefinition(userModel, { kind: 'system' }), 'core');
-  const tokenServed = await registry.register(normalizeModelDefinition(personalAccessTokenModel, { kind: 'system' }), 'core');
+  const tokenServed = await registry.register(
+    normalizeModelDefinition(personalAccessTokenModel, { kind: 'system' }),
+    'core',
+  );
 
   const users = new UserDirectory(userServed, objects, onBackgroundError);
   await users.start();
@@ -94,7 +98,13 @@ export async function setupAuthentication(deps: AuthenticationDeps): Promise<Aut
     limiter.slowDown(username),
   );
   const sessions = new Sessions(store, settings, onBackgroundError);
-  const tokens = new PersonalAccessTokens(tokenServed, { store, objects, users, rolesOf: deps.rolesOf, onBackgroundError });
+  const tokens = new PersonalAccessTokens(tokenServed, {
+    store,
+    objects,
+    users,
+    rolesOf: deps.rolesOf,
+    onBackgroundError,
+  });
   await tokens.start();
   const basic = settings.basicAuth ? new BasicCredentials(credentials, users, limiter) : undefined;
   const authenticator = createAuthenticator({ sessions, tokens, users, basic });

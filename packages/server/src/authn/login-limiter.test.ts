@@ -87,7 +87,7 @@ describe('login limiter', () => {
     expect(retryAfter(() => instance.check('10.0.0.1', 'alice'))).toBeUndefined();
   });
 
-  it('forgets a client\'s failures for a username once it signs in as that username, and nothing else', () => {
+  it("forgets a client's failures for a username once it signs in as that username, and nothing else", () => {
     const { instance } = limiter();
     for (let i = 0; i < 4; i++) fail(instance, '10.0.0.1', 'alice');
     instance.check('10.0.0.1', 'alice');

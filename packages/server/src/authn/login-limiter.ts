@@ -60,7 +60,10 @@ export class LoginLimiter {
     this.byClient = new Tallies(windowMs, perClient);
     this.byPair = new Tallies(windowMs, perClientAndUser);
     // Failures past the one that reaches the longest delay change nothing.
-    this.byUser = new Tallies(windowMs, slowDownAfter + Math.ceil(Math.log2(Math.max(1, maxDelayMs / firstDelayMs))) + 1);
+    this.byUser = new Tallies(
+      windowMs,
+      slowDownAfter + Math.ceil(Math.log2(Math.max(1, maxDelayMs / firstDelayMs))) + 1,
+    );
   }
 
   /** Before a password check: throws a 429 when this client is refused for this username; counts the attempt. */

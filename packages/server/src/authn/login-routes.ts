@@ -1,9 +1,9 @@
 import { parse as parseQueryString } from 'node:querystring';
+import { forbidden, invalid } from '@svc/plugin-api';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { callerOf } from '../api/http-context.js';
-import { forbidden, invalid } from '@svc/plugin-api';
 import type { Authenticator } from './authenticator.js';
-import { SESSION_COOKIE, clearedSessionCookies, readCookie, sessionCookies } from './cookies.js';
+import { clearedSessionCookies, readCookie, SESSION_COOKIE, sessionCookies } from './cookies.js';
 import type { Credentials } from './credentials.js';
 import type { LoginLimiter } from './login-limiter.js';
 import { sameOrigin } from './origin.js';
@@ -37,7 +37,7 @@ export function loginRoutes(deps: LoginRouteDeps) {
 
 async function signIn(deps: LoginRouteDeps, request: FastifyRequest, reply: FastifyReply) {
   // A cross-site form must not sign the browser in to someone else's account (login CSRF).
-  if (!sameOrigin(request)) throw forbidden('sign-in requests must come from this server\'s own origin');
+  if (!sameOrigin(request)) throw forbidden("sign-in requests must come from this server's own origin");
   const { username, password } = readSignIn(request.body);
   const client = request.ip;
   deps.limiter.check(client, username);
@@ -72,7 +72,8 @@ async function signOut(deps: LoginRouteDeps, request: FastifyRequest, reply: Fas
 }
 
 function readSignIn(body: unknown): { username: string; password: string } {
-  const fields = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  const fields =
+    typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
   const username = single(fields.username);
   const password = single(fields.password);
   const errors = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PasswordHasher, checkPasswordRules } from './passwords.js';
+import { checkPasswordRules, PasswordHasher } from './passwords.js';
 
 // Cheap parameters: these tests are about the format and the comparison, not the cost.
 const hasher = new PasswordHasher({ N: 1024, r: 8, p: 1 });
@@ -25,7 +25,12 @@ describe('password hashes', () => {
   });
 
   it('refuses unreadable or absurd stored hashes instead of throwing', async () => {
-    for (const stored of ['', 'plain', 'scrypt$3$8$1$AAAA$AAAAAAAAAAAAAAAAAAAAAA', `scrypt$${2 ** 30}$8$1$AAAA$AAAAAAAAAAAAAAAAAAAAAA`]) {
+    for (const stored of [
+      '',
+      'plain',
+      'scrypt$3$8$1$AAAA$AAAAAAAAAAAAAAAAAAAAAA',
+      `scrypt$${2 ** 30}$8$1$AAAA$AAAAAAAAAAAAAAAAAAAAAA`,
+    ]) {
       expect(await hasher.verify('anything', stored)).toBe(false);
     }
   });

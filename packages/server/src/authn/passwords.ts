@@ -1,4 +1,4 @@
-import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
 import { invalid } from '@svc/plugin-api';
 
 /**
@@ -72,7 +72,9 @@ export class PasswordHasher {
       // scrypt needs 128·N·r bytes; Node's default ceiling (32 MiB) is exactly that for N=2^15, r=8, so lift it.
       const options: ScryptOptions = { N, r, p, maxmem: 256 * N * r };
       return await new Promise<Buffer>((resolve, reject) =>
-        scrypt(password.normalize('NFC'), salt, length, options, (error, key) => (error ? reject(error) : resolve(key))),
+        scrypt(password.normalize('NFC'), salt, length, options, (error, key) =>
+          error ? reject(error) : resolve(key),
+        ),
       );
     } finally {
       this.release();
@@ -99,7 +101,16 @@ function parseHash(stored: string) {
   if (parts.length !== 6 || parts[0] !== 'scrypt') return undefined;
   const [N, r, p] = parts.slice(1, 4).map(Number) as [number, number, number];
   // Bounds keep a corrupted record from asking for gigabytes of memory.
-  if (![N, r, p].every(Number.isSafeInteger) || N < 2 || N > 2 ** 20 || (N & (N - 1)) !== 0 || r < 1 || r > 32 || p < 1 || p > 16) {
+  if (
+    ![N, r, p].every(Number.isSafeInteger) ||
+    N < 2 ||
+    N > 2 ** 20 ||
+    (N & (N - 1)) !== 0 ||
+    r < 1 ||
+    r > 32 ||
+    p < 1 ||
+    p > 16
+  ) {
     return undefined;
   }
   const salt = Buffer.from(parts[4]!, 'base64url');

@@ -17,7 +17,9 @@ export function randomSecret(prefix = ''): string {
 
 /** The digest a secret is stored and looked up under; never the secret itself. */
 export function digestOf(secret: string): string {
-  return oneShotHash ? oneShotHash('sha256', secret, 'base64url') : createHash('sha256').update(secret).digest('base64url');
+  return oneShotHash
+    ? oneShotHash('sha256', secret, 'base64url')
+    : createHash('sha256').update(secret).digest('base64url');
 }
 
 /** Compares two strings without leaking, through timing, how long a prefix they share. */

@@ -116,7 +116,8 @@ export class Sessions {
     const session = this.cache.peek(key) ?? (await this.records.get(key));
     if (!session || this.ended.has(key)) return undefined;
     const expiry =
-      Math.min(session.lastSeenAt + this.policy.sessionIdleTimeoutMs, session.createdAt + this.policy.sessionMaxAgeMs) + 1;
+      Math.min(session.lastSeenAt + this.policy.sessionIdleTimeoutMs, session.createdAt + this.policy.sessionMaxAgeMs) +
+      1;
     return expiry > this.now() ? expiry : undefined;
   }
 
@@ -146,7 +147,10 @@ export class Sessions {
   }
 
   private isExpired(session: SessionRecord, now: number): boolean {
-    return now - session.lastSeenAt > this.policy.sessionIdleTimeoutMs || now - session.createdAt > this.policy.sessionMaxAgeMs;
+    return (
+      now - session.lastSeenAt > this.policy.sessionIdleTimeoutMs ||
+      now - session.createdAt > this.policy.sessionMaxAgeMs
+    );
   }
 
   /** Records use; writes it through to the store at most once a minute, off the request's path. */
@@ -155,6 +159,8 @@ export class Sessions {
     if (now - session.savedAt < SAVE_INTERVAL_MS) return;
     session.savedAt = now;
     const { username, xsrfDigest, createdAt, lastSeenAt } = session;
-    void this.records.replace(session.key, { username, xsrfDigest, createdAt, lastSeenAt }).catch(this.onBackgroundError);
+    void this.records
+      .replace(session.key, { username, xsrfDigest, createdAt, lastSeenAt })
+      .catch(this.onBackgroundError);
   }
 }

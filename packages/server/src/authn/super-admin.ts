@@ -39,7 +39,8 @@ export async function ensureSuperAdministrator(deps: SuperAdministratorDeps): Pr
   const { username } = deps;
   if (deps.users.size > 0) return { created: false, username };
   const problems = nameProblems(username);
-  if (problems.length > 0) throw new Error(`SVC_ADMIN_USERNAME "${username}" is not a valid username: ${problems.join('; ')}`);
+  if (problems.length > 0)
+    throw new Error(`SVC_ADMIN_USERNAME "${username}" is not a valid username: ${problems.join('; ')}`);
   if (deps.password !== undefined && deps.password.length < MIN_PASSWORD_LENGTH) {
     throw new Error(`SVC_ADMIN_PASSWORD must be at least ${MIN_PASSWORD_LENGTH} characters long`);
   }

@@ -1,4 +1,4 @@
-import { forbidden, invalid, type FieldError } from '@svc/plugin-api';
+import { type FieldError, forbidden, invalid } from '@svc/plugin-api';
 import type { AdmissionRequest } from '../registry/admission.js';
 import type { TokenSpec } from './models.js';
 
@@ -27,7 +27,8 @@ export function readTokenRequest(body: unknown, now: () => number): TokenRequest
     else if (at <= now()) fail('/spec/expiresAt', 'must be in the future');
     else expiresAt = new Date(at).toISOString();
   }
-  if (spec.description !== undefined && typeof spec.description !== 'string') fail('/spec/description', 'must be a string');
+  if (spec.description !== undefined && typeof spec.description !== 'string')
+    fail('/spec/description', 'must be a string');
   const metadata = body.metadata;
   const name = isObject(metadata) && typeof metadata.name === 'string' ? metadata.name : undefined;
   if (errors.length > 0) {
@@ -48,7 +49,9 @@ export function readTokenRequest(body: unknown, now: () => number): TokenRequest
 export function admitTokenWrite(request: AdmissionRequest): void {
   if (request.actor.kind === 'system' || request.operation === 'delete') return;
   if (request.operation === 'create') {
-    throw forbidden('create personal access tokens with POST /apis/uc.api.security.svc.run/v1alpha1/personalaccesstokens');
+    throw forbidden(
+      'create personal access tokens with POST /apis/uc.api.security.svc.run/v1alpha1/personalaccesstokens',
+    );
   }
   const before = (request.prevObject?.spec ?? {}) as Partial<TokenSpec>;
   const after = (request.object.spec ?? {}) as Partial<TokenSpec>;
@@ -60,7 +63,9 @@ export function admitTokenWrite(request: AdmissionRequest): void {
     }
   }
   if (before.revoked === true && after.revoked !== true) {
-    throw invalid('a revoked personal access token cannot be restored', [{ path: '/spec/revoked', message: 'must stay true' }]);
+    throw invalid('a revoked personal access token cannot be restored', [
+      { path: '/spec/revoked', message: 'must stay true' },
+    ]);
   }
 }
 

@@ -1,14 +1,13 @@
 import { badRequest } from '@svc/plugin-api';
 import type { DynamicRoute } from '../api/dynamic-router.js';
-import { JSON_TYPE, callerOf, type HttpContext } from '../api/http-context.js';
+import { callerOf, type HttpContext, JSON_TYPE } from '../api/http-context.js';
 import { sendList } from '../api/list-envelope.js';
+import type { Principal } from '../authz/principal.js';
 import type { ObjectService } from '../registry/object-service.js';
 import type { Authenticator } from './authenticator.js';
-import type { Principal } from '../authz/principal.js';
 import type { PersonalAccessTokens } from './tokens.js';
 
 const BASE = '/apis/uc.api.security.svc.run/v1alpha1/personalaccesstokens';
-
 
 /**
  * A user's own personal access tokens (docs/api.md "Security"): create (the secret is in the response, once), list
@@ -26,8 +25,13 @@ export function tokenRoutes(deps: {
     if (!principal.username) throw deps.authenticator.challenge('sign in to manage your personal access tokens');
     return principal;
   };
-  const sendJson = (ctx: HttpContext, body: Buffer | string, status = 200) => ctx.reply.code(status).type(JSON_TYPE).send(body);
-  const route = (method: string, path: string, handler: DynamicRoute<HttpContext>['handler']): DynamicRoute<HttpContext> => ({
+  const sendJson = (ctx: HttpContext, body: Buffer | string, status = 200) =>
+    ctx.reply.code(status).type(JSON_TYPE).send(body);
+  const route = (
+    method: string,
+    path: string,
+    handler: DynamicRoute<HttpContext>['handler'],
+  ): DynamicRoute<HttpContext> => ({
     method,
     path: `${BASE}${path}`,
     owner: 'core',
@@ -48,7 +52,9 @@ export function tokenRoutes(deps: {
       const own = { field: 'spec.username', operator: 'in' as const, values: [principal.username!] };
       return sendList(ctx, objects, tokens.served, (list) => ({ ...list, fields: [...list.fields, own] }));
     }),
-    route('GET', '/:name', async (ctx, p) => sendJson(ctx, JSON.stringify(await tokens.getOwn(await caller(ctx), p.name!)))),
+    route('GET', '/:name', async (ctx, p) =>
+      sendJson(ctx, JSON.stringify(await tokens.getOwn(await caller(ctx), p.name!))),
+    ),
     route('PUT', '/:name/revocation', async (ctx, p) => sendJson(ctx, await tokens.revoke(await caller(ctx), p.name!))),
     route('DELETE', '/:name', async (ctx, p) => sendJson(ctx, await tokens.remove(await caller(ctx), p.name!))),
   ];

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Principal } from '../authz/principal.js';
 import { normalizeModelDefinition } from '../objects/model-definition.js';
 import { ModelRegistry } from '../registry/model-registry.js';
 import { ObjectService } from '../registry/object-service.js';
 import { openSqliteStore } from '../store/sqlite.js';
 import type { Store } from '../store/types.js';
 import { ACCESS_TOKEN_ANNOTATION, personalAccessTokenModel, userModel } from './models.js';
-import type { Principal } from '../authz/principal.js';
 import { PersonalAccessTokens } from './tokens.js';
 import { UserDirectory } from './user-directory.js';
 
@@ -21,7 +21,10 @@ async function setup(held: Record<string, string[]> = { alice: ['editor', 'viewe
   const registry = new ModelRegistry(store);
   const objects = new ObjectService(store);
   const userServed = await registry.register(normalizeModelDefinition(userModel, { kind: 'system' }), 'core');
-  const tokenServed = await registry.register(normalizeModelDefinition(personalAccessTokenModel, { kind: 'system' }), 'core');
+  const tokenServed = await registry.register(
+    normalizeModelDefinition(personalAccessTokenModel, { kind: 'system' }),
+    'core',
+  );
   for (const name of Object.keys(held)) {
     await objects.create(userServed, { apiVersion: 'v1alpha1', kind: 'User', metadata: { name }, spec: {} });
   }
@@ -42,7 +45,7 @@ async function setup(held: Record<string, string[]> = { alice: ['editor', 'viewe
 const alice: Principal = { username: 'alice', via: 'session' };
 
 describe('personal access tokens', () => {
-  it('creates a token for a subset of the creator\'s roles and authenticates with exactly those roles', async () => {
+  it("creates a token for a subset of the creator's roles and authenticates with exactly those roles", async () => {
     const { tokens } = await setup();
     const { object, token } = await tokens.create(alice, { spec: { name: 'ci', roles: ['viewer'] } });
     expect(token).toMatch(/^pat_[\w-]{43}$/);
@@ -69,21 +72,32 @@ describe('personal access tokens', () => {
     for (const [, value] of digests) expect(value.toString()).not.toContain(token);
   });
 
-  it('refuses roles the creator does not hold (403), and more than a token-authenticated creator\'s token carries', async () => {
+  it("refuses roles the creator does not hold (403), and more than a token-authenticated creator's token carries", async () => {
     const { tokens } = await setup();
-    await expect(tokens.create(alice, { spec: { name: 'x', roles: ['super-role'] } })).rejects.toMatchObject({ status: 403 });
+    await expect(tokens.create(alice, { spec: { name: 'x', roles: ['super-role'] } })).rejects.toMatchObject({
+      status: 403,
+    });
     const viaToken: Principal = { username: 'alice', via: 'token', restrictedToRoles: ['viewer'] };
-    await expect(tokens.create(viaToken, { spec: { name: 'x', roles: ['editor'] } })).rejects.toMatchObject({ status: 403 });
+    await expect(tokens.create(viaToken, { spec: { name: 'x', roles: ['editor'] } })).rejects.toMatchObject({
+      status: 403,
+    });
     await expect(tokens.create(viaToken, { spec: { name: 'x', roles: ['viewer'] } })).resolves.toBeDefined();
-    await expect(tokens.create({ username: undefined, via: 'anonymous' }, { spec: { name: 'x', roles: [] } })).rejects.toMatchObject({
+    await expect(
+      tokens.create({ username: undefined, via: 'anonymous' }, { spec: { name: 'x', roles: [] } }),
+    ).rejects.toMatchObject({
       status: 401,
     });
   });
 
   it('validates the request with a 400 naming the field', async () => {
     const { tokens } = await setup();
-    await expect(tokens.create(alice, { spec: { roles: [] } })).rejects.toMatchObject({ status: 400, errors: [{ path: '/spec/name' }] });
-    await expect(tokens.create(alice, { spec: { name: 'x', expiresAt: '2020-01-01T00:00:00Z' } })).rejects.toMatchObject({
+    await expect(tokens.create(alice, { spec: { roles: [] } })).rejects.toMatchObject({
+      status: 400,
+      errors: [{ path: '/spec/name' }],
+    });
+    await expect(
+      tokens.create(alice, { spec: { name: 'x', expiresAt: '2020-01-01T00:00:00Z' } }),
+    ).rejects.toMatchObject({
       status: 400,
       errors: [{ path: '/spec/expiresAt', message: 'must be in the future' }],
     });
@@ -109,11 +123,15 @@ describe('personal access tokens', () => {
     expect(tokens.authenticate(owned.token)).toBeUndefined();
   });
 
-  it('hides other users\' tokens (404) from get, revoke and delete', async () => {
+  it("hides other users' tokens (404) from get, revoke and delete", async () => {
     const { tokens } = await setup({ alice: [], bob: [] });
     const { object } = await tokens.create(alice, { spec: { name: 'mine', roles: [] } });
     const bob: Principal = { username: 'bob', via: 'session' };
-    for (const call of [() => tokens.getOwn(bob, object.metadata.name), () => tokens.revoke(bob, object.metadata.name), () => tokens.remove(bob, object.metadata.name)]) {
+    for (const call of [
+      () => tokens.getOwn(bob, object.metadata.name),
+      () => tokens.revoke(bob, object.metadata.name),
+      () => tokens.remove(bob, object.metadata.name),
+    ]) {
       await expect(call()).rejects.toMatchObject({ status: 404 });
     }
   });
@@ -148,13 +166,27 @@ describe('personal access tokens', () => {
     const { tokens, objects, tokenServed } = await setup();
     const { object } = await tokens.create(alice, { spec: { name: 'ci', roles: ['viewer'] } });
     const actor = { kind: 'user' as const, principal: { username: 'root', via: 'session' as const } };
-    const widen = objects.patch(tokenServed, object.metadata.name, (o) => ({ ...o, spec: { ...o.spec, roles: ['editor'] } }), { actor });
+    const widen = objects.patch(
+      tokenServed,
+      object.metadata.name,
+      (o) => ({ ...o, spec: { ...o.spec, roles: ['editor'] } }),
+      { actor },
+    );
     await expect(widen).rejects.toMatchObject({ status: 400 });
-    const forge = objects.create(tokenServed, { apiVersion: 'security.svc.run/v1alpha1', kind: 'PersonalAccessToken', metadata: { name: 'f' }, spec: { name: 'f', username: 'alice', roles: [] } }, { actor });
+    const forge = objects.create(
+      tokenServed,
+      {
+        apiVersion: 'security.svc.run/v1alpha1',
+        kind: 'PersonalAccessToken',
+        metadata: { name: 'f' },
+        spec: { name: 'f', username: 'alice', roles: [] },
+      },
+      { actor },
+    );
     await expect(forge).rejects.toMatchObject({ status: 403 });
   });
 
-  it('removes a deleted user\'s tokens', async () => {
+  it("removes a deleted user's tokens", async () => {
     const { tokens, objects, userServed, tokenServed } = await setup();
     const { object } = await tokens.create(alice, { spec: { name: 'ci', roles: [] } });
     await objects.delete(userServed, 'alice');

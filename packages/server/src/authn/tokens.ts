@@ -1,11 +1,11 @@
-import { forbidden, notFound, unauthorized, type ExtensionObject } from '@svc/plugin-api';
-import type { Store } from '../store/types.js';
+import { type ExtensionObject, forbidden, notFound, unauthorized } from '@svc/plugin-api';
+import type { Principal } from '../authz/principal.js';
 import type { ServedModel } from '../registry/model-registry.js';
 import type { CommittedChange, ObjectService } from '../registry/object-service.js';
+import type { Store } from '../store/types.js';
 import { InternalRecords, TOKEN_DIGESTS_RESOURCE } from './internal-records.js';
 import { ACCESS_TOKEN_ANNOTATION, type TokenObject, type TokenSpec } from './models.js';
 import type { RolesOf } from './ports.js';
-import type { Principal } from '../authz/principal.js';
 import { digestOf, randomSecret } from './secrets.js';
 import { admitTokenWrite, readTokenRequest } from './token-requests.js';
 import type { UserDirectory } from './user-directory.js';
@@ -59,7 +59,8 @@ export class PersonalAccessTokens {
   async start(): Promise<void> {
     const { objects, users } = this.deps;
     objects.admission.add(this.served.model.resource, admitTokenWrite);
-    for await (const batch of this.digests.entries()) for (const [name, { digest }] of batch) this.remember(name, digest);
+    for await (const batch of this.digests.entries())
+      for (const [name, { digest }] of batch) this.remember(name, digest);
     const page = await objects.list(this.served, { labels: [], fields: [], sort: [] });
     for (const bytes of page.items) this.follow(JSON.parse(bytes.toString('utf8')) as TokenObject);
     objects.onCommitted((change) => this.onCommitted(change));
@@ -157,7 +158,10 @@ export class PersonalAccessTokens {
   async revokeAllOf(username: string): Promise<void> {
     const at = new Date(this.now).toISOString();
     const names = [...this.entries.values()].filter((e) => e.username === username && !e.revoked).map((e) => e.name);
-    const revoke = (current: ExtensionObject) => ({ ...current, spec: { ...current.spec, revoked: true, revokedAt: at } });
+    const revoke = (current: ExtensionObject) => ({
+      ...current,
+      spec: { ...current.spec, revoked: true, revokedAt: at },
+    });
     await Promise.all(
       names.map((name) =>
         this.deps.objects.patch(this.served, name, revoke).catch((error: unknown) => {

@@ -1,6 +1,7 @@
-import { invalid, notFound, type FieldError } from '@svc/plugin-api';
+import { type FieldError, invalid, notFound } from '@svc/plugin-api';
 import type { DynamicRoute } from '../api/dynamic-router.js';
-import { JSON_TYPE, callerOf, type HttpContext } from '../api/http-context.js';
+import { callerOf, type HttpContext, JSON_TYPE } from '../api/http-context.js';
+import type { Principal } from '../authz/principal.js';
 import type { ObjectService } from '../registry/object-service.js';
 import type { Authenticator } from './authenticator.js';
 import type { Credentials } from './credentials.js';
@@ -8,7 +9,6 @@ import type { LoginLimiter } from './login-limiter.js';
 import type { UserSpec } from './models.js';
 import { checkPasswordRules } from './passwords.js';
 import type { ManageUser, SetUserRoles } from './ports.js';
-import type { Principal } from '../authz/principal.js';
 import type { Sessions } from './sessions.js';
 import type { PersonalAccessTokens } from './tokens.js';
 import type { UserDirectory } from './user-directory.js';
@@ -63,17 +63,21 @@ async function createUser(deps: ConsoleUserRouteDeps, ctx: HttpContext, actor: P
   const errors: FieldError[] = [];
   if (typeof body.name !== 'string' || body.name === '') errors.push({ path: '/name', message: 'is required' });
   for (const field of ['email', 'displayName'] as const) {
-    if (body[field] !== undefined && typeof body[field] !== 'string') errors.push({ path: `/${field}`, message: 'must be a string' });
+    if (body[field] !== undefined && typeof body[field] !== 'string')
+      errors.push({ path: `/${field}`, message: 'must be a string' });
   }
   const roles = body.roles;
   if (roles !== undefined && (!Array.isArray(roles) || roles.some((r) => typeof r !== 'string' || r === ''))) {
     errors.push({ path: '/roles', message: 'must be an array of role names' });
   }
-  if (errors.length > 0) throw invalid(`the user is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, errors);
+  if (errors.length > 0)
+    throw invalid(`the user is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, errors);
   const password = checkPasswordRules(body.password);
   const name = body.name as string;
   if (Array.isArray(roles) && roles.length > 0 && !deps.setUserRoles) {
-    throw invalid('roles cannot be assigned: role management is not available', [{ path: '/roles', message: 'cannot be set' }]);
+    throw invalid('roles cannot be assigned: role management is not available', [
+      { path: '/roles', message: 'cannot be set' },
+    ]);
   }
 
   const spec: UserSpec = {};
@@ -84,7 +88,8 @@ async function createUser(deps: ConsoleUserRouteDeps, ctx: HttpContext, actor: P
   const written = await deps.objects.create(served, user, { actor: { kind: 'user', principal: actor } });
   try {
     await deps.credentials.setPassword(name, password);
-    if (Array.isArray(roles) && roles.length > 0) await deps.setUserRoles!({ kind: 'user', principal: actor }, name, roles as string[]);
+    if (Array.isArray(roles) && roles.length > 0)
+      await deps.setUserRoles!({ kind: 'user', principal: actor }, name, roles as string[]);
   } catch (error) {
     // All or nothing: a user whose roles were refused (escalation) is not left behind half made.
     await deps.credentials.remove(name).catch(deps.onBackgroundError);
@@ -95,7 +100,11 @@ async function createUser(deps: ConsoleUserRouteDeps, ctx: HttpContext, actor: P
   return ctx.reply.code(201).type(JSON_TYPE).send(written.bytes);
 }
 
-async function changeOwnPassword(deps: ConsoleUserRouteDeps, ctx: HttpContext, actor: Principal & { username: string }) {
+async function changeOwnPassword(
+  deps: ConsoleUserRouteDeps,
+  ctx: HttpContext,
+  actor: Principal & { username: string },
+) {
   const body = objectBody(ctx);
   if (typeof body.oldPassword !== 'string' || body.oldPassword === '') {
     throw invalid('oldPassword is required', [{ path: '/oldPassword', message: 'is required' }]);
@@ -106,7 +115,9 @@ async function changeOwnPassword(deps: ConsoleUserRouteDeps, ctx: HttpContext, a
   deps.limiter.check(client, actor.username);
   if (!(await deps.credentials.verify(actor.username, body.oldPassword))) {
     deps.limiter.recordFailure(client, actor.username);
-    throw invalid('oldPassword is not your current password', [{ path: '/oldPassword', message: 'is not your current password' }]);
+    throw invalid('oldPassword is not your current password', [
+      { path: '/oldPassword', message: 'is not your current password' },
+    ]);
   }
   deps.limiter.recordSuccess(client, actor.username);
   await deps.credentials.setPassword(actor.username, password);

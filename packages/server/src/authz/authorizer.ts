@@ -3,8 +3,9 @@
  * HTTP layer turns it into 401 for anonymous callers and 403 for the others. A reason always names what decided,
  * so access reviews and logs can show it.
  */
-import { type Attributes, renderRule, ruleAllows } from './rules.js';
+
 import { type ExpandedRoles, SUPER_ROLE } from './roles.js';
+import { type Attributes, renderRule, ruleAllows } from './rules.js';
 
 export interface Decision {
   allowed: boolean;

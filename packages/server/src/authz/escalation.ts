@@ -5,11 +5,25 @@
  * covered by the same wildcard, so holding `get` and `list` never lets one grant `*`. Unlike Halo, binding
  * `super-role` needs `super-role`.
  */
-import { ALL, type PolicyRule, nonResourceURLMatches } from './rules.js';
-import { DEPENDENCIES_ANNOTATION, type ExpandedRoles, type Role, SUPER_ROLE, annotationList, expandRoles } from './roles.js';
+
+import {
+  annotationList,
+  DEPENDENCIES_ANNOTATION,
+  type ExpandedRoles,
+  expandRoles,
+  type Role,
+  SUPER_ROLE,
+} from './roles.js';
+import { ALL, nonResourceURLMatches, type PolicyRule } from './rules.js';
 
 export const BUILT_IN_ROLE_NAMES = [
-  'super-role', 'anonymous', 'authenticated', 'guest', 'contributor', 'author', 'editor',
+  'super-role',
+  'anonymous',
+  'authenticated',
+  'guest',
+  'contributor',
+  'author',
+  'editor',
 ] as const;
 export type BuiltInRoleName = (typeof BUILT_IN_ROLE_NAMES)[number];
 
@@ -27,9 +41,7 @@ const EVERYTHING: PolicyRule[] = [
 
 export function confirmNoEscalation(held: ExpandedRoles, requested: readonly PolicyRule[]): EscalationResult {
   if (held.roleNames.has(SUPER_ROLE)) return { ok: true };
-  const missing = requested
-    .flatMap(atomicRules)
-    .filter((atom) => !held.rules.some(({ rule }) => covers(rule, atom)));
+  const missing = requested.flatMap(atomicRules).filter((atom) => !held.rules.some(({ rule }) => covers(rule, atom)));
   return missing.length === 0 ? { ok: true } : { ok: false, missing: dedupe(missing) };
 }
 
@@ -38,7 +50,10 @@ export function canBind(held: ExpandedRoles, roleToBind: ExpandedRoles): Escalat
   if (roleToBind.roleNames.has(SUPER_ROLE) && !held.roleNames.has(SUPER_ROLE)) {
     return { ok: false, missing: EVERYTHING.map((rule) => ({ ...rule })) };
   }
-  return confirmNoEscalation(held, roleToBind.rules.map(({ rule }) => rule));
+  return confirmNoEscalation(
+    held,
+    roleToBind.rules.map(({ rule }) => rule),
+  );
 }
 
 /**
@@ -58,7 +73,7 @@ export function canWriteRole(held: ExpandedRoles, role: Role, roles: ReadonlyMap
  * before (its role deleted or its plugin stopped since) may stay.
  */
 export function missingDependencies(role: Role, prev: Role | undefined, roles: ReadonlyMap<string, Role>): string[] {
-  const before = new Set(prev ? annotationList(prev, DEPENDENCIES_ANNOTATION) ?? [] : []);
+  const before = new Set(prev ? (annotationList(prev, DEPENDENCIES_ANNOTATION) ?? []) : []);
   return (annotationList(role, DEPENDENCIES_ANNOTATION) ?? []).filter((name) => !before.has(name) && !roles.has(name));
 }
 

@@ -14,8 +14,8 @@
 import { OWNER_LABEL } from '../objects/ownership.js';
 import { isBuiltInRole } from './escalation.js';
 import { isDotSegment } from './request-target.js';
+import { aggregationTargets, annotationList, DEPENDENCIES_ANNOTATION, type Role, SUPER_ROLE } from './roles.js';
 import { ALL, type PolicyRule } from './rules.js';
-import { DEPENDENCIES_ANNOTATION, SUPER_ROLE, aggregationTargets, annotationList, type Role } from './roles.js';
 
 /** A plugin as the check sees it: its name and the API groups it owns (its `svc.run` groups, domains it serves). */
 export interface PluginScope {
@@ -28,7 +28,8 @@ export function ruleProblems(scope: PluginScope, rule: PolicyRule): string[] {
   const problems: string[] = [];
   for (const group of rule.apiGroups ?? []) {
     if (group === ALL) problems.push('apiGroups "*" reaches every API group');
-    else if (!scope.groups.includes(group)) problems.push(`apiGroup "${group}" is not a group plugin "${scope.plugin}" owns`);
+    else if (!scope.groups.includes(group))
+      problems.push(`apiGroup "${group}" is not a group plugin "${scope.plugin}" owns`);
   }
   for (const url of rule.nonResourceURLs ?? []) {
     if (!urlIsOwned(scope, url)) {
@@ -71,7 +72,12 @@ export function bindingProblems(scope: PluginScope, roleName: string, roles: Rea
 }
 
 /** A message unless `name` is a role of the plugin's own (or, when `mayBeMissing`, no role yet). */
-function foreignRole(scope: PluginScope, name: string, roles: ReadonlyMap<string, Role>, mayBeMissing: boolean): string | undefined {
+function foreignRole(
+  scope: PluginScope,
+  name: string,
+  roles: ReadonlyMap<string, Role>,
+  mayBeMissing: boolean,
+): string | undefined {
   if (name === SUPER_ROLE) return `${SUPER_ROLE}, which nothing may reach`;
   const role = roles.get(name);
   if (role === undefined) return mayBeMissing ? undefined : `role "${name}", which does not exist`;

@@ -55,16 +55,30 @@ export function classifyRequest(input: RequestInput): RequestInfo {
   const method = input.method.toUpperCase();
   const { segments, path } = input.target;
   const nonResource: RequestInfo = {
-    isResourceRequest: false, path, verb: method.toLowerCase(),
-    apiGroup: '', apiVersion: '', resource: '', subresource: '', name: '', parts: [],
+    isResourceRequest: false,
+    path,
+    verb: method.toLowerCase(),
+    apiGroup: '',
+    apiVersion: '',
+    resource: '',
+    subresource: '',
+    name: '',
+    parts: [],
   };
   const shape = resourceShape(segments);
   if (shape === undefined) return nonResource;
   const [resource = '', name = '', subresource = ''] = shape.parts;
   return {
-    isResourceRequest: true, path, verb: resourceVerb(method, name, input),
-    apiPrefix: shape.apiPrefix, apiGroup: shape.apiGroup, apiVersion: shape.apiVersion,
-    resource, subresource, name, parts: shape.parts,
+    isResourceRequest: true,
+    path,
+    verb: resourceVerb(method, name, input),
+    apiPrefix: shape.apiPrefix,
+    apiGroup: shape.apiGroup,
+    apiVersion: shape.apiVersion,
+    resource,
+    subresource,
+    name,
+    parts: shape.parts,
   };
 }
 

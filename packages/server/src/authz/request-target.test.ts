@@ -4,21 +4,86 @@ import { parseRequestTarget, type RequestTarget } from './request-target.js';
 const P = '/apis/people.svc.run/v1alpha1/persons';
 
 const accepted: Array<{ name: string; raw: string; host?: string; want: Partial<RequestTarget> }> = [
-  { name: 'a plain path', raw: `${P}/ann`, want: { segments: ['apis', 'people.svc.run', 'v1alpha1', 'persons', 'ann'], path: `${P}/ann`, routePath: `${P}/ann`, search: '' } },
+  {
+    name: 'a plain path',
+    raw: `${P}/ann`,
+    want: {
+      segments: ['apis', 'people.svc.run', 'v1alpha1', 'persons', 'ann'],
+      path: `${P}/ann`,
+      routePath: `${P}/ann`,
+      search: '',
+    },
+  },
   { name: 'the root', raw: '/', want: { segments: [], path: '/', routePath: '/', search: '' } },
-  { name: 'empty segments and a trailing slash', raw: '//apis//people.svc.run/v1alpha1/persons/', want: { path: P, routePath: P } },
-  { name: 'a query', raw: `${P}?size=2&sort=spec.age,desc`, want: { path: P, search: 'size=2&sort=spec.age,desc', query: { size: '2', sort: 'spec.age,desc' } } },
-  { name: 'repeated keys become arrays', raw: `${P}?labelSelector=a&labelSelector=b`, want: { query: { labelSelector: ['a', 'b'] } } },
-  { name: 'percent-encoded query values and + as space', raw: `${P}?labelSelector=team%20in%20(a,b)&x=a+b`, want: { query: { labelSelector: 'team in (a,b)', x: 'a b' } } },
-  { name: 'a "#" encoded in the query is data', raw: `${P}?fieldSelector=spec.name%3D%23x`, want: { query: { fieldSelector: 'spec.name=#x' } } },
-  { name: 'percent-encoded path segments are decoded', raw: '/apis/people.svc.run/v1alpha1/person%73/%61nn', want: { path: `${P}/ann`, routePath: `${P}/ann` } },
-  { name: 'a decoded segment is encoded again for the router', raw: `${P}/a%3Ab%25c`, want: { segments: ['apis', 'people.svc.run', 'v1alpha1', 'persons', 'a:b%c'], routePath: `${P}/a%3Ab%25c` } },
-  { name: 'UTF-8 in a segment', raw: `${P}/%C3%BC`, want: { segments: ['apis', 'people.svc.run', 'v1alpha1', 'persons', 'ü'], routePath: `${P}/%C3%BC` } },
-  { name: 'a second "?" belongs to the query', raw: `${P}?a=1?b`, want: { path: P, search: 'a=1?b', query: { a: '1?b' } } },
-  { name: 'absolute form for this host', raw: `http://127.0.0.1:8090${P}?size=1`, host: '127.0.0.1:8090', want: { path: P, search: 'size=1' } },
-  { name: 'absolute form: host compared case-insensitively', raw: `HTTP://LocalHost:8090${P}`, host: 'localhost:8090', want: { path: P } },
-  { name: 'absolute form with no path is the root', raw: 'http://127.0.0.1:8090', host: '127.0.0.1:8090', want: { path: '/' } },
-  { name: 'absolute form with only a query', raw: 'http://127.0.0.1:8090?a=1', host: '127.0.0.1:8090', want: { path: '/', query: { a: '1' } } },
+  {
+    name: 'empty segments and a trailing slash',
+    raw: '//apis//people.svc.run/v1alpha1/persons/',
+    want: { path: P, routePath: P },
+  },
+  {
+    name: 'a query',
+    raw: `${P}?size=2&sort=spec.age,desc`,
+    want: { path: P, search: 'size=2&sort=spec.age,desc', query: { size: '2', sort: 'spec.age,desc' } },
+  },
+  {
+    name: 'repeated keys become arrays',
+    raw: `${P}?labelSelector=a&labelSelector=b`,
+    want: { query: { labelSelector: ['a', 'b'] } },
+  },
+  {
+    name: 'percent-encoded query values and + as space',
+    raw: `${P}?labelSelector=team%20in%20(a,b)&x=a+b`,
+    want: { query: { labelSelector: 'team in (a,b)', x: 'a b' } },
+  },
+  {
+    name: 'a "#" encoded in the query is data',
+    raw: `${P}?fieldSelector=spec.name%3D%23x`,
+    want: { query: { fieldSelector: 'spec.name=#x' } },
+  },
+  {
+    name: 'percent-encoded path segments are decoded',
+    raw: '/apis/people.svc.run/v1alpha1/person%73/%61nn',
+    want: { path: `${P}/ann`, routePath: `${P}/ann` },
+  },
+  {
+    name: 'a decoded segment is encoded again for the router',
+    raw: `${P}/a%3Ab%25c`,
+    want: { segments: ['apis', 'people.svc.run', 'v1alpha1', 'persons', 'a:b%c'], routePath: `${P}/a%3Ab%25c` },
+  },
+  {
+    name: 'UTF-8 in a segment',
+    raw: `${P}/%C3%BC`,
+    want: { segments: ['apis', 'people.svc.run', 'v1alpha1', 'persons', 'ü'], routePath: `${P}/%C3%BC` },
+  },
+  {
+    name: 'a second "?" belongs to the query',
+    raw: `${P}?a=1?b`,
+    want: { path: P, search: 'a=1?b', query: { a: '1?b' } },
+  },
+  {
+    name: 'absolute form for this host',
+    raw: `http://127.0.0.1:8090${P}?size=1`,
+    host: '127.0.0.1:8090',
+    want: { path: P, search: 'size=1' },
+  },
+  {
+    name: 'absolute form: host compared case-insensitively',
+    raw: `HTTP://LocalHost:8090${P}`,
+    host: 'localhost:8090',
+    want: { path: P },
+  },
+  {
+    name: 'absolute form with no path is the root',
+    raw: 'http://127.0.0.1:8090',
+    host: '127.0.0.1:8090',
+    want: { path: '/' },
+  },
+  {
+    name: 'absolute form with only a query',
+    raw: 'http://127.0.0.1:8090?a=1',
+    host: '127.0.0.1:8090',
+    want: { path: '/', query: { a: '1' } },
+  },
 ];
 
 const refused: Array<{ name: string; raw: string; host?: string; problem: string }> = [
@@ -40,7 +105,12 @@ const refused: Array<{ name: string; raw: string; host?: string; problem: string
   { name: 'an encoded dot-dot segment', raw: `${P}/%2E%2e`, problem: '".." segment' },
   { name: 'a malformed query', raw: `${P}?labelSelector=%zz`, problem: 'query string has a "%"' },
   { name: 'invalid UTF-8 in the query', raw: `${P}?a=%FF`, problem: 'query string is not valid' },
-  { name: 'absolute form for another host', raw: `http://evil.example${P}`, host: '127.0.0.1:8090', problem: 'names host "evil.example"' },
+  {
+    name: 'absolute form for another host',
+    raw: `http://evil.example${P}`,
+    host: '127.0.0.1:8090',
+    problem: 'names host "evil.example"',
+  },
   { name: 'absolute form with no Host header', raw: `http://127.0.0.1:8090${P}`, problem: 'no Host header' },
   { name: 'asterisk form', raw: '*', problem: 'must be a path starting with "/"' },
   { name: 'authority form', raw: '127.0.0.1:8090', problem: 'must be a path starting with "/"' },
@@ -73,6 +143,9 @@ describe('parseRequestTarget', () => {
     const fast = parseRequestTarget(`${P}/ann?size=1`);
     const slow = parseRequestTarget('/apis/people.svc.run/v1alpha1/person%73/%61nn?size=1');
     if (!fast.ok || !slow.ok) throw new Error('both parse');
-    expect({ ...fast.target, query: { ...fast.target.query } }).toEqual({ ...slow.target, query: { ...slow.target.query } });
+    expect({ ...fast.target, query: { ...fast.target.query } }).toEqual({
+      ...slow.target,
+      query: { ...slow.target.query },
+    });
   });
 });

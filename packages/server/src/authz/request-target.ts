@@ -49,7 +49,9 @@ export function parseRequestTarget(raw: string, host?: string): TargetResult {
     if (!absolute) return refuse('the request target must be a path starting with "/"');
     const authority = absolute[2]!.toLowerCase();
     if (host === undefined || authority !== host.toLowerCase()) {
-      return refuse(`the absolute-form request target names host "${absolute[2]}", not this server (${host ?? 'no Host header'})`);
+      return refuse(
+        `the absolute-form request target names host "${absolute[2]}", not this server (${host ?? 'no Host header'})`,
+      );
     }
     target = raw.slice(absolute[0].length) || '/';
     if (target.startsWith('?')) target = `/${target}`;
@@ -76,7 +78,8 @@ export function parseRequestTarget(raw: string, host?: string): TargetResult {
     routePath = `/${segments.map(encodeURIComponent).join('/')}`;
   }
   if (search.includes('%')) {
-    if (MALFORMED_PERCENT.test(search)) return refuse('the query string has a "%" that does not start a percent-encoded byte');
+    if (MALFORMED_PERCENT.test(search))
+      return refuse('the query string has a "%" that does not start a percent-encoded byte');
     try {
       decodeURIComponent(search);
     } catch {
@@ -95,14 +98,16 @@ export function parseQuery(search: string): Record<string, string | string[]> {
 }
 
 function decodeSegment(piece: string): string | { ok: false; problem: string } {
-  if (MALFORMED_PERCENT.test(piece)) return refuse(`the path segment "${piece}" has a "%" that does not start a percent-encoded byte`);
+  if (MALFORMED_PERCENT.test(piece))
+    return refuse(`the path segment "${piece}" has a "%" that does not start a percent-encoded byte`);
   let segment: string;
   try {
     segment = decodeURIComponent(piece);
   } catch {
     return refuse(`the path segment "${piece}" is not valid percent-encoded UTF-8`);
   }
-  if (segment.includes('/')) return refuse(`the path segment "${piece}" encodes a "/", which would read as two segments`);
+  if (segment.includes('/'))
+    return refuse(`the path segment "${piece}" encodes a "/", which would read as two segments`);
   if (CONTROL.test(segment)) return refuse(`the path segment "${piece}" encodes a control character`);
   if (isDotSegment(segment)) return refuse('the path contains a "." or ".." segment; send the resolved path');
   return segment;

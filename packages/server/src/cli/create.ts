@@ -1,14 +1,15 @@
 /** `svc plugin create <name>`: a plugin folder that builds, tests and runs as it is. */
-import { createRequire } from 'node:module';
+
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import semver from 'semver';
 import { RESERVED_PLUGIN_NAMES } from '../objects/domains.js';
 import { nameProblems } from '../objects/names.js';
 import { HOST_VERSION } from '../version.js';
-import { displayNameOf, scaffoldFiles, type ScaffoldOptions } from './scaffold/index.js';
+import { displayNameOf, type ScaffoldOptions, scaffoldFiles } from './scaffold/index.js';
 
 /** A mistake in what the user asked for: the command exits with code 2. */
 export class UsageError extends Error {
@@ -32,7 +33,8 @@ const MAX_PLUGIN_NAME_LENGTH = 63;
 /** Messages for a plugin name (empty when it is fine), in the words of the manifest check. */
 export function pluginNameProblems(name: string): string[] {
   const problems = nameProblems(name, MAX_PLUGIN_NAME_LENGTH);
-  if (RESERVED_PLUGIN_NAMES.includes(name)) problems.push(`is reserved for the service (reserved: ${RESERVED_PLUGIN_NAMES.join(', ')})`);
+  if (RESERVED_PLUGIN_NAMES.includes(name))
+    problems.push(`is reserved for the service (reserved: ${RESERVED_PLUGIN_NAMES.join(', ')})`);
   return problems;
 }
 
@@ -54,7 +56,9 @@ export async function createPlugin(name: string, parent: string): Promise<Create
   const existing = await stat(folder).catch(() => undefined);
   if (existing && !existing.isDirectory()) throw new UsageError(`${folder} already exists and is not a folder`);
   if (existing && (await readdir(folder)).length > 0) {
-    throw new UsageError(`${folder} already exists and is not empty: choose another name, or another parent with --dir`);
+    throw new UsageError(
+      `${folder} already exists and is not empty: choose another name, or another parent with --dir`,
+    );
   }
   const files = scaffoldFiles(scaffoldOptions(name));
   for (const [file, content] of Object.entries(files)) {
@@ -82,7 +86,10 @@ function pluginApiFolder(): string {
   let dir = path.dirname(createRequire(import.meta.url).resolve('@svc/plugin-api'));
   for (;;) {
     const manifest = path.join(dir, 'package.json');
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === '@svc/plugin-api') {
+    if (
+      existsSync(manifest) &&
+      (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === '@svc/plugin-api'
+    ) {
       return dir;
     }
     const up = path.dirname(dir);
@@ -96,7 +103,9 @@ function repositoryRanges(): { typescriptRange: string; vitestRange: string } {
   const rootManifest = path.join(SERVER_ROOT, '..', '..', 'package.json');
   let dev: Record<string, string> = {};
   try {
-    dev = (JSON.parse(readFileSync(rootManifest, 'utf8')) as { devDependencies?: Record<string, string> }).devDependencies ?? {};
+    dev =
+      (JSON.parse(readFileSync(rootManifest, 'utf8')) as { devDependencies?: Record<string, string> })
+        .devDependencies ?? {};
   } catch {
     // Not inside the repository (an installed host): the ranges it was released with.
   }

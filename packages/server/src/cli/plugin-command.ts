@@ -27,7 +27,9 @@ export async function pluginCommand(args: string[]): Promise<number> {
     }
   } catch (error) {
     if (error instanceof UsageError) {
-      console.error(`svc plugin${sub === undefined ? '' : ` ${sub}`}: ${error.message}${error.showUsage ? `\nusage: ${PLUGIN_USAGE}` : ''}`);
+      console.error(
+        `svc plugin${sub === undefined ? '' : ` ${sub}`}: ${error.message}${error.showUsage ? `\nusage: ${PLUGIN_USAGE}` : ''}`,
+      );
       return 2;
     }
     if (error instanceof PackError) {
@@ -39,9 +41,12 @@ export async function pluginCommand(args: string[]): Promise<number> {
 }
 
 async function create(args: string[]): Promise<number> {
-  const { positionals, values } = usage(() => parseArgs({ args, options: { dir: { type: 'string' }, help: HELP }, allowPositionals: true }));
+  const { positionals, values } = usage(() =>
+    parseArgs({ args, options: { dir: { type: 'string' }, help: HELP }, allowPositionals: true }),
+  );
   if (values.help) return help();
-  if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'a plugin name is required' : 'one plugin name only', true);
+  if (positionals.length !== 1)
+    throw new UsageError(positionals.length === 0 ? 'a plugin name is required' : 'one plugin name only', true);
   const name = positionals[0]!;
   const { folder, files } = await createPlugin(name, values.dir ?? process.cwd());
   const shown = path.relative(process.cwd(), folder) || '.';
@@ -56,7 +61,9 @@ Next:
 }
 
 async function pack(args: string[]): Promise<number> {
-  const { positionals, values } = usage(() => parseArgs({ args, options: { out: { type: 'string' }, help: HELP }, allowPositionals: true }));
+  const { positionals, values } = usage(() =>
+    parseArgs({ args, options: { out: { type: 'string' }, help: HELP }, allowPositionals: true }),
+  );
   if (values.help) return help();
   if (positionals.length > 1) throw new UsageError('one plugin folder only', true);
   const result = await packPlugin(positionals[0] ?? process.cwd(), values.out ?? process.cwd());

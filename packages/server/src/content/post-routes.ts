@@ -1,6 +1,6 @@
 import { badRequest, notFound } from '@svc/plugin-api';
 import type { DynamicRoute } from '../api/dynamic-router.js';
-import { JSON_TYPE, actorOf, callerOf, type HttpContext } from '../api/http-context.js';
+import { actorOf, callerOf, type HttpContext, JSON_TYPE } from '../api/http-context.js';
 import { sendList } from '../api/list-envelope.js';
 import type { ServedModel } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
@@ -25,7 +25,10 @@ export function postRoutes(objects: ObjectService, posts: ServedModel): DynamicR
     return post;
   };
   const send = (ctx: HttpContext, body: unknown, status = 200) =>
-    ctx.reply.code(status).type(JSON_TYPE).send(typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body));
+    ctx.reply
+      .code(status)
+      .type(JSON_TYPE)
+      .send(typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body));
   const list = async (ctx: HttpContext, field: string) => {
     const only = { field, operator: 'in' as const, values: [field === 'spec.owner' ? owner(ctx) : 'true'] };
     return sendList(ctx, objects, posts, (query) => ({ ...query, fields: [...query.fields, only] }));
@@ -34,7 +37,10 @@ export function postRoutes(objects: ObjectService, posts: ServedModel): DynamicR
     const post = await own(ctx, p.name!);
     const spec = { ...post.spec!, published, publishedAt: published ? new Date().toISOString() : undefined };
     if (!published) delete spec.publishedAt;
-    return send(ctx, (await objects.update(posts, post.metadata.name, { ...post, spec }, { actor: actorOf(ctx) })).bytes);
+    return send(
+      ctx,
+      (await objects.update(posts, post.metadata.name, { ...post, spec }, { actor: actorOf(ctx) })).bytes,
+    );
   };
   const body = (ctx: HttpContext) => {
     const b = ctx.request.body as Post | undefined;
@@ -42,14 +48,22 @@ export function postRoutes(objects: ObjectService, posts: ServedModel): DynamicR
     return b;
   };
 
-  const route = (method: string, path: string, handler: DynamicRoute<HttpContext>['handler']): DynamicRoute<HttpContext> => ({ method, path, owner: 'core', handler });
+  const route = (
+    method: string,
+    path: string,
+    handler: DynamicRoute<HttpContext>['handler'],
+  ): DynamicRoute<HttpContext> => ({ method, path, owner: 'core', handler });
   return [
     route('GET', UC, (ctx) => list(ctx, 'spec.owner')),
     route('POST', UC, async (ctx) => {
       const post = body(ctx);
       const spec = { ...post.spec, owner: owner(ctx), published: false };
       delete (spec as { publishedAt?: string }).publishedAt;
-      const created = await objects.create(posts, { ...post, apiVersion: 'content.svc.run/v1alpha1', kind: 'Post', spec }, { actor: actorOf(ctx) });
+      const created = await objects.create(
+        posts,
+        { ...post, apiVersion: 'content.svc.run/v1alpha1', kind: 'Post', spec },
+        { actor: actorOf(ctx) },
+      );
       ctx.reply.header('location', `${UC}/${created.object.metadata.name}`);
       return send(ctx, created.bytes, 201);
     }),
@@ -58,9 +72,19 @@ export function postRoutes(objects: ObjectService, posts: ServedModel): DynamicR
       const current = await own(ctx, p.name!);
       const next = body(ctx);
       // The owner and the publish state are not the writer's to change here.
-      const spec = { ...next.spec, owner: current.spec!.owner, published: current.spec!.published, publishedAt: current.spec!.publishedAt };
+      const spec = {
+        ...next.spec,
+        owner: current.spec!.owner,
+        published: current.spec!.published,
+        publishedAt: current.spec!.publishedAt,
+      };
       if (!spec.publishedAt) delete spec.publishedAt;
-      const written = await objects.update(posts, p.name!, { ...next, apiVersion: current.apiVersion, kind: current.kind, spec }, { actor: actorOf(ctx) });
+      const written = await objects.update(
+        posts,
+        p.name!,
+        { ...next, apiVersion: current.apiVersion, kind: current.kind, spec },
+        { actor: actorOf(ctx) },
+      );
       return send(ctx, written.bytes);
     }),
     route('DELETE', `${UC}/:name`, async (ctx, p) => {

@@ -1,4 +1,3 @@
-import type { Owner } from '../objects/owner.js';
 /**
  * Every reconciler running in the server, by owner (`core`, or `plugin:<name>`), so that stopping a plugin stops
  * exactly its reconcilers. Turns a plugin's ReconcilerDefinition into a runner: the model resolved, the selectors
@@ -6,6 +5,7 @@ import type { Owner } from '../objects/owner.js';
  */
 import type { Logger, ReconcileContext, ReconcilerDefinition } from '@svc/plugin-api';
 import { parseFieldSelector, parseLabelSelector } from '../index/selectors.js';
+import type { Owner } from '../objects/owner.js';
 import type { ModelRegistry } from '../registry/model-registry.js';
 import type { WatchHub } from '../watch/hub.js';
 import { selectionOf } from '../watch/selection.js';
@@ -57,7 +57,10 @@ export class ControllerManager {
   /** Stops one runner (for example when its model is unregistered). */
   async remove(owner: Owner, runner: ReconcilerRunner): Promise<void> {
     const runners = this.byOwner.get(owner) ?? [];
-    this.byOwner.set(owner, runners.filter((r) => r !== runner));
+    this.byOwner.set(
+      owner,
+      runners.filter((r) => r !== runner),
+    );
     await runner.stop();
   }
 

@@ -1,4 +1,3 @@
-import { CORE, type Owner } from '../objects/owner.js';
 /**
  * Garbage collection of deleted objects: an object whose `deletionTimestamp` is set and whose finalizers are all gone
  * is removed. The object service already removes it in the write that empties its finalizers (as Kubernetes' registry
@@ -7,6 +6,7 @@ import { CORE, type Owner } from '../objects/owner.js';
  */
 import type { ExtensionObject, Logger } from '@svc/plugin-api';
 import { parseFieldSelector } from '../index/selectors.js';
+import { CORE, type Owner } from '../objects/owner.js';
 import type { ModelRegistry, ServedModel } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
 import { selectionOf } from '../watch/selection.js';
@@ -18,7 +18,7 @@ const GC_OWNER: Owner = CORE;
 
 /** True for an object that is being deleted and has no finalizer left. Pure. */
 export function isGarbage(object: ExtensionObject | undefined): boolean {
-  return Boolean(object?.metadata.deletionTimestamp) && !(object?.metadata.finalizers?.length);
+  return Boolean(object?.metadata.deletionTimestamp) && !object?.metadata.finalizers?.length;
 }
 
 export function startGarbageCollector(

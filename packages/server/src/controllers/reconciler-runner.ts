@@ -8,7 +8,7 @@ import type { Logger } from '@svc/plugin-api';
 import type { ServedModel } from '../registry/model-registry.js';
 import type { WatchHub } from '../watch/hub.js';
 import type { Selection } from '../watch/selection.js';
-import { WorkQueue, type QueueOptions } from './work-queue.js';
+import { type QueueOptions, WorkQueue } from './work-queue.js';
 
 export type ReconcileFunction = (request: { name: string }) => Promise<{ requeueAfter?: number } | void>;
 
@@ -57,7 +57,8 @@ export class ReconcilerRunner {
       try {
         const result = await this.spec.reconcile({ name });
         this.queue.forget(name);
-        if (result?.requeueAfter !== undefined && result.requeueAfter >= 0) this.queue.addAfter(name, result.requeueAfter);
+        if (result?.requeueAfter !== undefined && result.requeueAfter >= 0)
+          this.queue.addAfter(name, result.requeueAfter);
       } catch (error) {
         const delay = this.queue.addRateLimited(name);
         // A conflict only means someone wrote first: the retry reads the new state. Anything else is worth a warning.

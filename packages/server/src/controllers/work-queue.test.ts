@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WorkQueue, backoffDelay } from './work-queue.js';
+import { backoffDelay, WorkQueue } from './work-queue.js';
 
 describe('work queue', () => {
   it.each([

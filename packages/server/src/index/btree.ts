@@ -9,7 +9,7 @@
 import btreeModule from 'sorted-btree';
 // A file rather than `sorted-btree/extended`: the package has no exports map, and Node's ESM loader imports no folders.
 import { bulkLoad } from 'sorted-btree/extended/bulkLoad.js';
-import { compareRecords, probeRecord, recordKey, type IndexRecord } from './index-record.js';
+import { compareRecords, type IndexRecord, probeRecord, recordKey } from './index-record.js';
 import { compareCodeUnits } from './natural-compare.js';
 
 export type BTree<K, V> = import('sorted-btree').default<K, V>;

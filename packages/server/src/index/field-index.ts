@@ -6,28 +6,28 @@
 import {
   findByName,
   forEachPairInOrder,
-  STOP,
   loadRecordSet,
   loadSortedMap,
   newRecordSet,
   newSortedMap,
   type RecordSet,
   type SortedMap,
+  STOP,
 } from './btree.js';
-import { recordKey, recordName, recordSlot, setRecordSlot, type IndexRecord } from './index-record.js';
-import { NO_VALUE, type Extractor, type Slot } from './index-values.js';
+import { type IndexRecord, recordKey, recordName, recordSlot, setRecordSlot } from './index-record.js';
+import { type Extractor, NO_VALUE, type Slot } from './index-values.js';
 import { compareCodeUnits, fromNaturalSortKey, naturalSortKey } from './natural-compare.js';
 import {
   DerivedGroup,
   forEachMember,
+  type GrowingGroup,
   groupAdd,
   groupAppend,
   groupDelete,
   groupSize,
   pushMembers,
-  sealGroup,
-  type GrowingGroup,
   type RecordGroup,
+  sealGroup,
   type WalkInNameOrder,
 } from './record-group.js';
 
@@ -178,7 +178,11 @@ export class FieldIndex implements OrderedIndex {
         setRecordSlot(record, this.slot, file(record, slot));
       } else {
         multiValuedObjects++;
-        setRecordSlot(record, this.slot, slot.map((value) => file(record, value)));
+        setRecordSlot(
+          record,
+          this.slot,
+          slot.map((value) => file(record, value)),
+        );
       }
     }
     const { values, groups } = buckets;
@@ -206,7 +210,9 @@ export class FieldIndex implements OrderedIndex {
     const named = holders.slice(0, 3).map((record) => `"${recordName(record)}"`);
     if (holders.length > 3) named.push(`${holders.length - 3} more`);
     const where = `${modelLabel}: unique index "${this.name}"`;
-    throw new Error(`${where} holds value "${this.valueOf(values[at]!)}" for ${holders.length} objects: ${named.join(', ')}`);
+    throw new Error(
+      `${where} holds value "${this.valueOf(values[at]!)}" for ${holders.length} objects: ${named.join(', ')}`,
+    );
   }
 
   private addValue(record: IndexRecord, value: string): string {

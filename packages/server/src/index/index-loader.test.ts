@@ -1,5 +1,5 @@
+import { type ExtensionObject, type IndexSpec, indexFunc } from '@svc/plugin-api';
 import { describe, expect, it } from 'vitest';
-import { indexFunc, type ExtensionObject, type IndexSpec } from '@svc/plugin-api';
 import { ModelIndex } from './model-index.js';
 import { parseFieldSelector, parseLabelSelector, parseSort } from './selectors.js';
 

@@ -10,7 +10,14 @@
  */
 import type { ExtensionObject } from '@svc/plugin-api';
 import type { FieldIndex, NameIndex } from './field-index.js';
-import { compareRecords, newRecord, recordKey, setRecordLabels, setRecordSlot, type IndexRecord } from './index-record.js';
+import {
+  compareRecords,
+  type IndexRecord,
+  newRecord,
+  recordKey,
+  setRecordLabels,
+  setRecordSlot,
+} from './index-record.js';
 import { copyLabels, type LabelIndex } from './label-index.js';
 
 /** The parts of a ModelIndex that a load fills. */

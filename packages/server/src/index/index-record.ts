@@ -8,8 +8,9 @@
  * per B-tree descent, and keys compare natively, far faster than naturalCompare. The key is invertible, so the name
  * is read back from it when one is needed (a page's names, a message); a name without digits is its own key.
  */
-import type { Labels } from './label-index.js';
+
 import type { Slot } from './index-values.js';
+import type { Labels } from './label-index.js';
 import { compareCodeUnits, fromNaturalSortKey, naturalSortKey } from './natural-compare.js';
 
 export type IndexRecord = [nameKey: string, labels: Labels | undefined, ...slots: Slot[]];

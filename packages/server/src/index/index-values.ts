@@ -26,9 +26,12 @@ export function extractorOf(spec: Pick<IndexSpec, 'name' | 'indexFunc'>, modelLa
       result = indexFunc(object);
     } catch (error) {
       const why = error instanceof Error ? error.message : String(error);
-      throw new Error(`indexFunc of index "${spec.name}" of ${modelLabel} failed on "${object.metadata?.name}": ${why}`, {
-        cause: error,
-      });
+      throw new Error(
+        `indexFunc of index "${spec.name}" of ${modelLabel} failed on "${object.metadata?.name}": ${why}`,
+        {
+          cause: error,
+        },
+      );
     }
     return toSlot(result);
   };

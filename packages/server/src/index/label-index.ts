@@ -5,15 +5,15 @@
  *
  * As a field index (`countBy`, a field selector on `metadata.labels`) its values read as `key=value`.
  */
-import { recordLabels, type IndexRecord } from './index-record.js';
+import { type IndexRecord, recordLabels } from './index-record.js';
 import {
+  type GrowingGroup,
   groupAdd,
   groupAppend,
   groupDelete,
   groupSize,
-  sealGroup,
-  type GrowingGroup,
   type RecordGroup,
+  sealGroup,
 } from './record-group.js';
 
 export type Labels = Readonly<Record<string, string>>;

@@ -2,8 +2,9 @@
  * Compares ModelIndex.query with a naive filter-and-sort over the same objects, for random objects, random writes
  * and random queries. The naive side reads fields by itself and uses only the pure matchers and naturalCompare.
  */
+
+import { type ExtensionObject, type IndexSpec, indexFunc } from '@svc/plugin-api';
 import { describe, expect, it } from 'vitest';
-import { indexFunc, type ExtensionObject, type IndexSpec } from '@svc/plugin-api';
 import { ModelIndex } from './model-index.js';
 import { naturalCompare } from './natural-compare.js';
 import {
@@ -17,7 +18,7 @@ import {
 
 let seed = 20260101;
 const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x80000000;
-const pick = <T,>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
 const chance = (p: number) => random() < p;
 
 const SPECS: IndexSpec[] = [
@@ -30,7 +31,10 @@ const APPS = ['web', 'api', 'db', 'queue'];
 const TIERS = ['a', 'b'];
 const GENDERS = ['MALE', 'FEMALE'];
 const TAGS = ['x', 'y', 'z', '10', '9'];
-const TIMES = Array.from({ length: 40 }, (_, i) => `2026-01-${String(1 + (i % 28)).padStart(2, '0')}T00:00:${String(i).padStart(2, '0')}.000Z`);
+const TIMES = Array.from(
+  { length: 40 },
+  (_, i) => `2026-01-${String(1 + (i % 28)).padStart(2, '0')}T00:00:${String(i).padStart(2, '0')}.000Z`,
+);
 
 function randomObject(name: string, serial: number): ExtensionObject {
   const labels: Record<string, string> = {};
@@ -82,7 +86,14 @@ function sortValue(object: ExtensionObject, term: SortTerm): string {
   return term.direction === 'desc' ? sorted[sorted.length - 1]! : sorted[0]!;
 }
 
-function naive(objects: Map<string, ExtensionObject>, labels?: string, fields?: string, sort?: string[], page = 1, size?: number) {
+function naive(
+  objects: Map<string, ExtensionObject>,
+  labels?: string,
+  fields?: string,
+  sort?: string[],
+  page = 1,
+  size?: number,
+) {
   const labelReqs = parseLabelSelector(labels);
   const fieldReqs = parseFieldSelector(fields);
   const terms = parseSort(sort);
@@ -133,7 +144,16 @@ function randomFieldTerm(): string {
   ])();
 }
 
-const SORTABLE = ['metadata.name', 'name', 'spec.age', 'spec.gender', 'spec.tags', 'spec.name', 'metadata.creationTimestamp', 'metadata.deletionTimestamp'];
+const SORTABLE = [
+  'metadata.name',
+  'name',
+  'spec.age',
+  'spec.gender',
+  'spec.tags',
+  'spec.name',
+  'metadata.creationTimestamp',
+  'metadata.deletionTimestamp',
+];
 
 interface RandomQuery {
   labels: string | undefined;
@@ -165,7 +185,11 @@ function run(index: ModelIndex, { labels, fields, sort, page, size }: RandomQuer
 let serial = 0;
 
 /** A random create, update or delete (of `name`, or of a random name), made to every index and to `objects`. */
-function write(indexes: readonly ModelIndex[], objects: Map<string, ExtensionObject>, name = `p-${Math.floor(random() * 2600)}`) {
+function write(
+  indexes: readonly ModelIndex[],
+  objects: Map<string, ExtensionObject>,
+  name = `p-${Math.floor(random() * 2600)}`,
+) {
   const prev = objects.get(name);
   if (prev && chance(0.2)) {
     for (const index of indexes) index.apply(prev, undefined);

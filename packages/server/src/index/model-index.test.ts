@@ -1,6 +1,6 @@
+import { type ExtensionObject, type IndexSpec, indexFunc, isApiError } from '@svc/plugin-api';
 import { describe, expect, it } from 'vitest';
-import { indexFunc, isApiError, type ExtensionObject, type IndexSpec } from '@svc/plugin-api';
-import { ModelIndex, type IndexQuery } from './model-index.js';
+import { type IndexQuery, ModelIndex } from './model-index.js';
 import { parseFieldSelector, parseLabelSelector, parseSort } from './selectors.js';
 
 interface PersonInput {
@@ -39,7 +39,10 @@ const SPECS: IndexSpec[] = [
   { name: 'spec.tags', indexFunc: indexFunc.multi('spec.tags') },
 ];
 
-function query(index: ModelIndex, params: { labels?: string; fields?: string; sort?: string | string[]; page?: number; size?: number }) {
+function query(
+  index: ModelIndex,
+  params: { labels?: string; fields?: string; sort?: string | string[]; page?: number; size?: number },
+) {
   const q: IndexQuery = {
     labels: parseLabelSelector(params.labels),
     fields: parseFieldSelector(params.fields),
@@ -72,10 +75,33 @@ function snapshot(index: ModelIndex) {
 
 function sample(): ModelIndex {
   const index = new ModelIndex(SPECS, 'Person (people.svc.run/v1alpha1)');
-  index.apply(undefined, person('ann', { age: 30, gender: 'FEMALE', created: '2026-01-03T00:00:00.000Z', labels: { app: 'web', tier: 'a' }, tags: ['x', 'y'] }));
-  index.apply(undefined, person('bob', { age: 9, gender: 'MALE', created: '2026-01-01T00:00:00.000Z', labels: { app: 'api' } }));
-  index.apply(undefined, person('cy10', { age: 10, created: '2026-01-02T00:00:00.000Z', labels: { app: 'web' }, tags: ['y'] }));
-  index.apply(undefined, person('cy9', { age: 10, gender: 'FEMALE', created: '2026-01-02T00:00:00.000Z', deleted: '2026-02-01T00:00:00.000Z' }));
+  index.apply(
+    undefined,
+    person('ann', {
+      age: 30,
+      gender: 'FEMALE',
+      created: '2026-01-03T00:00:00.000Z',
+      labels: { app: 'web', tier: 'a' },
+      tags: ['x', 'y'],
+    }),
+  );
+  index.apply(
+    undefined,
+    person('bob', { age: 9, gender: 'MALE', created: '2026-01-01T00:00:00.000Z', labels: { app: 'api' } }),
+  );
+  index.apply(
+    undefined,
+    person('cy10', { age: 10, created: '2026-01-02T00:00:00.000Z', labels: { app: 'web' }, tags: ['y'] }),
+  );
+  index.apply(
+    undefined,
+    person('cy9', {
+      age: 10,
+      gender: 'FEMALE',
+      created: '2026-01-02T00:00:00.000Z',
+      deleted: '2026-02-01T00:00:00.000Z',
+    }),
+  );
   return index;
 }
 
@@ -96,7 +122,16 @@ describe('ModelIndex: maintenance', () => {
   it('moves an updated object between values and forgets the old ones', () => {
     const index = sample();
     const prev = person('ann', { age: 30, gender: 'FEMALE', labels: { app: 'web', tier: 'a' }, tags: ['x', 'y'] });
-    index.apply(prev, person('ann', { age: 31, gender: 'MALE', created: '2026-01-03T00:00:00.000Z', labels: { app: 'db' }, tags: ['z'] }));
+    index.apply(
+      prev,
+      person('ann', {
+        age: 31,
+        gender: 'MALE',
+        created: '2026-01-03T00:00:00.000Z',
+        labels: { app: 'db' },
+        tags: ['z'],
+      }),
+    );
     expect(index.size).toBe(4);
     expect(select(index, undefined, 'spec.age=30')).toEqual([]);
     expect(select(index, undefined, 'spec.age=31')).toEqual(['ann']);
@@ -134,7 +169,15 @@ describe('ModelIndex: maintenance', () => {
 
   it('changes nothing when an indexFunc throws', () => {
     const index = new ModelIndex(
-      [{ name: 'spec.odd', indexFunc: (o) => { if (o.spec?.['bad']) throw new Error('boom'); return 'ok'; } }],
+      [
+        {
+          name: 'spec.odd',
+          indexFunc: (o) => {
+            if (o.spec?.['bad']) throw new Error('boom');
+            return 'ok';
+          },
+        },
+      ],
       'Thing',
     );
     index.apply(undefined, person('a'));
@@ -222,7 +265,9 @@ describe('ModelIndex: selectors', () => {
   it.each(table)('labels %j fields %j', (labels, fields, expected) => {
     expect(select(index, labels, fields)).toEqual(expected);
     expect(index.count(parseLabelSelector(labels), parseFieldSelector(fields))).toBe(expected.length);
-    expect(query(index, { ...(labels ? { labels } : {}), ...(fields ? { fields } : {}), size: 1 }).total).toBe(expected.length);
+    expect(query(index, { ...(labels ? { labels } : {}), ...(fields ? { fields } : {}), size: 1 }).total).toBe(
+      expected.length,
+    );
   });
 
   it('rejects an unknown field with a 400 naming it and listing the indexes', () => {
@@ -243,7 +288,9 @@ describe('ModelIndex: selectors', () => {
   it('validates a watch’s selectors and sort without querying', () => {
     expect(errorOf(() => index.validate({ fields: parseFieldSelector('spec.nope=1'), sort: [] })).status).toBe(400);
     expect(errorOf(() => index.validate({ fields: [], sort: parseSort('spec.nope') })).status).toBe(400);
-    expect(() => index.validate({ fields: parseFieldSelector('name=a'), sort: parseSort('spec.age,desc') })).not.toThrow();
+    expect(() =>
+      index.validate({ fields: parseFieldSelector('name=a'), sort: parseSort('spec.age,desc') }),
+    ).not.toThrow();
   });
 
   it('matches single objects like the index does (for watches)', () => {
@@ -258,10 +305,21 @@ describe('ModelIndex: selectors', () => {
 
 function objectOf(name: string): ExtensionObject {
   const all: Record<string, ExtensionObject> = {
-    ann: person('ann', { age: 30, gender: 'FEMALE', created: '2026-01-03T00:00:00.000Z', labels: { app: 'web', tier: 'a' }, tags: ['x', 'y'] }),
+    ann: person('ann', {
+      age: 30,
+      gender: 'FEMALE',
+      created: '2026-01-03T00:00:00.000Z',
+      labels: { app: 'web', tier: 'a' },
+      tags: ['x', 'y'],
+    }),
     bob: person('bob', { age: 9, gender: 'MALE', created: '2026-01-01T00:00:00.000Z', labels: { app: 'api' } }),
     cy10: person('cy10', { age: 10, created: '2026-01-02T00:00:00.000Z', labels: { app: 'web' }, tags: ['y'] }),
-    cy9: person('cy9', { age: 10, gender: 'FEMALE', created: '2026-01-02T00:00:00.000Z', deleted: '2026-02-01T00:00:00.000Z' }),
+    cy9: person('cy9', {
+      age: 10,
+      gender: 'FEMALE',
+      created: '2026-01-02T00:00:00.000Z',
+      deleted: '2026-02-01T00:00:00.000Z',
+    }),
   };
   return all[name]!;
 }
@@ -300,7 +358,10 @@ describe('ModelIndex: sort and paging', () => {
     expect(query(index, { size: 3, page: 2 })).toEqual({ names: ['bob'], total: 4 });
     expect(query(index, { size: 2, page: 3 })).toEqual({ names: [], total: 4 });
     expect(query(index, { page: 2 })).toEqual({ names: ['ann', 'cy9', 'cy10', 'bob'], total: 4 });
-    expect(query(index, { size: 1, page: 2, fields: 'spec.gender=FEMALE', sort: 'spec.age' })).toEqual({ names: ['ann'], total: 2 });
+    expect(query(index, { size: 1, page: 2, fields: 'spec.gender=FEMALE', sort: 'spec.age' })).toEqual({
+      names: ['ann'],
+      total: 2,
+    });
   });
 });
 
@@ -309,7 +370,11 @@ describe('ModelIndex: large groups', () => {
     const index = new ModelIndex(SPECS, 'Person');
     const names = Array.from({ length: 300 }, (_, i) => `p${i}`);
     for (const name of names) index.apply(undefined, person(name, { gender: 'FEMALE', age: 7 }));
-    expect(query(index, { fields: 'spec.gender=FEMALE', sort: 'spec.age,desc', size: 3, page: 2 }).names).toEqual(['p3', 'p4', 'p5']);
+    expect(query(index, { fields: 'spec.gender=FEMALE', sort: 'spec.age,desc', size: 3, page: 2 }).names).toEqual([
+      'p3',
+      'p4',
+      'p5',
+    ]);
     for (const name of names.slice(0, 290)) index.apply(person(name), undefined);
     expect(query(index, { fields: 'spec.gender=FEMALE', sort: 'spec.age,desc' }).names).toEqual(names.slice(290));
     expect(index.countBy('spec.gender')).toEqual({ FEMALE: 10 });

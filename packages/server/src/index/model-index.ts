@@ -9,27 +9,33 @@ import { alreadyExists, badRequest, conflict, type ExtensionObject, type IndexSp
 import { FieldIndex, NameIndex, type OrderedIndex } from './field-index.js';
 import { IndexLoader } from './index-loader.js';
 import {
+  type IndexRecord,
   newRecord,
   recordLabels,
   recordName,
   recordSlot,
   setRecordLabels,
   setRecordSlot,
-  type IndexRecord,
 } from './index-record.js';
-import { extractorOf, sameSlot, slotValues, type Slot } from './index-values.js';
-import { LabelIndex, LABELS_INDEX, labelPairs, sameLabels } from './label-index.js';
-import { prefersSorting, sortRecords, walkPage, type GroupAllowed, type SortKey } from './page.js';
+import { extractorOf, type Slot, sameSlot, slotValues } from './index-values.js';
+import { LABELS_INDEX, LabelIndex, labelPairs, sameLabels } from './label-index.js';
+import { type GroupAllowed, prefersSorting, type SortKey, sortRecords, walkPage } from './page.js';
 import {
+  type Clause,
   fieldClause,
   findMatches,
-  labelClause,
-  type Clause,
   type IndexContext,
   type IndexTarget,
+  labelClause,
 } from './query-plan.js';
 import { pushMembers, type WalkInNameOrder } from './record-group.js';
-import { matchesFields, matchesLabels, type FieldRequirement, type LabelRequirement, type SortTerm } from './selectors.js';
+import {
+  type FieldRequirement,
+  type LabelRequirement,
+  matchesFields,
+  matchesLabels,
+  type SortTerm,
+} from './selectors.js';
 
 export const NAME_INDEX = 'metadata.name';
 const NAME_ALIAS = 'name';
@@ -79,7 +85,14 @@ export class ModelIndex {
       // Only objects being deleted have a deletionTimestamp: the group without one is nearly the name index itself.
       const valuelessFrom: WalkInNameOrder | undefined =
         spec.name === DELETION_INDEX ? (visit) => this.byName.walk(visit) : undefined;
-      const index = new FieldIndex(spec.name, spec.unique === true, extractorOf(spec, modelLabel), slot, codeUnitOrder, valuelessFrom);
+      const index = new FieldIndex(
+        spec.name,
+        spec.unique === true,
+        extractorOf(spec, modelLabel),
+        slot,
+        codeUnitOrder,
+        valuelessFrom,
+      );
       this.fieldIndexes.push(index);
       this.targets.set(spec.name, { kind: 'field', index });
     }

@@ -8,9 +8,17 @@ const plainCompare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  * Pairs of random strings made of `pieces` (seeded, so a failure repeats): the second often shares a prefix with the
  * first, so that their difference falls inside or next to digit runs.
  */
-function randomPairs(seed: number, pieces: readonly string[], maxPieces: number, count: number): Array<[string, string]> {
-  const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x80000000);
-  const word = () => Array.from({ length: Math.floor(random() * maxPieces) }, () => pieces[Math.floor(random() * pieces.length)]).join('');
+function randomPairs(
+  seed: number,
+  pieces: readonly string[],
+  maxPieces: number,
+  count: number,
+): Array<[string, string]> {
+  const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x80000000;
+  const word = () =>
+    Array.from({ length: Math.floor(random() * maxPieces) }, () => pieces[Math.floor(random() * pieces.length)]).join(
+      '',
+    );
   return Array.from({ length: count }, () => {
     const a = word();
     return [a, random() < 0.7 ? a.slice(0, Math.floor(random() * (a.length + 1))) + word() : word()];
@@ -106,7 +114,7 @@ describe('naturalCompare', () => {
   it('is a consistent total order on random strings (sorting is stable under reversal, transitive)', () => {
     const alphabet = ['0', '0', '1', '2', '9', 'a', 'b', '/', ':', '-', 'Z'];
     let seed = 42;
-    const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x80000000);
+    const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x80000000;
     const strings = Array.from({ length: 400 }, () =>
       Array.from({ length: Math.floor(random() * 7) }, () => alphabet[Math.floor(random() * alphabet.length)]).join(''),
     );
@@ -118,17 +126,26 @@ describe('naturalCompare', () => {
     }
     // Spot-check transitivity over triples.
     for (let n = 0; n < 5000; n++) {
-      const [x, y, z] = [0, 1, 2].map(() => strings[Math.floor(random() * strings.length)]!) as [string, string, string];
+      const [x, y, z] = [0, 1, 2].map(() => strings[Math.floor(random() * strings.length)]!) as [
+        string,
+        string,
+        string,
+      ];
       if (naturalCompare(x, y) <= 0 && naturalCompare(y, z) <= 0) expect(naturalCompare(x, z)).toBeLessThanOrEqual(0);
     }
   });
 });
 
 describe('naturalSortKey', () => {
-  it.each([['w-12345'], ['p-0'], ['00'], ['a007b0000c'], ['2026-11-23T07:29:45.123Z'], ['x123456789012y'], [`${'0'.repeat(300)}9`]])(
-    'gives back %j from its key',
-    (text) => expect(fromNaturalSortKey(naturalSortKey(text))).toBe(text),
-  );
+  it.each([
+    ['w-12345'],
+    ['p-0'],
+    ['00'],
+    ['a007b0000c'],
+    ['2026-11-23T07:29:45.123Z'],
+    ['x123456789012y'],
+    [`${'0'.repeat(300)}9`],
+  ])('gives back %j from its key', (text) => expect(fromNaturalSortKey(naturalSortKey(text))).toBe(text));
 
   it('is the string itself when it has no digits (no copy)', () => {
     for (const text of ['', 'abc', 'people.svc.run/team', 'é-z']) expect(naturalSortKey(text)).toBe(text);
@@ -136,7 +153,21 @@ describe('naturalSortKey', () => {
 
   it('orders by code unit exactly as naturalCompare, and is equal only for identical strings, on random strings', () => {
     // Long runs too: 9+ significant digits and 255+ leading zeros take the multi-unit length codes.
-    const pieces = ['0', '0', '1', '5', '9', 'a', '/', ':', '.', '\u00ff', '0'.repeat(260), '12345678901', '0'.repeat(254)];
+    const pieces = [
+      '0',
+      '0',
+      '1',
+      '5',
+      '9',
+      'a',
+      '/',
+      ':',
+      '.',
+      '\u00ff',
+      '0'.repeat(260),
+      '12345678901',
+      '0'.repeat(254),
+    ];
     for (const [a, b] of randomPairs(11, pieces, 7, 20000)) {
       const [ka, kb] = [naturalSortKey(a), naturalSortKey(b)];
       expect([a, b, sign(plainCompare(ka, kb))]).toEqual([a, b, sign(naturalCompare(a, b))]);

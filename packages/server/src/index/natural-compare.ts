@@ -109,7 +109,11 @@ export function naturalSortKey(text: string): string {
     const significantStart = i;
     while (i < text.length && isDigit(text.charCodeAt(i))) i++;
     const significant = i - significantStart;
-    pieces.push(lengthCode(significant, 9, 48), text.slice(significantStart, i), lengthCode(significantStart - start, 255, 0));
+    pieces.push(
+      lengthCode(significant, 9, 48),
+      text.slice(significantStart, i),
+      lengthCode(significantStart - start, 255, 0),
+    );
     const other = i;
     while (i < text.length && !isDigit(text.charCodeAt(i))) i++;
     pieces.push(text.slice(other, i));
@@ -120,7 +124,13 @@ export function naturalSortKey(text: string): string {
 /** `count` as one code unit (`base + count`) below `limit`, else the code unit `base + limit` and four base-256 units. */
 function lengthCode(count: number, limit: number, base: number): string {
   if (count < limit) return String.fromCharCode(base + count);
-  return String.fromCharCode(base + limit, (count >>> 24) & 255, (count >>> 16) & 255, (count >>> 8) & 255, count & 255);
+  return String.fromCharCode(
+    base + limit,
+    (count >>> 24) & 255,
+    (count >>> 16) & 255,
+    (count >>> 8) & 255,
+    count & 255,
+  );
 }
 
 /**
@@ -162,6 +172,10 @@ export function fromNaturalSortKey(key: string): string {
 
 function readCount(key: string, at: number): number {
   return (
-    ((key.charCodeAt(at) << 24) | (key.charCodeAt(at + 1) << 16) | (key.charCodeAt(at + 2) << 8) | key.charCodeAt(at + 3)) >>> 0
+    ((key.charCodeAt(at) << 24) |
+      (key.charCodeAt(at + 1) << 16) |
+      (key.charCodeAt(at + 2) << 8) |
+      key.charCodeAt(at + 3)) >>>
+    0
   );
 }

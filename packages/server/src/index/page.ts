@@ -7,7 +7,7 @@
  * `prefersSorting` picks the cheaper. Further sort terms order the ties of the first the same way, recursively.
  */
 import { NAME_SLOT, type OrderedIndex } from './field-index.js';
-import { compareRecords, recordKey, recordSlot, type IndexRecord } from './index-record.js';
+import { compareRecords, type IndexRecord, recordKey, recordSlot } from './index-record.js';
 import { slotSortKey } from './index-values.js';
 import { compareCodeUnits } from './natural-compare.js';
 import { forEachMember, groupSize, pushMembers, type RecordGroup } from './record-group.js';
@@ -110,7 +110,14 @@ export function walkPage(
       ...(tied
         ? sortRecords(tied, rest, offset - skipped, limit - page.length)
         : // A large group: walk the next key's index for its members (a single-valued index: the slot tells).
-          walkPage(rest, inGroup(first.index.slot, value, take), objects, offset - skipped, limit - page.length, allowed)),
+          walkPage(
+            rest,
+            inGroup(first.index.slot, value, take),
+            objects,
+            offset - skipped,
+            limit - page.length,
+            allowed,
+          )),
     );
     skipped = offset;
     return page.length < limit;

@@ -4,11 +4,11 @@
  * (the other terms only test its members); the count of a single term is the sum of its group sizes.
  */
 import type { FieldIndex, NameIndex } from './field-index.js';
-import { recordKey, recordLabels, recordSlot, type IndexRecord } from './index-record.js';
-import { naturalSortKey } from './natural-compare.js';
+import { type IndexRecord, recordKey, recordLabels, recordSlot } from './index-record.js';
 import type { LabelIndex } from './label-index.js';
+import { naturalSortKey } from './natural-compare.js';
 import { forEachMember, groupSize, pushMembers, type RecordGroup } from './record-group.js';
-import { matchesLabels, type FieldRequirement, type LabelRequirement } from './selectors.js';
+import { type FieldRequirement, type LabelRequirement, matchesLabels } from './selectors.js';
 
 /** What a selector or sort field names: the object name, the labels, or a field index. */
 export type IndexTarget = { kind: 'name' } | { kind: 'labels' } | { kind: 'field'; index: FieldIndex };

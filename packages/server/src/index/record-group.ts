@@ -17,7 +17,7 @@
  * A bulk load (index-loader.ts) meets records in name order: it appends them (`groupAppend`, no search) and then gives
  * the group its lasting form once (`sealGroup`: a large one is bulk-loaded into its B-tree).
  */
-import { isBTree, loadRecordSet, newRecordSet, STOP, type RecordSet } from './btree.js';
+import { isBTree, loadRecordSet, newRecordSet, type RecordSet, STOP } from './btree.js';
 import { compareRecords, type IndexRecord } from './index-record.js';
 
 export type RecordGroup = IndexRecord | IndexRecord[] | RecordSet | DerivedGroup;

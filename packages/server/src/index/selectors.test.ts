@@ -1,13 +1,13 @@
-import { describe, expect, it } from 'vitest';
 import { isApiError } from '@svc/plugin-api';
+import { describe, expect, it } from 'vitest';
 import {
+  type FieldRequirement,
+  type LabelRequirement,
   matchesFields,
   matchesLabels,
   parseFieldSelector,
   parseLabelSelector,
   parseSort,
-  type FieldRequirement,
-  type LabelRequirement,
   type SortTerm,
 } from './selectors.js';
 
@@ -51,10 +51,16 @@ describe('parseLabelSelector', () => {
     ['app!=(a,b)', [label('app', 'notIn', 'a', 'b')]],
     [' app = web ', [label('app', 'in', 'web')]],
     ['svc.run/role-template=true', [label('svc.run/role-template', 'in', 'true')]],
-    ['rbac.authorization.svc.run/aggregate-to-editor', [label('rbac.authorization.svc.run/aggregate-to-editor', 'exists')]],
+    [
+      'rbac.authorization.svc.run/aggregate-to-editor',
+      [label('rbac.authorization.svc.run/aggregate-to-editor', 'exists')],
+    ],
     ['a=1,b!=2,!c,d', [label('a', 'in', '1'), label('b', 'notIn', '2'), label('c', 'notExists'), label('d', 'exists')]],
     ['a in (x,y),b=(1,2),c', [label('a', 'in', 'x', 'y'), label('b', 'in', '1', '2'), label('c', 'exists')]],
-    [['a=1', 'b=2,c'], [label('a', 'in', '1'), label('b', 'in', '2'), label('c', 'exists')]],
+    [
+      ['a=1', 'b=2,c'],
+      [label('a', 'in', '1'), label('b', 'in', '2'), label('c', 'exists')],
+    ],
     ['Tier=Front_end.v1', [label('Tier', 'in', 'Front_end.v1')]],
   ];
   it.each(good)('parses %j', (input, expected) => {
@@ -113,7 +119,10 @@ describe('parseFieldSelector', () => {
     ['metadata.deletionTimestamp=', [field('metadata.deletionTimestamp', 'in', '')]],
     ['metadata.deletionTimestamp!=', [field('metadata.deletionTimestamp', 'notIn', '')]],
     ['name=a,spec.x!=b', [field('name', 'in', 'a'), field('spec.x', 'notIn', 'b')]],
-    [['name=a', 'spec.x=(b,c)'], [field('name', 'in', 'a'), field('spec.x', 'in', 'b', 'c')]],
+    [
+      ['name=a', 'spec.x=(b,c)'],
+      [field('name', 'in', 'a'), field('spec.x', 'in', 'b', 'c')],
+    ],
     ['metadata.labels=app=web', [field('metadata.labels', 'in', 'app=web')]],
     ['spec.title=hello world', [field('spec.title', 'in', 'hello world')]],
     ['spec.title=f(x)', [field('spec.title', 'in', 'f(x)')]],
@@ -172,7 +181,13 @@ describe('parseSort', () => {
         { field: 'spec.age', direction: 'desc' },
       ],
     ],
-    ['a,b', [{ field: 'a', direction: 'asc' }, { field: 'b', direction: 'asc' }]],
+    [
+      'a,b',
+      [
+        { field: 'a', direction: 'asc' },
+        { field: 'b', direction: 'asc' },
+      ],
+    ],
   ];
   it.each(good)('parses %j', (input, expected) => {
     expect(parseSort(input)).toEqual(expected);

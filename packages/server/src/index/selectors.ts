@@ -79,10 +79,13 @@ export function matchesLabels(
   for (const { key, operator, values } of requirements) {
     const value = labels && Object.hasOwn(labels, key) ? labels[key] : undefined;
     const ok =
-      operator === 'exists' ? value !== undefined
-      : operator === 'notExists' ? value === undefined
-      : operator === 'in' ? value !== undefined && values.includes(value)
-      : value === undefined || !values.includes(value);
+      operator === 'exists'
+        ? value !== undefined
+        : operator === 'notExists'
+          ? value === undefined
+          : operator === 'in'
+            ? value !== undefined && values.includes(value)
+            : value === undefined || !values.includes(value);
     if (!ok) return false;
   }
   return true;

@@ -2,7 +2,7 @@
  * Which `svc.run` domains belong to the service and which to plugins. Used for model groups, custom route groups and
  * label prefixes, so the three never disagree (docs/api.md "Objects" and "Plugins").
  */
-import { NAME_PATTERN, DNS_SUBDOMAIN_PATTERN } from './names.js';
+import { DNS_SUBDOMAIN_PATTERN, NAME_PATTERN } from './names.js';
 
 /** The reserved suffix of the seed: the empty group and groups ending in it belong to the service. */
 export const SERVICE_DOMAIN = 'svc.run';

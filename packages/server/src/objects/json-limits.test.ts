@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH, jsonTextProblem, nestsDeeperThan } from './json-limits.js';
+import { jsonTextProblem, MAX_JSON_DEPTH, nestsDeeperThan } from './json-limits.js';
 
 const nested = (levels: number, open = '[', close = ']') => `${open.repeat(levels)}${close.repeat(levels)}`;
 const deepValue = (levels: number): unknown => {
@@ -13,7 +13,11 @@ describe('jsonTextProblem', () => {
     { name: 'a flat object', text: '{"a":1,"b":"x"}' },
     { name: 'exactly 100 levels of arrays', text: nested(100) },
     { name: '101 levels of arrays', text: nested(101), problem: 'nests deeper than 100 levels' },
-    { name: '101 levels mixing objects and arrays', text: `${'{"a":['.repeat(50)}{}${']}'.repeat(50)}`, problem: 'deeper than 100' },
+    {
+      name: '101 levels mixing objects and arrays',
+      text: `${'{"a":['.repeat(50)}{}${']}'.repeat(50)}`,
+      problem: 'deeper than 100',
+    },
     { name: 'brackets inside strings do not count', text: `{"a":"${'['.repeat(500)}"}` },
     { name: 'an escaped quote keeps the string open', text: `{"a":"\\"${'{'.repeat(500)}"}` },
     { name: 'a surrogate pair', text: '{"a":"\\ud83d\\ude00"}' },
@@ -48,7 +52,12 @@ describe('nestsDeeperThan', () => {
     { name: 'an empty object over a limit of 0', value: {}, max: 0, want: true },
     { name: '100 levels at 100', value: deepValue(100), max: 100, want: false },
     { name: '101 levels at 100', value: deepValue(101), max: 100, want: true },
-    { name: 'depth is the deepest branch (object, array, array, array)', value: { a: [1, [2, [3]]], b: {} }, max: 4, want: false },
+    {
+      name: 'depth is the deepest branch (object, array, array, array)',
+      value: { a: [1, [2, [3]]], b: {} },
+      max: 4,
+      want: false,
+    },
     { name: 'the deepest branch over the limit', value: { a: [1, [2, [3]]], b: {} }, max: 3, want: true },
   ];
   it.each(cases)('$name', ({ value, max, want }) => {

@@ -31,7 +31,8 @@ export function jsonTextProblem(text: string): string | undefined {
           const unit = hexUnit(text, i + 2);
           if (unit >= 0xdc00 && unit <= 0xdfff) return loneSurrogate(i);
           if (unit >= 0xd800 && unit <= 0xdbff) {
-            const next = text.charCodeAt(i + 6) === BACKSLASH && text.charCodeAt(i + 7) === 0x75 ? hexUnit(text, i + 8) : -1;
+            const next =
+              text.charCodeAt(i + 6) === BACKSLASH && text.charCodeAt(i + 7) === 0x75 ? hexUnit(text, i + 8) : -1;
             if (next < 0xdc00 || next > 0xdfff) return loneSurrogate(i);
             i += 6;
           }

@@ -4,8 +4,8 @@
  * template flag the service would act on under a name it never defined.
  */
 import type { FieldError } from '@svc/plugin-api';
+import { isServiceDomain, SERVICE_DOMAINS } from './domains.js';
 import { qualifiedNameProblems } from './names.js';
-import { SERVICE_DOMAINS, isServiceDomain } from './domains.js';
 import { joinPointer } from './pointer.js';
 
 /** Prefixes reserved for the service (the service's domains and their subdomains). */
@@ -48,11 +48,17 @@ export function validateLabels(labels: unknown, options: LabelOptions, path = '/
     const at = joinPointer(path, key);
     errors.push(...keyErrors(key, at));
     if (!key.includes('/') && !options.allowUnprefixed) {
-      errors.push({ path: at, message: `label key "${key}" has no prefix; unprefixed keys cannot be used by plugins (use a domain you own, such as <plugin>.svc.run/${key})` });
+      errors.push({
+        path: at,
+        message: `label key "${key}" has no prefix; unprefixed keys cannot be used by plugins (use a domain you own, such as <plugin>.svc.run/${key})`,
+      });
     }
     const prefix = key.includes('/') ? key.slice(0, key.indexOf('/')) : undefined;
     if (prefix !== undefined && isServiceDomain(prefix) && !isWellKnownLabelKey(key)) {
-      errors.push({ path: at, message: `label key "${key}" uses the reserved prefix "${prefix}/" but is not a key the service defines` });
+      errors.push({
+        path: at,
+        message: `label key "${key}" uses the reserved prefix "${prefix}/" but is not a key the service defines`,
+      });
     }
     if (typeof value === 'string') errors.push(...labelValueErrors(value, at));
   }
@@ -69,7 +75,10 @@ export function validateAnnotations(annotations: unknown, path = '/metadata/anno
     bytes += Buffer.byteLength(key) + (typeof value === 'string' ? Buffer.byteLength(value) : 0);
   }
   if (bytes > MAX_ANNOTATIONS_BYTES) {
-    errors.push({ path, message: `total size of keys and values must be at most ${MAX_ANNOTATIONS_BYTES} bytes (has ${bytes})` });
+    errors.push({
+      path,
+      message: `total size of keys and values must be at most ${MAX_ANNOTATIONS_BYTES} bytes (has ${bytes})`,
+    });
   }
   return errors;
 }
@@ -85,14 +94,16 @@ function labelValueErrors(value: string, path: string): FieldError[] {
     errors.push({ path, message: `value must be at most ${MAX_LABEL_VALUE_LENGTH} characters (has ${value.length})` });
   }
   if (!LABEL_VALUE_PATTERN.test(value)) {
-    errors.push({ path, message: "value must be empty or start and end with a letter or digit, with only letters, digits, '-', '_' and '.'" });
+    errors.push({
+      path,
+      message:
+        "value must be empty or start and end with a letter or digit, with only letters, digits, '-', '_' and '.'",
+    });
   }
   return errors;
 }
 
-type MapCheck =
-  | { ok: false; errors: FieldError[] }
-  | { ok: true; entries: [string, unknown][]; errors: FieldError[] };
+type MapCheck = { ok: false; errors: FieldError[] } | { ok: true; entries: [string, unknown][]; errors: FieldError[] };
 
 /** The map itself must be a plain JSON object; each non-string value is reported and the rest still checked. */
 function asStringMap(value: unknown, path: string): MapCheck {

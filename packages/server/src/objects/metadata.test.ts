@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
   generateName,
+  MAX_ANNOTATIONS_BYTES,
   validateAnnotations,
   validateClientMetadata,
   validateGenerateName,
   validateLabels,
   validateName,
-  MAX_ANNOTATIONS_BYTES,
 } from './metadata.js';
 import { escapePointerToken } from './pointer.js';
 
@@ -14,12 +14,9 @@ const paths = (errors: { path: string }[]) => errors.map((e) => e.path);
 const messages = (errors: { message: string }[]) => errors.map((e) => e.message).join(' | ');
 
 describe('validateName', () => {
-  it.each([
-    ['a'],
-    ['my-object-1'],
-    ['0abc'],
-    ['a'.repeat(253)],
-  ])('accepts %j', (name) => expect(validateName(name)).toEqual([]));
+  it.each([['a'], ['my-object-1'], ['0abc'], ['a'.repeat(253)]])('accepts %j', (name) =>
+    expect(validateName(name)).toEqual([]),
+  );
 
   it.each([
     ['', /must not be empty/],
@@ -100,10 +97,34 @@ describe('validateLabels', () => {
 
   it.each([
     ['unprefixed key from a plugin', { app: 'web' }, plugin, at('app'), /unprefixed keys cannot be used by plugins/],
-    ['undefined key under svc.run/', { 'svc.run/foo': 'x' }, open, at('svc.run/foo'), /reserved prefix "svc\.run\/".*svc\.run\/foo|svc\.run\/foo.*reserved/],
-    ['undefined rbac key', { 'rbac.authorization.svc.run/role': 'x' }, open, at('rbac.authorization.svc.run/role'), /reserved prefix/],
-    ['aggregate-to without a role', { 'rbac.authorization.svc.run/aggregate-to-': 'x' }, open, at('rbac.authorization.svc.run/aggregate-to-'), /reserved prefix/],
-    ['service subdomain', { 'api.console.svc.run/x': 'y' }, open, at('api.console.svc.run/x'), /reserved prefix "api\.console\.svc\.run\/"/],
+    [
+      'undefined key under svc.run/',
+      { 'svc.run/foo': 'x' },
+      open,
+      at('svc.run/foo'),
+      /reserved prefix "svc\.run\/".*svc\.run\/foo|svc\.run\/foo.*reserved/,
+    ],
+    [
+      'undefined rbac key',
+      { 'rbac.authorization.svc.run/role': 'x' },
+      open,
+      at('rbac.authorization.svc.run/role'),
+      /reserved prefix/,
+    ],
+    [
+      'aggregate-to without a role',
+      { 'rbac.authorization.svc.run/aggregate-to-': 'x' },
+      open,
+      at('rbac.authorization.svc.run/aggregate-to-'),
+      /reserved prefix/,
+    ],
+    [
+      'service subdomain',
+      { 'api.console.svc.run/x': 'y' },
+      open,
+      at('api.console.svc.run/x'),
+      /reserved prefix "api\.console\.svc\.run\/"/,
+    ],
     ['security domain', { 'security.svc.run/anything': 'y' }, open, at('security.svc.run/anything'), /reserved prefix/],
     ['two slashes', { 'a/b/c': 'v' }, open, at('a/b/c'), /at most one '\/'/],
     ['empty name', { 'a.com/': 'v' }, open, at('a.com/'), /name must not be empty/],
@@ -129,8 +150,12 @@ describe('validateLabels', () => {
 
   it.each(['__proto__', 'constructor', 'prototype'])('rejects the key %s', (key) => {
     const labels: unknown = JSON.parse(`{"${key}": "x"}`);
-    expect(validateLabels(labels, open)).toEqual([{ path: `/metadata/labels/${key}`, message: `"${key}" is not allowed as a key` }]);
-    expect(validateAnnotations(labels)).toEqual([{ path: `/metadata/annotations/${key}`, message: `"${key}" is not allowed as a key` }]);
+    expect(validateLabels(labels, open)).toEqual([
+      { path: `/metadata/labels/${key}`, message: `"${key}" is not allowed as a key` },
+    ]);
+    expect(validateAnnotations(labels)).toEqual([
+      { path: `/metadata/annotations/${key}`, message: `"${key}" is not allowed as a key` },
+    ]);
   });
 });
 
@@ -145,8 +170,18 @@ describe('validateAnnotations', () => {
   it.each([
     ['non-string value', { a: 1 }, '/metadata/annotations/a', /value must be a string/],
     ['bad key', { 'a b': 'x' }, '/metadata/annotations/a b', /key name must start and end/],
-    ['too large', { big: 'x'.repeat(MAX_ANNOTATIONS_BYTES) }, '/metadata/annotations', /at most 262144 bytes \(has 262147\)/],
-    ['multi-byte values count in bytes', { a: 'é'.repeat(MAX_ANNOTATIONS_BYTES / 2) }, '/metadata/annotations', /at most 262144 bytes/],
+    [
+      'too large',
+      { big: 'x'.repeat(MAX_ANNOTATIONS_BYTES) },
+      '/metadata/annotations',
+      /at most 262144 bytes \(has 262147\)/,
+    ],
+    [
+      'multi-byte values count in bytes',
+      { a: 'é'.repeat(MAX_ANNOTATIONS_BYTES / 2) },
+      '/metadata/annotations',
+      /at most 262144 bytes/,
+    ],
     ['not a map', [], '/metadata/annotations', /must be an object/],
   ])('rejects %s', (_name, annotations, path, message) => {
     const errors = validateAnnotations(annotations);
@@ -185,7 +220,13 @@ describe('validateClientMetadata', () => {
     ['negative version', { name: 'a', version: -1 }, 'update', '/metadata/version', /non-negative/],
     ['finalizers not an array', { name: 'a', finalizers: 'x' }, 'create', '/metadata/finalizers', /array of strings/],
     ['finalizer not a string', { name: 'a', finalizers: [1] }, 'create', '/metadata/finalizers/0', /must be a string/],
-    ['duplicate finalizer', { name: 'a', finalizers: ['x', 'x'] }, 'create', '/metadata/finalizers/1', /duplicate finalizer "x"/],
+    [
+      'duplicate finalizer',
+      { name: 'a', finalizers: ['x', 'x'] },
+      'create',
+      '/metadata/finalizers/1',
+      /duplicate finalizer "x"/,
+    ],
     ['malformed finalizer', { name: 'a', finalizers: ['a/b/c'] }, 'create', '/metadata/finalizers/0', /at most one/],
     ['bad label', { name: 'a', labels: { 'svc.run/x': 'y' } }, 'create', '/metadata/labels/svc.run~1x', /reserved/],
     ['bad annotation', { name: 'a', annotations: { a: true } }, 'create', '/metadata/annotations/a', /string/],
@@ -198,11 +239,16 @@ describe('validateClientMetadata', () => {
   it('refuses unprefixed labels for extension objects only', () => {
     const meta = { name: 'a', labels: { app: 'x' } };
     expect(validateClientMetadata(meta, 'create')).toEqual([]);
-    expect(paths(validateClientMetadata(meta, 'create', { allowUnprefixedLabels: false }))).toEqual(['/metadata/labels/app']);
+    expect(paths(validateClientMetadata(meta, 'create', { allowUnprefixedLabels: false }))).toEqual([
+      '/metadata/labels/app',
+    ]);
   });
 
   it('collects every problem', () => {
-    const errors = validateClientMetadata({ name: 'B', version: 'x', finalizers: [1], labels: { 'a/b/c': 1 } }, 'update');
+    const errors = validateClientMetadata(
+      { name: 'B', version: 'x', finalizers: [1], labels: { 'a/b/c': 1 } },
+      'update',
+    );
     expect(paths(errors)).toEqual([
       '/metadata/name',
       '/metadata/version',

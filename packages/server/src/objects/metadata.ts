@@ -4,20 +4,20 @@
  * service overwrites them; fields it does not know are left alone, as Kubernetes clients send some (namespace …).
  */
 import type { FieldError } from '@svc/plugin-api';
-import { validateName, validateGenerateName, qualifiedNameProblems } from './names.js';
-import { validateLabels, validateAnnotations } from './labels.js';
+import { validateAnnotations, validateLabels } from './labels.js';
+import { qualifiedNameProblems, validateGenerateName, validateName } from './names.js';
 import { joinPointer } from './pointer.js';
 
-export { validateName, generateName, validateGenerateName, MAX_NAME_LENGTH, NAME_PATTERN } from './names.js';
 export {
-  validateLabels,
-  validateAnnotations,
   isWellKnownLabelKey,
-  RESERVED_LABEL_PREFIXES,
-  WELL_KNOWN_LABEL_KEYS,
-  MAX_ANNOTATIONS_BYTES,
   type LabelOptions,
+  MAX_ANNOTATIONS_BYTES,
+  RESERVED_LABEL_PREFIXES,
+  validateAnnotations,
+  validateLabels,
+  WELL_KNOWN_LABEL_KEYS,
 } from './labels.js';
+export { generateName, MAX_NAME_LENGTH, NAME_PATTERN, validateGenerateName, validateName } from './names.js';
 export { escapePointerToken, joinPointer } from './pointer.js';
 
 export type WriteMode = 'create' | 'update';
@@ -37,11 +37,21 @@ export function validateClientMetadata(meta: unknown, mode: WriteMode, options: 
   const errors: FieldError[] = [...nameErrors(m, mode, path)];
 
   // The client's optimistic-lock version; absent on create is normal, a missing one on update is the API's 409.
-  if (m.version !== undefined && m.version !== null && !(Number.isSafeInteger(m.version) && (m.version as number) >= 0)) {
+  if (
+    m.version !== undefined &&
+    m.version !== null &&
+    !(Number.isSafeInteger(m.version) && (m.version as number) >= 0)
+  ) {
     errors.push({ path: joinPointer(path, 'version'), message: 'must be a non-negative integer' });
   }
   errors.push(...finalizerErrors(m.finalizers, joinPointer(path, 'finalizers')));
-  errors.push(...validateLabels(m.labels, { allowUnprefixed: options.allowUnprefixedLabels ?? true }, joinPointer(path, 'labels')));
+  errors.push(
+    ...validateLabels(
+      m.labels,
+      { allowUnprefixed: options.allowUnprefixedLabels ?? true },
+      joinPointer(path, 'labels'),
+    ),
+  );
   errors.push(...validateAnnotations(m.annotations, joinPointer(path, 'annotations')));
   return errors;
 }
@@ -54,7 +64,8 @@ function nameErrors(m: Record<string, unknown>, mode: WriteMode, path: string): 
   const hasName = m.name !== undefined && m.name !== null && m.name !== '';
   const hasGenerate = m.generateName !== undefined && m.generateName !== null && m.generateName !== '';
   if (hasName) errors.push(...validateName(m.name, namePath));
-  else if (mode === 'create' && !hasGenerate) errors.push({ path: namePath, message: 'is required (or metadata.generateName)' });
+  else if (mode === 'create' && !hasGenerate)
+    errors.push({ path: namePath, message: 'is required (or metadata.generateName)' });
   else if (mode === 'update') errors.push({ path: namePath, message: 'is required' });
   if (hasGenerate) errors.push(...validateGenerateName(m.generateName, generatePath));
   return errors;

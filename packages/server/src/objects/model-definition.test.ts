@@ -1,6 +1,11 @@
-import { describe, expect, it } from 'vitest';
 import type { ModelDefinition } from '@svc/plugin-api';
-import { isGroupOwnedBy, normalizeModelDefinition, RESERVED_PLUGIN_NAMES, type ModelOwner } from './model-definition.js';
+import { describe, expect, it } from 'vitest';
+import {
+  isGroupOwnedBy,
+  type ModelOwner,
+  normalizeModelDefinition,
+  RESERVED_PLUGIN_NAMES,
+} from './model-definition.js';
 import { person, personModel } from './person.suite.js';
 
 const people: ModelOwner = { kind: 'plugin', name: 'people' };
@@ -34,16 +39,25 @@ describe('group ownership', () => {
   it.each(RESERVED_PLUGIN_NAMES)('the reserved name %s owns no svc.run group', (name) => {
     expect(isGroupOwnedBy(`${name}.svc.run`, name)).toBe(false);
     expect(isGroupOwnedBy(`api.${name}.svc.run`, name)).toBe(false);
-    expect(() => normalizeModelDefinition(personModel({ group: 'example.com' }), { kind: 'plugin', name })).toThrow(/reserved/);
+    expect(() => normalizeModelDefinition(personModel({ group: 'example.com' }), { kind: 'plugin', name })).toThrow(
+      /reserved/,
+    );
   });
 
   it('lets the system declare core and service groups', () => {
-    expect(normalizeModelDefinition(personModel({ group: '' }), system)).toMatchObject({ apiVersion: 'v1alpha1', resource: 'persons' });
-    expect(normalizeModelDefinition(personModel({ group: 'content.svc.run' }), system).resource).toBe('content.svc.run/persons');
+    expect(normalizeModelDefinition(personModel({ group: '' }), system)).toMatchObject({
+      apiVersion: 'v1alpha1',
+      resource: 'persons',
+    });
+    expect(normalizeModelDefinition(personModel({ group: 'content.svc.run' }), system).resource).toBe(
+      'content.svc.run/persons',
+    );
   });
 
   it('explains a refusal', () => {
-    expect(() => normalizeModelDefinition(personModel({ group: '' }), people)).toThrow(/empty \(core\) group is reserved/);
+    expect(() => normalizeModelDefinition(personModel({ group: '' }), people)).toThrow(
+      /empty \(core\) group is reserved/,
+    );
     expect(() => normalizeModelDefinition(personModel({ group: 'other.svc.run' }), people)).toThrow(
       /group "other\.svc\.run" is reserved for the service; plugin "people" may use a domain of its own or people\.svc\.run/,
     );
@@ -52,7 +66,12 @@ describe('group ownership', () => {
 
 describe('normalizeModelDefinition', () => {
   it('derives apiVersion, resource, singular and index defaults', () => {
-    const model = normalizeModelDefinition(personModel({ indexes: [{ name: 'spec.age' }, { name: 'by-name', order: 'DESC', unique: true, indexFunc: () => 'x' }] }), people);
+    const model = normalizeModelDefinition(
+      personModel({
+        indexes: [{ name: 'spec.age' }, { name: 'by-name', order: 'DESC', unique: true, indexFunc: () => 'x' }],
+      }),
+      people,
+    );
     expect(model).toMatchObject({
       group: 'people.svc.run',
       version: 'v1alpha1',
@@ -94,14 +113,26 @@ describe('normalizeModelDefinition', () => {
     ['a group with a trailing dot', { group: 'example.com.' }, /DNS subdomain/],
     ['a missing kind', { kind: undefined }, /kind must be a string/],
     ['a duplicate index', { indexes: [{ name: 'spec.a' }, { name: 'spec.a' }] }, /index "spec\.a" is declared twice/],
-    ['a default index', { indexes: [{ name: 'metadata.labels' }] }, /index "metadata\.labels" is declared for every model already/],
+    [
+      'a default index',
+      { indexes: [{ name: 'metadata.labels' }] },
+      /index "metadata\.labels" is declared for every model already/,
+    ],
     ['the name alias', { indexes: [{ name: 'name' }] }, /declared for every model/],
     ['a bad order', { indexes: [{ name: 'spec.a', order: 'asc' }] }, /order must be ASC or DESC/],
-    ['a non-function indexFunc', { indexes: [{ name: 'spec.a', indexFunc: 'spec.a' }] }, /indexFunc must be a function/],
+    [
+      'a non-function indexFunc',
+      { indexes: [{ name: 'spec.a', indexFunc: 'spec.a' }] },
+      /indexFunc must be a function/,
+    ],
     ['a non-path name without indexFunc', { indexes: [{ name: 'by name' }] }, /must be a field path/],
     ['an unnamed index', { indexes: [{}] }, /indexes\[0\]\.name must be a non-empty string/],
     ['indexes not an array', { indexes: {} }, /indexes must be an array/],
-    ['a schema with unknown keywords', { schema: { type: 'object', propertys: {} } }, /^model Person \(people\.svc\.run\/v1alpha1\): invalid schema: .*propertys/],
+    [
+      'a schema with unknown keywords',
+      { schema: { type: 'object', propertys: {} } },
+      /^model Person \(people\.svc\.run\/v1alpha1\): invalid schema: .*propertys/,
+    ],
   ])('refuses %s', (_name, overrides, message) => {
     expect(() => normalizeModelDefinition(personModel(overrides as Partial<ModelDefinition>), people)).toThrow(message);
   });

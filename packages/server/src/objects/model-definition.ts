@@ -3,11 +3,11 @@
  * (docs/api.md "Plugins"), and derives what the rest of the server keys on: apiVersion, store resource, validator.
  */
 import type { IndexSpec, JsonSchema, ModelDefinition } from '@svc/plugin-api';
+import { isGroupOwnedBy, isValidPluginName, pluginServiceGroups, RESERVED_PLUGIN_NAMES } from './domains.js';
 import { subdomainProblems } from './names.js';
-import { isGroupOwnedBy, pluginServiceGroups, RESERVED_PLUGIN_NAMES, isValidPluginName } from './domains.js';
 import { compileModelSchema, type ObjectValidator } from './schema.js';
 
-export { isGroupOwnedBy, RESERVED_PLUGIN_NAMES, SERVICE_DOMAINS, isServiceDomain } from './domains.js';
+export { isGroupOwnedBy, isServiceDomain, RESERVED_PLUGIN_NAMES, SERVICE_DOMAINS } from './domains.js';
 
 export type ModelOwner = { kind: 'system' } | { kind: 'plugin'; name: string };
 
@@ -70,17 +70,24 @@ export function normalizeModelDefinition(def: ModelDefinition, owner: ModelOwner
   const singular = def.singular === undefined ? kind.toLowerCase() : text('singular');
 
   problems.push(...groupProblems(group, owner));
-  if (version && !VERSION_PATTERN.test(version)) problems.push(`version "${version}" must look like v1, v1alpha1 or v2beta3`);
-  if (kind && !KIND_PATTERN.test(kind)) problems.push(`kind "${kind}" must start with an uppercase letter and contain only letters and digits`);
+  if (version && !VERSION_PATTERN.test(version))
+    problems.push(`version "${version}" must look like v1, v1alpha1 or v2beta3`);
+  if (kind && !KIND_PATTERN.test(kind))
+    problems.push(`kind "${kind}" must start with an uppercase letter and contain only letters and digits`);
   // A defaulted singular is only checked when the kind it comes from is valid, so one mistake gives one message.
   const names = [['plural', plural]] as [string, string][];
   if (def.singular !== undefined || KIND_PATTERN.test(kind)) names.push(['singular', singular]);
   for (const [field, value] of names) {
     if (!RESOURCE_NAME_PATTERN.test(value) || value.length > MAX_SEGMENT_LENGTH) {
-      problems.push(`${field} "${value}" must be lowercase letters and digits starting with a letter, at most ${MAX_SEGMENT_LENGTH} characters`);
+      problems.push(
+        `${field} "${value}" must be lowercase letters and digits starting with a letter, at most ${MAX_SEGMENT_LENGTH} characters`,
+      );
     }
   }
-  if (def.schema !== undefined && (def.schema === null || typeof def.schema !== 'object' || Array.isArray(def.schema))) {
+  if (
+    def.schema !== undefined &&
+    (def.schema === null || typeof def.schema !== 'object' || Array.isArray(def.schema))
+  ) {
     problems.push('schema must be a JSON Schema object');
   }
   if (def.statusSubresource !== undefined && typeof def.statusSubresource !== 'boolean') {
@@ -117,10 +124,13 @@ function groupProblems(group: string, owner: ModelOwner): string[] {
       ? [`plugin name "${owner.name}" is reserved for the service`]
       : [`plugin name "${owner.name}" is not a valid plugin name`];
   }
-  if (group === '') return [`the empty (core) group is reserved for the service; plugin "${owner.name}" must use a group it owns`];
+  if (group === '')
+    return [`the empty (core) group is reserved for the service; plugin "${owner.name}" must use a group it owns`];
   if (!isGroupOwnedBy(group, owner.name)) {
     const own = pluginServiceGroups(owner.name).join(', ');
-    return [`group "${group}" is reserved for the service; plugin "${owner.name}" may use a domain of its own or ${own}`];
+    return [
+      `group "${group}" is reserved for the service; plugin "${owner.name}" may use a domain of its own or ${own}`,
+    ];
   }
   return [];
 }
@@ -151,7 +161,8 @@ function normalizeIndexes(indexes: unknown, problems: string[]): NormalizedIndex
       problems.push(`${at}: order must be ASC or DESC`);
     }
     if (spec.unique !== undefined && typeof spec.unique !== 'boolean') problems.push(`${at}: unique must be a boolean`);
-    if (spec.indexFunc !== undefined && typeof spec.indexFunc !== 'function') problems.push(`${at}: indexFunc must be a function`);
+    if (spec.indexFunc !== undefined && typeof spec.indexFunc !== 'function')
+      problems.push(`${at}: indexFunc must be a function`);
     if (spec.indexFunc === undefined && !FIELD_PATH_PATTERN.test(spec.name)) {
       problems.push(`${at} has no indexFunc, so its name must be a field path such as spec.slug`);
     }

@@ -31,9 +31,12 @@ export function nameProblems(name: string, maxLength = MAX_NAME_LENGTH): string[
 export function subdomainProblems(value: string): string[] {
   if (value === '') return ['must not be empty'];
   const problems: string[] = [];
-  if (value.length > MAX_NAME_LENGTH) problems.push(`must be at most ${MAX_NAME_LENGTH} characters (has ${value.length})`);
+  if (value.length > MAX_NAME_LENGTH)
+    problems.push(`must be at most ${MAX_NAME_LENGTH} characters (has ${value.length})`);
   if (!DNS_SUBDOMAIN_PATTERN.test(value)) {
-    problems.push("must be a DNS subdomain: lowercase letters, digits, '-' and '.', each dot-separated part starting and ending with a letter or digit");
+    problems.push(
+      "must be a DNS subdomain: lowercase letters, digits, '-' and '.', each dot-separated part starting and ending with a letter or digit",
+    );
   }
   return problems;
 }
@@ -80,7 +83,9 @@ export function qualifiedNameProblems(key: string): string[] {
       problems.push(`name must be at most ${MAX_LABEL_NAME_LENGTH} characters (has ${name.length})`);
     }
     if (!LABEL_NAME_PATTERN.test(name)) {
-      problems.push("name must start and end with a letter or digit and contain only letters, digits, '-', '_' and '.'");
+      problems.push(
+        "name must start and end with a letter or digit and contain only letters, digits, '-', '_' and '.'",
+      );
     }
   }
   return problems;

@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest';
 import { isApiError } from '@svc/plugin-api';
-import { assertObjectShape, checkObjectShape } from './object-shape.js';
+import { describe, expect, it } from 'vitest';
 import { normalizeModelDefinition } from './model-definition.js';
+import { assertObjectShape, checkObjectShape } from './object-shape.js';
 import { person, personModel } from './person.suite.js';
 
 const model = normalizeModelDefinition(personModel(), { kind: 'plugin', name: 'people' });
@@ -11,7 +11,10 @@ describe('checkObjectShape', () => {
   it.each([
     ['a valid person', person({ age: 3 })],
     ['generateName instead of a name', { ...person({}), metadata: { generateName: 'alice-' } }],
-    ['labels and annotations', { ...person({}), metadata: { name: 'a', labels: { app: 'x' }, annotations: { n: 'free' } } }],
+    [
+      'labels and annotations',
+      { ...person({}), metadata: { name: 'a', labels: { app: 'x' }, annotations: { n: 'free' } } },
+    ],
   ])('accepts %s', (_name, body) => expect(checkObjectShape(body, model)).toEqual([]));
 
   it('accepts a core object with apiVersion = version', () => {
@@ -22,18 +25,43 @@ describe('checkObjectShape', () => {
     ['an array', [], [{ path: '', message: 'must be a JSON object (a Person)' }]],
     ['a string', 'x', [{ path: '', message: 'must be a JSON object (a Person)' }]],
     ['null', null, [{ path: '', message: 'must be a JSON object (a Person)' }]],
-    ['no apiVersion', { kind: 'Person', metadata: { name: 'a' }, spec: {} }, [{ path: '/apiVersion', message: 'is required; expected "people.svc.run/v1alpha1"' }]],
-    ['a wrong apiVersion', { ...person({}), apiVersion: 'people.svc.run/v1' }, [{ path: '/apiVersion', message: 'must be "people.svc.run/v1alpha1" (got "people.svc.run/v1")' }]],
+    [
+      'no apiVersion',
+      { kind: 'Person', metadata: { name: 'a' }, spec: {} },
+      [{ path: '/apiVersion', message: 'is required; expected "people.svc.run/v1alpha1"' }],
+    ],
+    [
+      'a wrong apiVersion',
+      { ...person({}), apiVersion: 'people.svc.run/v1' },
+      [{ path: '/apiVersion', message: 'must be "people.svc.run/v1alpha1" (got "people.svc.run/v1")' }],
+    ],
     ['a wrong kind', { ...person({}), kind: 'Dog' }, [{ path: '/kind', message: 'must be "Person" (got "Dog")' }]],
     ['a numeric kind', { ...person({}), kind: 1 }, [{ path: '/kind', message: 'must be "Person" (got 1)' }]],
-    ['no metadata', { apiVersion: 'people.svc.run/v1alpha1', kind: 'Person', spec: {} }, [{ path: '/metadata', message: 'is required' }]],
-    ['a bad name', person({}, 'Alice'), [{ path: '/metadata/name', message: "must contain only lowercase letters, digits and '-'" }]],
+    [
+      'no metadata',
+      { apiVersion: 'people.svc.run/v1alpha1', kind: 'Person', spec: {} },
+      [{ path: '/metadata', message: 'is required' }],
+    ],
+    [
+      'a bad name',
+      person({}, 'Alice'),
+      [{ path: '/metadata/name', message: "must contain only lowercase letters, digits and '-'" }],
+    ],
     ['a schema violation', person({ age: 200 }), [{ path: '/spec/age', message: 'must be <= 150' }]],
-    ['no spec', { apiVersion: 'people.svc.run/v1alpha1', kind: 'Person', metadata: { name: 'a' } }, [{ path: '/spec', message: 'is required' }]],
+    [
+      'no spec',
+      { apiVersion: 'people.svc.run/v1alpha1', kind: 'Person', metadata: { name: 'a' } },
+      [{ path: '/spec', message: 'is required' }],
+    ],
   ])('rejects %s', (_name, body, errors) => expect(checkObjectShape(body, model)).toEqual(errors));
 
   it('collects envelope, metadata and schema errors together', () => {
-    const body = { apiVersion: 'x/v1', kind: 'Person', metadata: { name: '-a', labels: { 'svc.run/x': 'y' } }, spec: { gender: 'X' } };
+    const body = {
+      apiVersion: 'x/v1',
+      kind: 'Person',
+      metadata: { name: '-a', labels: { 'svc.run/x': 'y' } },
+      spec: { gender: 'X' },
+    };
     expect(checkObjectShape(body, model).map((e) => e.path)).toEqual([
       '/apiVersion',
       '/metadata/name',

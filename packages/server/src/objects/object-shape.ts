@@ -2,7 +2,7 @@
  * The whole check of an object body before create or update: a JSON object of the route's model, client metadata,
  * then the model's schema. All problems are collected so a client can fix them in one go.
  */
-import { invalid, badRequest, type ExtensionObject, type FieldError } from '@svc/plugin-api';
+import { badRequest, type ExtensionObject, type FieldError, invalid } from '@svc/plugin-api';
 import { validateClientMetadata, type WriteMode } from './metadata.js';
 import type { NormalizedModel } from './model-definition.js';
 

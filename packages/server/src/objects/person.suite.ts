@@ -24,7 +24,14 @@ export const personSchema = {
 };
 
 export function personModel(overrides: Partial<ModelDefinition> = {}): ModelDefinition {
-  return { group: 'people.svc.run', version: 'v1alpha1', kind: 'Person', plural: 'persons', schema: personSchema, ...overrides };
+  return {
+    group: 'people.svc.run',
+    version: 'v1alpha1',
+    kind: 'Person',
+    plural: 'persons',
+    schema: personSchema,
+    ...overrides,
+  };
 }
 
 export function person(spec: Record<string, unknown>, name = 'alice'): Record<string, unknown> {

@@ -1,8 +1,8 @@
-import { describe, expect, it } from 'vitest';
-import { runInNewContext } from 'node:vm';
 import { setFlagsFromString } from 'node:v8';
-import { compileModelSchema } from './schema.js';
+import { runInNewContext } from 'node:vm';
+import { describe, expect, it } from 'vitest';
 import { person, personModel, personSchema } from './person.suite.js';
+import { compileModelSchema } from './schema.js';
 
 const validatePerson = compileModelSchema(personModel());
 
@@ -22,7 +22,11 @@ describe('compileModelSchema: the seed Person', () => {
     ['negative age', { age: -1 }, [{ path: '/spec/age', message: 'must be >= 0' }]],
     ['fractional age', { age: 1.5 }, [{ path: '/spec/age', message: 'must be integer' }]],
     ['age as a string', { age: '30' }, [{ path: '/spec/age', message: 'must be integer' }]],
-    ['name too long', { name: 'n'.repeat(101) }, [{ path: '/spec/name', message: 'must be at most 100 characters long' }]],
+    [
+      'name too long',
+      { name: 'n'.repeat(101) },
+      [{ path: '/spec/name', message: 'must be at most 100 characters long' }],
+    ],
     ['name not a string', { name: 7 }, [{ path: '/spec/name', message: 'must be string' }]],
     ['unknown gender', { gender: 'OTHER' }, [{ path: '/spec/gender', message: 'must be one of: "MALE", "FEMALE"' }]],
     ['unknown field', { height: 180 }, [{ path: '/spec/height', message: 'is not a known field' }]],
@@ -35,15 +39,27 @@ describe('compileModelSchema: the seed Person', () => {
         { path: '/spec/otherPerson/spec/gender', message: 'must be one of: "MALE", "FEMALE"' },
       ],
     ],
-    ['a nested person without spec', { otherPerson: { metadata: { name: 'x' } } }, [{ path: '/spec/otherPerson/spec', message: 'is required' }]],
-    ['nested two levels', { otherPerson: { spec: { otherPerson: { spec: { age: -5 } } } } }, [{ path: '/spec/otherPerson/spec/otherPerson/spec/age', message: 'must be >= 0' }]],
+    [
+      'a nested person without spec',
+      { otherPerson: { metadata: { name: 'x' } } },
+      [{ path: '/spec/otherPerson/spec', message: 'is required' }],
+    ],
+    [
+      'nested two levels',
+      { otherPerson: { spec: { otherPerson: { spec: { age: -5 } } } } },
+      [{ path: '/spec/otherPerson/spec/otherPerson/spec/age', message: 'must be >= 0' }],
+    ],
   ])('rejects %s', (_name, spec, errors) => expect(validatePerson(person(spec))).toEqual(errors));
 
   it.each([
     ['missing spec', { apiVersion: 'x', kind: 'Person', metadata: {} }, [{ path: '/spec', message: 'is required' }]],
     ['spec not an object', { spec: [] }, [{ path: '/spec', message: 'must be object' }]],
     ['unknown top-level field', { spec: {}, extra: 1 }, [{ path: '/extra', message: 'is not a known field' }]],
-    ['status of the wrong type', { spec: {}, status: { phase: 1 } }, [{ path: '/status/phase', message: 'must be string' }]],
+    [
+      'status of the wrong type',
+      { spec: {}, status: { phase: 1 } },
+      [{ path: '/status/phase', message: 'must be string' }],
+    ],
     ['the body not an object', 'x', [{ path: '', message: 'must be object' }]],
   ])('rejects %s', (_name, body, errors) => expect(validatePerson(body)).toEqual(errors));
 
@@ -53,9 +69,11 @@ describe('compileModelSchema: the seed Person', () => {
   });
 
   it('reports every error at once', () => {
-    expect(validatePerson(person({ age: 151, name: 1, gender: 'X', extra: true })).map((e) => e.path).sort()).toEqual(
-      ['/spec/age', '/spec/extra', '/spec/gender', '/spec/name'],
-    );
+    expect(
+      validatePerson(person({ age: 151, name: 1, gender: 'X', extra: true }))
+        .map((e) => e.path)
+        .sort(),
+    ).toEqual(['/spec/age', '/spec/extra', '/spec/gender', '/spec/name']);
   });
 
   it('fills in defaults, also in nested persons', () => {
@@ -88,27 +106,67 @@ describe('compileModelSchema: other schemas', () => {
   it('treats a root delegating to $defs like the root itself', () => {
     const validate = compile({
       $ref: '#/$defs/Thing',
-      $defs: { Thing: { type: 'object', required: ['metadata', 'spec'], additionalProperties: false, properties: { spec: { type: 'object' } } } },
+      $defs: {
+        Thing: {
+          type: 'object',
+          required: ['metadata', 'spec'],
+          additionalProperties: false,
+          properties: { spec: { type: 'object' } },
+        },
+      },
     });
     expect(validate({ metadata: {}, spec: {} })).toEqual([]);
     expect(validate({ metadata: {} })).toEqual([{ path: '/spec', message: 'is required' }]);
   });
 
   it.each([
-    ['a union type', { type: 'object', properties: { spec: { type: 'object', properties: { a: { type: ['string', 'null'] } } } } }, { spec: { a: 1 } }, '/spec/a', 'must be string or null'],
+    [
+      'a union type',
+      { type: 'object', properties: { spec: { type: 'object', properties: { a: { type: ['string', 'null'] } } } } },
+      { spec: { a: 1 } },
+      '/spec/a',
+      'must be string or null',
+    ],
     ['const', { type: 'object', properties: { spec: { const: 1 } } }, { spec: 2 }, '/spec', 'must be 1'],
-    ['dependentRequired', { type: 'object', properties: { spec: { type: 'object', properties: { a: {}, b: {} }, dependentRequired: { a: ['b'] } } } }, { spec: { a: 1 } }, '/spec/b', 'is required when "a" is present'],
-    ['unevaluatedProperties', { type: 'object', properties: { spec: { type: 'object', properties: { a: {} }, unevaluatedProperties: false } } }, { spec: { 'x/y': 1 } }, '/spec/x~1y', 'is not a known field'],
+    [
+      'dependentRequired',
+      {
+        type: 'object',
+        properties: { spec: { type: 'object', properties: { a: {}, b: {} }, dependentRequired: { a: ['b'] } } },
+      },
+      { spec: { a: 1 } },
+      '/spec/b',
+      'is required when "a" is present',
+    ],
+    [
+      'unevaluatedProperties',
+      { type: 'object', properties: { spec: { type: 'object', properties: { a: {} }, unevaluatedProperties: false } } },
+      { spec: { 'x/y': 1 } },
+      '/spec/x~1y',
+      'is not a known field',
+    ],
     ['a root without type', { properties: { spec: { type: 'string' } } }, { spec: 1 }, '/spec', 'must be string'],
   ])('maps %s', (_name, schema, body, path, message) => {
     expect(compile(schema)(body)).toEqual([{ path, message }]);
   });
 
   it.each([
-    ['an unknown keyword', { type: 'object', properties: { spec: { type: 'object', maxLenght: 3 } } }, /strict mode: unknown keyword: "maxLenght"/],
-    ['a wrong keyword value', { type: 'object', properties: { spec: { type: 'object', minProperties: -1 } } }, /minProperties/],
+    [
+      'an unknown keyword',
+      { type: 'object', properties: { spec: { type: 'object', maxLenght: 3 } } },
+      /strict mode: unknown keyword: "maxLenght"/,
+    ],
+    [
+      'a wrong keyword value',
+      { type: 'object', properties: { spec: { type: 'object', minProperties: -1 } } },
+      /minProperties/,
+    ],
     ['an unknown type', { type: 'object', properties: { spec: { type: 'thing' } } }, /type/],
-    ['an unknown format', { type: 'object', properties: { spec: { type: 'string', format: 'shoe-size' } } }, /unknown format "shoe-size"/],
+    [
+      'an unknown format',
+      { type: 'object', properties: { spec: { type: 'string', format: 'shoe-size' } } },
+      /unknown format "shoe-size"/,
+    ],
     ['a dangling $ref', { type: 'object', properties: { spec: { $ref: '#/$defs/Nope' } } }, /can't resolve reference/],
     ['a root that is not an object schema', { type: 'array' }, /type must be "object"/],
     ['a schema that is not an object', [] as unknown as Record<string, unknown>, /must be a JSON object/],

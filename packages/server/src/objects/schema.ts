@@ -6,10 +6,11 @@
  * alive in a shared instance. Checking a schema against the 2020-12 meta-schema is what costs, so that is done by
  * one module-level instance that compiles only the meta-schema and never stores user schemas.
  */
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import type { ErrorObject, Options, ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+
 import type { FieldError, JsonSchema, ModelDefinition } from '@svc/plugin-api';
+import type { ErrorObject, Options, ValidateFunction } from 'ajv/dist/2020.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import { joinPointer } from './pointer.js';
 
 export type ObjectValidator = (object: unknown) => FieldError[];
@@ -86,10 +87,16 @@ function openCommonFields(schema: Record<string, unknown>): void {
   }
   if (schema.$ref !== undefined && schema.properties === undefined && schema.type === undefined) return;
   const properties = schema.properties;
-  if (properties !== undefined && (properties === null || typeof properties !== 'object' || Array.isArray(properties))) {
+  if (
+    properties !== undefined &&
+    (properties === null || typeof properties !== 'object' || Array.isArray(properties))
+  ) {
     return; // malformed; the meta-schema check reports it
   }
-  schema.properties = { ...(properties as object | undefined), ...Object.fromEntries(COMMON_FIELDS.map((f) => [f, true])) };
+  schema.properties = {
+    ...(properties as object | undefined),
+    ...Object.fromEntries(COMMON_FIELDS.map((f) => [f, true])),
+  };
   if (Array.isArray(schema.required)) {
     schema.required = schema.required.filter((name) => !(COMMON_FIELDS as readonly unknown[]).includes(name));
   }
@@ -104,7 +111,9 @@ function resolveLocal(root: Record<string, unknown>, ref: string): Record<string
     if (node === null || typeof node !== 'object') return undefined;
     node = (node as Record<string, unknown>)[key];
   }
-  return node !== null && typeof node === 'object' && !Array.isArray(node) ? (node as Record<string, unknown>) : undefined;
+  return node !== null && typeof node === 'object' && !Array.isArray(node)
+    ? (node as Record<string, unknown>)
+    : undefined;
 }
 
 /** Ajv's errors as `{path, message}`, pointing at the offending property itself where Ajv points at its parent. */
@@ -128,13 +137,19 @@ function mapError(error: ErrorObject): FieldError | undefined {
     case 'required':
       return { path: joinPointer(path, String(params.missingProperty)), message: 'is required' };
     case 'dependentRequired':
-      return { path: joinPointer(path, String(params.missingProperty)), message: `is required when "${String(params.property)}" is present` };
+      return {
+        path: joinPointer(path, String(params.missingProperty)),
+        message: `is required when "${String(params.property)}" is present`,
+      };
     case 'additionalProperties':
       return { path: joinPointer(path, String(params.additionalProperty)), message: 'is not a known field' };
     case 'unevaluatedProperties':
       return { path: joinPointer(path, String(params.unevaluatedProperty)), message: 'is not a known field' };
     case 'enum':
-      return { path, message: `must be one of: ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` };
+      return {
+        path,
+        message: `must be one of: ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`,
+      };
     case 'const':
       return { path, message: `must be ${JSON.stringify(params.allowedValue)}` };
     case 'type':

@@ -7,7 +7,7 @@ import { gzipSync } from 'node:zlib';
 import { create } from 'tar';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import yazl from 'yazl';
-import { ArchiveError, extractPluginArchive, type ArchiveLimits } from './archive.js';
+import { ArchiveError, type ArchiveLimits, extractPluginArchive } from './archive.js';
 
 type Format = 'tgz' | 'zip';
 /** One entry of a test archive. `size` (tar) declares a size other than the data's; `mode` may carry a file type. */
@@ -77,7 +77,11 @@ function patchName(archive: Buffer, placeholder: string, name: string): Buffer {
  * for changing fields yazl writes honestly (flags, sizes). Offsets: flags at 6 (local) / 8 (central), uncompressed
  * size at 22 / 24, name length at 26 / 28, name at 30 / 46.
  */
-function patchHeaders(archive: Buffer, name: string, patch: (buffer: Buffer, at: number, central: boolean) => void): Buffer {
+function patchHeaders(
+  archive: Buffer,
+  name: string,
+  patch: (buffer: Buffer, at: number, central: boolean) => void,
+): Buffer {
   const patched = Buffer.from(archive);
   let found = 0;
   for (let at = 0; at + 46 <= patched.length; at++) {
@@ -94,7 +98,8 @@ function patchHeaders(archive: Buffer, name: string, patch: (buffer: Buffer, at:
   return patched;
 }
 
-const make = (format: Format, items: Item[]): Promise<Buffer> => (format === 'tgz' ? Promise.resolve(tgz(items)) : zip(items));
+const make = (format: Format, items: Item[]): Promise<Buffer> =>
+  format === 'tgz' ? Promise.resolve(tgz(items)) : zip(items);
 const both: Format[] = ['tgz', 'zip'];
 
 let tmp: string;
@@ -153,7 +158,11 @@ describe('extractPluginArchive: good archives', () => {
       format: 'tgz',
       top: '',
       entries: 3,
-      items: [{ name: './', dir: true }, { name: './plugin.yaml', data: MANIFEST }, { name: './index.js', data: 'export default {};\n' }],
+      items: [
+        { name: './', dir: true },
+        { name: './plugin.yaml', data: MANIFEST },
+        { name: './index.js', data: 'export default {};\n' },
+      ],
     },
   ];
 
@@ -167,7 +176,8 @@ describe('extractPluginArchive: good archives', () => {
     expect(result.digest).toBe(createHash('sha256').update(archive).digest('hex'));
     const files = items.filter((item) => !item.dir && item.data !== undefined);
     expect(result.bytes).toBe(files.reduce((total, item) => total + Buffer.byteLength(item.data ?? ''), 0));
-    for (const item of files) expect((await readFile(path.join(destination, item.name))).equals(Buffer.from(item.data ?? ''))).toBe(true);
+    for (const item of files)
+      expect((await readFile(path.join(destination, item.name))).equals(Buffer.from(item.data ?? ''))).toBe(true);
     // No owner or odd mode from the archive: no setuid/sticky, no group/other write; the executable bit may stay.
     const index = await stat(path.join(root, 'index.js'));
     expect(index.mode & 0o7022).toBe(0);
@@ -203,8 +213,10 @@ describe('extractPluginArchive: good archives', () => {
     const name = '__MACOSX/../../escape.js';
     // yazl will not write `..`: the zip gets a same-length placeholder, replaced in its bytes.
     const placeholder = 'q'.repeat(name.length);
-    const archive = format === 'tgz' ? tgz([...macItems, { name, data: 'x' }])
-      : patchName(await zip([...macItems, { name: placeholder, data: 'x' }]), placeholder, name);
+    const archive =
+      format === 'tgz'
+        ? tgz([...macItems, { name, data: 'x' }])
+        : patchName(await zip([...macItems, { name: placeholder, data: 'x' }]), placeholder, name);
     await expect(extractPluginArchive(archive, destination)).rejects.toThrow(/"\.\." segment|\.\.|relative path/);
     expect(existsSync(destination)).toBe(false);
   });
@@ -216,7 +228,8 @@ describe('extractPluginArchive: good archives', () => {
     await writeFile(path.join(source, 'demo', 'plugin.yaml'), MANIFEST);
     await writeFile(path.join(source, 'demo', long), 'export default {};\n');
     const chunks: Buffer[] = [];
-    for await (const chunk of create({ gzip: true, cwd: source, portable: true }, ['demo'])) chunks.push(chunk as Buffer);
+    for await (const chunk of create({ gzip: true, cwd: source, portable: true }, ['demo']))
+      chunks.push(chunk as Buffer);
     const destination = fresh();
     const result = await extractPluginArchive(Buffer.concat(chunks), destination);
     expect(result.root).toBe(path.join(destination, 'demo'));
@@ -259,45 +272,174 @@ describe('extractPluginArchive: refused archives leave nothing behind', () => {
   };
   const bad: Bad[] = [
     ...both.flatMap((format): Bad[] => [
-      ...badNames.map(([name, problem]): Bad => ({ title: `${format}: name ${JSON.stringify(name)}`, entry: name, problem, archive: () => withName(format, name) })),
-      { title: `${format}: symbolic link`, entry: 'link.js', problem: /symbolic link/, archive: () =>
-        format === 'tgz' ? tgz([manifest, { name: 'link.js', tarType: '2', linkname: '/etc/passwd' }]) : zip([manifest, { name: 'link.js', data: '/etc/passwd', mode: 0o120777 }]) },
-      { title: `${format}: the same file twice`, entry: 'plugin.yaml', problem: /appears twice/, archive: () => make(format, [manifest, manifest]) },
-      { title: `${format}: too many entries`, entry: 'c.js', problem: /3 entries allowed/, limits: { maxEntries: 3 }, archive: () =>
-        make(format, [manifest, { name: 'a.js', data: 'a' }, { name: 'b.js', data: 'b' }, { name: 'c.js', data: 'c' }]) },
-      { title: `${format}: too many bytes (honest sizes)`, entry: 'b.js', problem: /limit of 1000 bytes/, limits: { maxBytes: 1000 }, maxWritten: 1000, archive: () =>
-        make(format, [manifest, { name: 'a.js', data: 'a'.repeat(600) }, { name: 'b.js', data: 'b'.repeat(600) }]) },
-      { title: `${format}: bomb, 50 MB of zeros with a 1 MB limit`, entry: 'bomb.bin', problem: /limit of 1048576 bytes/, limits: { maxBytes: MiB }, maxWritten: MiB, archive: () =>
-        make(format, [manifest, { name: 'bomb.bin', data: bomb }]) },
-      { title: `${format}: a file and a folder under one name`, entry: 'lib/index.js', problem: /cannot be written/, archive: () =>
-        make(format, [manifest, { name: 'lib', data: 'x' }, { name: 'lib/index.js', data: 'x' }]) },
-      { title: `${format}: no plugin.yaml`, problem: /no plugin\.yaml at its root or in its single top-level folder/, archive: () => make(format, [{ name: 'index.js', data: 'x' }]) },
-      { title: `${format}: two top-level folders`, problem: /no plugin\.yaml.*"a", "b"/, archive: () =>
-        make(format, [{ name: 'a/plugin.yaml', data: MANIFEST }, { name: 'b/index.js', data: 'x' }]) },
+      ...badNames.map(
+        ([name, problem]): Bad => ({
+          title: `${format}: name ${JSON.stringify(name)}`,
+          entry: name,
+          problem,
+          archive: () => withName(format, name),
+        }),
+      ),
+      {
+        title: `${format}: symbolic link`,
+        entry: 'link.js',
+        problem: /symbolic link/,
+        archive: () =>
+          format === 'tgz'
+            ? tgz([manifest, { name: 'link.js', tarType: '2', linkname: '/etc/passwd' }])
+            : zip([manifest, { name: 'link.js', data: '/etc/passwd', mode: 0o120777 }]),
+      },
+      {
+        title: `${format}: the same file twice`,
+        entry: 'plugin.yaml',
+        problem: /appears twice/,
+        archive: () => make(format, [manifest, manifest]),
+      },
+      {
+        title: `${format}: too many entries`,
+        entry: 'c.js',
+        problem: /3 entries allowed/,
+        limits: { maxEntries: 3 },
+        archive: () =>
+          make(format, [
+            manifest,
+            { name: 'a.js', data: 'a' },
+            { name: 'b.js', data: 'b' },
+            { name: 'c.js', data: 'c' },
+          ]),
+      },
+      {
+        title: `${format}: too many bytes (honest sizes)`,
+        entry: 'b.js',
+        problem: /limit of 1000 bytes/,
+        limits: { maxBytes: 1000 },
+        maxWritten: 1000,
+        archive: () =>
+          make(format, [manifest, { name: 'a.js', data: 'a'.repeat(600) }, { name: 'b.js', data: 'b'.repeat(600) }]),
+      },
+      {
+        title: `${format}: bomb, 50 MB of zeros with a 1 MB limit`,
+        entry: 'bomb.bin',
+        problem: /limit of 1048576 bytes/,
+        limits: { maxBytes: MiB },
+        maxWritten: MiB,
+        archive: () => make(format, [manifest, { name: 'bomb.bin', data: bomb }]),
+      },
+      {
+        title: `${format}: a file and a folder under one name`,
+        entry: 'lib/index.js',
+        problem: /cannot be written/,
+        archive: () => make(format, [manifest, { name: 'lib', data: 'x' }, { name: 'lib/index.js', data: 'x' }]),
+      },
+      {
+        title: `${format}: no plugin.yaml`,
+        problem: /no plugin\.yaml at its root or in its single top-level folder/,
+        archive: () => make(format, [{ name: 'index.js', data: 'x' }]),
+      },
+      {
+        title: `${format}: two top-level folders`,
+        problem: /no plugin\.yaml.*"a", "b"/,
+        archive: () =>
+          make(format, [
+            { name: 'a/plugin.yaml', data: MANIFEST },
+            { name: 'b/index.js', data: 'x' },
+          ]),
+      },
     ]),
     // Tar only: links, devices and FIFOs have no zip form besides the symlink's mode, tested above.
-    { title: 'tgz: hard link', entry: 'hard.js', problem: /hard link/, archive: () => tgz([manifest, { name: 'hard.js', tarType: '1', linkname: 'plugin.yaml' }]) },
-    { title: 'tgz: FIFO', entry: 'pipe', problem: /FIFO/, archive: () => tgz([manifest, { name: 'pipe', tarType: '6' }]) },
-    { title: 'tgz: character device', entry: 'tty', problem: /character device/, archive: () => tgz([manifest, { name: 'tty', tarType: '3' }]) },
-    { title: 'tgz: block device', entry: 'sda', problem: /block device/, archive: () => tgz([manifest, { name: 'sda', tarType: '4' }]) },
-    { title: 'tgz: unknown entry type', entry: 'odd', problem: /unknown tar type/, archive: () => tgz([manifest, { name: 'odd', tarType: 'Z' }]) },
-    { title: 'tgz: a header lying about its size (truncated)', entry: 'big.js', problem: /damaged.*Truncated/, archive: () =>
-      tgz([manifest, { name: 'big.js', data: 'only ten b', size: 100_000 }]) },
-    { title: 'tgz: a header with a bad checksum', problem: /damaged.*checksum/, archive: () =>
-      gzipSync(Buffer.concat([tarEntry(manifest), Buffer.alloc(512, 'z'), Buffer.alloc(1024)])) },
-    { title: 'tgz: gzip of a text file', problem: /damaged/, archive: () => gzipSync(Buffer.from('just some text\n'.repeat(100))) },
+    {
+      title: 'tgz: hard link',
+      entry: 'hard.js',
+      problem: /hard link/,
+      archive: () => tgz([manifest, { name: 'hard.js', tarType: '1', linkname: 'plugin.yaml' }]),
+    },
+    {
+      title: 'tgz: FIFO',
+      entry: 'pipe',
+      problem: /FIFO/,
+      archive: () => tgz([manifest, { name: 'pipe', tarType: '6' }]),
+    },
+    {
+      title: 'tgz: character device',
+      entry: 'tty',
+      problem: /character device/,
+      archive: () => tgz([manifest, { name: 'tty', tarType: '3' }]),
+    },
+    {
+      title: 'tgz: block device',
+      entry: 'sda',
+      problem: /block device/,
+      archive: () => tgz([manifest, { name: 'sda', tarType: '4' }]),
+    },
+    {
+      title: 'tgz: unknown entry type',
+      entry: 'odd',
+      problem: /unknown tar type/,
+      archive: () => tgz([manifest, { name: 'odd', tarType: 'Z' }]),
+    },
+    {
+      title: 'tgz: a header lying about its size (truncated)',
+      entry: 'big.js',
+      problem: /damaged.*Truncated/,
+      archive: () => tgz([manifest, { name: 'big.js', data: 'only ten b', size: 100_000 }]),
+    },
+    {
+      title: 'tgz: a header with a bad checksum',
+      problem: /damaged.*checksum/,
+      archive: () => gzipSync(Buffer.concat([tarEntry(manifest), Buffer.alloc(512, 'z'), Buffer.alloc(1024)])),
+    },
+    {
+      title: 'tgz: gzip of a text file',
+      problem: /damaged/,
+      archive: () => gzipSync(Buffer.from('just some text\n'.repeat(100))),
+    },
     { title: 'tgz: gzip cut short', problem: /damaged/, archive: () => tgz([manifest]).subarray(0, 40) },
     // Zip only. A NUL byte cannot be put in a ustar name (it ends the field), so it is tried in a zip.
-    { title: 'zip: NUL byte in a name', entry: 'a\0b.js', problem: /NUL byte/, archive: () => withName('zip', 'a\0b.js') },
-    { title: 'zip: a FIFO by its mode bits', entry: 'pipe', problem: /special file/, archive: () => zip([manifest, { name: 'pipe', data: '', mode: 0o010644 }]) },
-    { title: 'zip: encrypted entry (flag bit 0 set in both headers)', entry: 'secret.js', problem: /encrypted/, archive: async () =>
-      patchHeaders(await zip([manifest, { name: 'secret.js', data: 'x'.repeat(100) }]), 'secret.js', (b, at, central) =>
-        b.writeUInt16LE(b.readUInt16LE(at + (central ? 8 : 6)) | 1, at + (central ? 8 : 6))) },
-    { title: 'zip: bomb whose headers claim 1000 bytes', entry: 'bomb.bin', problem: /too many bytes|limit of 1048576 bytes/, limits: { maxBytes: MiB }, maxWritten: MiB, archive: async () =>
-      patchHeaders(await zip([manifest, { name: 'bomb.bin', data: bomb }]), 'bomb.bin', (b, at, central) => b.writeUInt32LE(1000, at + (central ? 24 : 22))) },
-    { title: 'zip: truncated', problem: /zip archive is invalid/, archive: () => zip([manifest]).then((z) => z.subarray(0, z.length - 10)) },
+    {
+      title: 'zip: NUL byte in a name',
+      entry: 'a\0b.js',
+      problem: /NUL byte/,
+      archive: () => withName('zip', 'a\0b.js'),
+    },
+    {
+      title: 'zip: a FIFO by its mode bits',
+      entry: 'pipe',
+      problem: /special file/,
+      archive: () => zip([manifest, { name: 'pipe', data: '', mode: 0o010644 }]),
+    },
+    {
+      title: 'zip: encrypted entry (flag bit 0 set in both headers)',
+      entry: 'secret.js',
+      problem: /encrypted/,
+      archive: async () =>
+        patchHeaders(
+          await zip([manifest, { name: 'secret.js', data: 'x'.repeat(100) }]),
+          'secret.js',
+          (b, at, central) => b.writeUInt16LE(b.readUInt16LE(at + (central ? 8 : 6)) | 1, at + (central ? 8 : 6)),
+        ),
+    },
+    {
+      title: 'zip: bomb whose headers claim 1000 bytes',
+      entry: 'bomb.bin',
+      problem: /too many bytes|limit of 1048576 bytes/,
+      limits: { maxBytes: MiB },
+      maxWritten: MiB,
+      archive: async () =>
+        patchHeaders(await zip([manifest, { name: 'bomb.bin', data: bomb }]), 'bomb.bin', (b, at, central) =>
+          b.writeUInt32LE(1000, at + (central ? 24 : 22)),
+        ),
+    },
+    {
+      title: 'zip: truncated',
+      problem: /zip archive is invalid/,
+      archive: () => zip([manifest]).then((z) => z.subarray(0, z.length - 10)),
+    },
     { title: 'zip: empty (PK\\5\\6)', problem: /no plugin\.yaml.*it is empty/, archive: () => zip([]) },
-    { title: 'random bytes', problem: /^not a \.tgz or \.zip archive$/, archive: () => Buffer.concat([Buffer.from('XX'), randomBytes(2000)]) },
+    {
+      title: 'random bytes',
+      problem: /^not a \.tgz or \.zip archive$/,
+      archive: () => Buffer.concat([Buffer.from('XX'), randomBytes(2000)]),
+    },
     { title: 'a plain text file', problem: /^not a \.tgz or \.zip archive$/, archive: () => Buffer.from(MANIFEST) },
     { title: 'an empty upload', problem: /^not a \.tgz or \.zip archive$/, archive: () => Buffer.alloc(0) },
   ];
@@ -311,7 +453,10 @@ describe('extractPluginArchive: refused archives leave nothing behind', () => {
     await probe.close();
     const started = Date.now();
     try {
-      const error: unknown = await extractPluginArchive(bytes, destination, limits).then(() => undefined, (e: unknown) => e);
+      const error: unknown = await extractPluginArchive(bytes, destination, limits).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(ArchiveError);
       const message = (error as ArchiveError).message;
       expect((error as ArchiveError).name).toBe('ArchiveError');

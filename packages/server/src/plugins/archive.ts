@@ -44,7 +44,11 @@ export interface ExtractedArchive {
 const ARCHIVE_CAUSED = new Set(['EEXIST', 'ENOTDIR', 'EISDIR', 'ENAMETOOLONG']);
 const TAR_FILE_TYPES = new Set(['File', 'OldFile', 'ContiguousFile']);
 const TAR_TYPE_NAMES: Record<string, string> = {
-  SymbolicLink: 'a symbolic link', Link: 'a hard link', CharacterDevice: 'a character device', BlockDevice: 'a block device', FIFO: 'a FIFO',
+  SymbolicLink: 'a symbolic link',
+  Link: 'a hard link',
+  CharacterDevice: 'a character device',
+  BlockDevice: 'a block device',
+  FIFO: 'a FIFO',
 };
 /** Unix file types, as a zip made on Unix keeps them in the high 16 bits of an entry's external attributes. */
 const [S_IFMT, S_IFDIR, S_IFREG, S_IFLNK] = [0o170000, 0o040000, 0o100000, 0o120000];
@@ -68,7 +72,8 @@ export async function extractPluginArchive(
   try {
     await mkdir(dest, { mode: 0o755 });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new ArchiveError(`the destination ${dest} already exists`);
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new ArchiveError(`the destination ${dest} already exists`);
     throw error;
   }
   const target = new Extraction(dest, {
@@ -130,7 +135,8 @@ class Extraction {
     if (raw.startsWith('/') || /^[a-zA-Z]:/.test(raw)) throw refuse(raw, 'has an absolute path');
     const parts = raw.split('/').filter((part) => part !== '' && part !== '.');
     if (parts.includes('..')) throw refuse(raw, 'has a ".." segment in its path');
-    if (++this.entries > this.limits.maxEntries) throw refuse(raw, `is one more than the ${this.limits.maxEntries} entries allowed`);
+    if (++this.entries > this.limits.maxEntries)
+      throw refuse(raw, `is one more than the ${this.limits.maxEntries} entries allowed`);
     if (isSystemMetadata(parts, kind)) return undefined;
     const name = parts.join('/');
     if (name === '' && kind === 'file') throw refuse(raw, 'is a file without a name');
@@ -151,7 +157,11 @@ class Extraction {
    * Writes a file 0644 (0755 if the archive marks it executable), counting its bytes as they arrive. The data is
    * opened only once the file is: a zip entry stream that fails before anyone listens would be an uncaught error.
    */
-  async file(name: string, executable: boolean, source: () => AsyncIterable<Buffer> | Promise<AsyncIterable<Buffer>>): Promise<void> {
+  async file(
+    name: string,
+    executable: boolean,
+    source: () => AsyncIterable<Buffer> | Promise<AsyncIterable<Buffer>>,
+  ): Promise<void> {
     const file = path.join(this.dest, name);
     const handle = await this.fs(name, async () => {
       await mkdir(path.dirname(file), { recursive: true, mode: 0o755 });
@@ -172,8 +182,12 @@ class Extraction {
   root(): string {
     if (this.kinds.get('plugin.yaml') === 'file') return this.dest;
     const [top, ...others] = this.tops;
-    if (top !== undefined && others.length === 0 && this.kinds.get(`${top}/plugin.yaml`) === 'file') return path.join(this.dest, top);
-    const found = this.tops.size === 0 ? 'it is empty' : `it holds ${[...this.tops].slice(0, 5).map(quote).join(', ')}${this.tops.size > 5 ? ', …' : ''}`;
+    if (top !== undefined && others.length === 0 && this.kinds.get(`${top}/plugin.yaml`) === 'file')
+      return path.join(this.dest, top);
+    const found =
+      this.tops.size === 0
+        ? 'it is empty'
+        : `it holds ${[...this.tops].slice(0, 5).map(quote).join(', ')}${this.tops.size > 5 ? ', …' : ''}`;
     throw new ArchiveError(`the archive has no plugin.yaml at its root or in its single top-level folder (${found})`);
   }
 
@@ -186,7 +200,8 @@ class Extraction {
       return await operation();
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code && ARCHIVE_CAUSED.has(code)) throw refuse(name, `cannot be written (${code}): it clashes with another entry or its name is too long`);
+      if (code && ARCHIVE_CAUSED.has(code))
+        throw refuse(name, `cannot be written (${code}): it clashes with another entry or its name is too long`);
       throw error;
     }
   }
@@ -206,8 +221,12 @@ async function untar(archive: Buffer, target: Extraction): Promise<void> {
   const fail = (error: unknown): void => {
     if (failure !== undefined) return;
     const entry = (error as { entry?: ReadEntry }).entry ?? current;
-    failure = error instanceof ArchiveError || isHostError(error) ? error
-      : new ArchiveError(`the .tgz archive is damaged${entry ? ` at entry ${quote(entry.path)}` : ''}: ${(error as Error).message}`);
+    failure =
+      error instanceof ArchiveError || isHostError(error)
+        ? error
+        : new ArchiveError(
+            `the .tgz archive is damaged${entry ? ` at entry ${quote(entry.path)}` : ''}: ${(error as Error).message}`,
+          );
     current?.destroy();
     wake();
   };
@@ -219,7 +238,8 @@ async function untar(archive: Buffer, target: Extraction): Promise<void> {
     });
   parser.on('error', fail);
   parser.on('ignoredEntry', (entry: ReadEntry) => {
-    const what = entry.meta ? `has an oversized ${entry.type} header`
+    const what = entry.meta
+      ? `has an oversized ${entry.type} header`
       : `is of ${entry.type === 'Unsupported' ? 'an unknown tar type' : `the unsupported tar type ${entry.type}`}: only files and folders are allowed`;
     fail(refuse(entry.path, what));
   });
@@ -228,7 +248,10 @@ async function untar(archive: Buffer, target: Extraction): Promise<void> {
       const kind = entry.type === 'Directory' ? 'directory' : TAR_FILE_TYPES.has(entry.type) ? 'file' : undefined;
       if (!kind) {
         const link = entry.linkpath ? ` (to ${quote(entry.linkpath)})` : '';
-        throw refuse(entry.path, `is ${TAR_TYPE_NAMES[entry.type] ?? `of type ${entry.type}`}${link}: only files and folders are allowed`);
+        throw refuse(
+          entry.path,
+          `is ${TAR_TYPE_NAMES[entry.type] ?? `of type ${entry.type}`}${link}: only files and folders are allowed`,
+        );
       }
       const name = target.admit(entry.path, kind, entry.size);
       // A directory has no body, but the Parser waits for its 'end'; a left-out entry's body is drained unread.
@@ -273,15 +296,25 @@ async function unzip(archive: Buffer, target: Extraction): Promise<void> {
   let zip: yauzl.ZipFile | undefined;
   let current: string | undefined;
   try {
-    const file = (zip = await yauzl.fromBufferPromise(archive, { lazyEntries: true, validateEntrySizes: true, strictFileNames: true, decodeStrings: true }));
+    const file = (zip = await yauzl.fromBufferPromise(archive, {
+      lazyEntries: true,
+      validateEntrySizes: true,
+      strictFileNames: true,
+      decodeStrings: true,
+    }));
     for await (const entry of file.eachEntry()) {
       const name = (current = entry.fileName);
       const mode = entry.externalFileAttributes >>> 16;
       const type = mode & S_IFMT;
       if (type === S_IFLNK) throw refuse(name, 'is a symbolic link: only files and folders are allowed');
-      if (type !== 0 && type !== S_IFREG && type !== S_IFDIR) throw refuse(name, `is a special file (mode 0o${type.toString(8)}): only files and folders are allowed`);
+      if (type !== 0 && type !== S_IFREG && type !== S_IFDIR)
+        throw refuse(name, `is a special file (mode 0o${type.toString(8)}): only files and folders are allowed`);
       if (entry.isEncrypted()) throw refuse(name, 'is encrypted');
-      if (!entry.canDecodeFileData()) throw refuse(name, `uses compression method ${entry.compressionMethod} (only stored and deflate are supported)`);
+      if (!entry.canDecodeFileData())
+        throw refuse(
+          name,
+          `uses compression method ${entry.compressionMethod} (only stored and deflate are supported)`,
+        );
       const kind = name.endsWith('/') || type === S_IFDIR ? 'directory' : 'file';
       const clean = target.admit(name, kind, entry.uncompressedSize);
       if (clean === undefined) continue;
@@ -291,7 +324,9 @@ async function unzip(archive: Buffer, target: Extraction): Promise<void> {
     }
   } catch (error) {
     if (error instanceof ArchiveError || isHostError(error)) throw error;
-    throw new ArchiveError(`the .zip archive is invalid${current ? ` at entry ${quote(current)}` : ''}: ${(error as Error).message}`);
+    throw new ArchiveError(
+      `the .zip archive is invalid${current ? ` at entry ${quote(current)}` : ''}: ${(error as Error).message}`,
+    );
   } finally {
     zip?.close();
   }

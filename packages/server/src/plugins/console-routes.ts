@@ -1,7 +1,7 @@
 import { badRequest, invalid, payloadTooLarge, unsupportedMediaType } from '@svc/plugin-api';
 import type { FastifyRequest } from 'fastify';
 import type { DynamicRoute } from '../api/dynamic-router.js';
-import { JSON_TYPE, actorOf, type HttpContext } from '../api/http-context.js';
+import { actorOf, type HttpContext, JSON_TYPE } from '../api/http-context.js';
 import { sendList } from '../api/list-envelope.js';
 import type { ObjectService } from '../registry/object-service.js';
 import type { PluginHost } from './plugin-host.js';
@@ -68,9 +68,11 @@ function pluginStateBody(body: unknown): { enable: boolean; async: boolean } {
   const { enable, async: runAsync, ...rest } = body as Record<string, unknown>;
   const errors = [];
   if (typeof enable !== 'boolean') errors.push({ path: '/enable', message: 'must be true or false' });
-  if (runAsync !== undefined && typeof runAsync !== 'boolean') errors.push({ path: '/async', message: 'must be true or false' });
+  if (runAsync !== undefined && typeof runAsync !== 'boolean')
+    errors.push({ path: '/async', message: 'must be true or false' });
   for (const key of Object.keys(rest)) errors.push({ path: `/${key}`, message: 'is not a known field' });
-  if (errors.length > 0) throw invalid(`plugin-state: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, errors);
+  if (errors.length > 0)
+    throw invalid(`plugin-state: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, errors);
   return { enable: enable as boolean, async: runAsync === true };
 }
 
@@ -80,14 +82,18 @@ async function readArchive(request: FastifyRequest): Promise<Buffer> {
     throw unsupportedMediaType('send the plugin archive as multipart/form-data, in the field "file"');
   }
   try {
-    for await (const part of request.parts({ limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 10, parts: 11 } })) {
+    for await (const part of request.parts({
+      limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 10, parts: 11 },
+    })) {
       if (part.type === 'file' && part.fieldname === 'file') return await part.toBuffer();
       if (part.type === 'file') part.file.resume();
     }
   } catch (error) {
     const code = (error as { code?: string }).code;
-    if (code === 'FST_REQ_FILE_TOO_LARGE') throw payloadTooLarge(`the archive is larger than ${MAX_UPLOAD_BYTES / 1024 / 1024} MiB`);
-    if (typeof code === 'string' && code.startsWith('FST_')) throw badRequest(`the multipart body was refused: ${(error as Error).message}`);
+    if (code === 'FST_REQ_FILE_TOO_LARGE')
+      throw payloadTooLarge(`the archive is larger than ${MAX_UPLOAD_BYTES / 1024 / 1024} MiB`);
+    if (typeof code === 'string' && code.startsWith('FST_'))
+      throw badRequest(`the multipart body was refused: ${(error as Error).message}`);
     throw error;
   }
   throw badRequest('the multipart field "file" (the plugin\'s .tgz or .zip archive) is missing');

@@ -46,7 +46,9 @@ export async function applyDeclared(
     const existing = await client.fetch(object, object.metadata.name);
     if (!existing) return await client.create(object);
     if (ownerOf(existing) !== plugin) {
-      throw new Error(`it already exists and belongs to ${describeOwner(ownerOf(existing))}; a plugin never takes over an object it did not declare`);
+      throw new Error(
+        `it already exists and belongs to ${describeOwner(ownerOf(existing))}; a plugin never takes over an object it did not declare`,
+      );
     }
     if (sameDeclaredContent(existing, object)) {
       await readmit(deps, plugin, existing).catch(async (error: unknown) => {
@@ -80,7 +82,13 @@ export async function removeDeclared(client: ExtensionClient, declared: readonly
 async function readmit(deps: DeclaredObjectsDeps, plugin: string, object: ExtensionObject): Promise<void> {
   const served = deps.registry.findByKind(object.apiVersion, object.kind);
   if (!served) return;
-  await deps.objects.admission.run({ operation: 'update', served, object, prevObject: object, actor: pluginActor(plugin) });
+  await deps.objects.admission.run({
+    operation: 'update',
+    served,
+    object,
+    prevObject: object,
+    actor: pluginActor(plugin),
+  });
 }
 
 async function waitUntilGone(client: ExtensionClient, objects: ExtensionObject[], ms: number): Promise<void> {
@@ -93,7 +101,12 @@ async function waitUntilGone(client: ExtensionClient, objects: ExtensionObject[]
 }
 
 /** The seed's convention for role templates: `<plugin>-role-<view|manage>-<resources>`. A warning, not a refusal. */
-function warnOnTemplateName(plugin: string, source: string, object: ExtensionObject, logger: { warn(m: string): void }) {
+function warnOnTemplateName(
+  plugin: string,
+  source: string,
+  object: ExtensionObject,
+  logger: { warn(m: string): void },
+) {
   if (object.kind !== 'Role' || object.metadata.labels?.[ROLE_TEMPLATE_LABEL] !== 'true') return;
   if (new RegExp(`^${plugin}-role-(view|manage)-[a-z0-9]`).test(object.metadata.name)) return;
   logger.warn(

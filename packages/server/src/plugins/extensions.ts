@@ -1,8 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseAllDocuments } from 'yaml';
 import type { ExtensionObject } from '@svc/plugin-api';
-import { DEPENDENCIES_ANNOTATION, annotationList } from '../authz/roles.js';
+import { parseAllDocuments } from 'yaml';
+import { annotationList, DEPENDENCIES_ANNOTATION } from '../authz/roles.js';
 
 export interface DeclaredObject {
   /** `extensions/<file>#<document index>`, for error messages. */

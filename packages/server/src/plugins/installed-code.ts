@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { extractPluginArchive, type ArchiveLimits } from './archive.js';
+import { type ArchiveLimits, extractPluginArchive } from './archive.js';
 
 /** An uploaded archive unpacked into a private staging folder, not yet in place. */
 export interface StagedCode {
@@ -32,7 +32,9 @@ export class InstalledCode {
   async folders(): Promise<string[]> {
     await mkdir(this.directory, { recursive: true });
     const found: string[] = [];
-    for (const entry of (await readdir(this.directory, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    for (const entry of (await readdir(this.directory, { withFileTypes: true })).sort((a, b) =>
+      a.name < b.name ? -1 : 1,
+    )) {
       const folder = path.join(this.directory, entry.name);
       if (!entry.isDirectory()) continue;
       if (entry.name.startsWith('.')) {
@@ -48,7 +50,11 @@ export class InstalledCode {
     await mkdir(this.directory, { recursive: true });
     const staging = path.join(this.directory, `.staging-${randomBytes(6).toString('hex')}`);
     const extracted = await extractPluginArchive(archive, staging, this.limits);
-    return { root: extracted.root, digest: extracted.digest, discard: () => rm(staging, { recursive: true, force: true }) };
+    return {
+      root: extracted.root,
+      digest: extracted.digest,
+      discard: () => rm(staging, { recursive: true, force: true }),
+    };
   }
 
   /** Moves staged code into place as plugin `name` (replacing any code it had) and returns its folder. */

@@ -32,7 +32,8 @@ export function initialize(data: { pluginApiUrl: string }): void {
 export async function resolve(specifier: string, context: ResolveContext, next: NextResolve): Promise<ResolveResult> {
   const generation = generationOf(context.parentURL);
   if (generation === undefined) return next(specifier, context);
-  if (specifier === '@svc/plugin-api' && pluginApiUrl) return { url: pluginApiUrl, format: 'module', shortCircuit: true };
+  if (specifier === '@svc/plugin-api' && pluginApiUrl)
+    return { url: pluginApiUrl, format: 'module', shortCircuit: true };
   const resolved = await next(specifier, context);
   if (!resolved.url.startsWith('file:') || resolved.url.includes('/node_modules/')) return resolved;
   const url = new URL(resolved.url);

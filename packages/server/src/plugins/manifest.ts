@@ -24,7 +24,10 @@ export interface PluginManifest {
 }
 
 export class ManifestError extends Error {
-  constructor(readonly where: string, message: string) {
+  constructor(
+    readonly where: string,
+    message: string,
+  ) {
     super(`${where}: ${message}`);
     this.name = 'ManifestError';
   }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { createRequire, register } from 'node:module';
 import { readdir, stat } from 'node:fs/promises';
+import { createRequire, register } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { GENERATION_PARAM } from './loader-hooks.js';

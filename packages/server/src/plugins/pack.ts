@@ -56,7 +56,9 @@ export async function packPlugin(folder: string, outDir: string): Promise<PackRe
   }
   const mainPosix = toPosix(path.normalize(main));
   if (!files.includes(mainPosix)) {
-    throw new PackError(`spec.main ${main} would not be in the archive: add it (or its folder) to "files" in package.json`);
+    throw new PackError(
+      `spec.main ${main} would not be in the archive: add it (or its folder) to "files" in package.json`,
+    );
   }
 
   const entries = withFolders(files);
@@ -130,7 +132,8 @@ async function listFiles(root: string): Promise<{ files: string[]; links: Set<st
 async function selectFiles(root: string, all: string[], warnings: string[]): Promise<string[]> {
   const declared = await packageFiles(root);
   // As npm does: secrets and tool settings (.env, .npmrc, any dot file or folder) never go in by default.
-  if (declared === undefined) return all.filter((file) => !/\.(tgz|zip)$/i.test(file) && !file.split('/').some((part) => part.startsWith('.')));
+  if (declared === undefined)
+    return all.filter((file) => !/\.(tgz|zip)$/i.test(file) && !file.split('/').some((part) => part.startsWith('.')));
   const selected = new Set(all.filter((file) => ALWAYS_PACKED.some((pattern) => pattern.test(file))));
   for (const entry of declared) {
     const negated = entry.startsWith('!');

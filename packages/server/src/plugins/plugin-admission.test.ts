@@ -1,8 +1,14 @@
+import { type ExtensionObject, isApiError } from '@svc/plugin-api';
 import { describe, expect, it } from 'vitest';
-import { isApiError, type ExtensionObject } from '@svc/plugin-api';
 import type { Actor } from '../registry/admission.js';
 import type { PluginManifest } from './manifest.js';
-import { admitPluginWrite, checkDependenciesInstalled, checkUpgrade, type InstalledPlugins, type PluginWrite } from './plugin-admission.js';
+import {
+  admitPluginWrite,
+  checkDependenciesInstalled,
+  checkUpgrade,
+  type InstalledPlugins,
+  type PluginWrite,
+} from './plugin-admission.js';
 import { runningDependents, unmetDependencies } from './plugin-dependencies.js';
 import type { PluginRecord } from './plugin-host.js';
 
@@ -11,7 +17,10 @@ const USER: Actor = { kind: 'user', principal: { username: 'ann', via: 'session'
 const PLUGIN: Actor = { kind: 'plugin', plugin: 'blog' };
 const SYSTEM: Actor = { kind: 'system' };
 
-const people = (spec: Record<string, unknown> = {}, metadata: Partial<ExtensionObject['metadata']> = {}): ExtensionObject => ({
+const people = (
+  spec: Record<string, unknown> = {},
+  metadata: Partial<ExtensionObject['metadata']> = {},
+): ExtensionObject => ({
   apiVersion: 'plugin.svc.run/v1alpha1',
   kind: 'Plugin',
   metadata: { name: 'people', finalizers: [FINALIZER], ...metadata },
@@ -29,31 +38,122 @@ function outcome(check: () => void): string {
 }
 
 describe('writes of Plugin objects', () => {
-  const update = (actor: Actor, prevObject: ExtensionObject, object: ExtensionObject): PluginWrite => ({ operation: 'update', actor, prevObject, object });
-  it.each([
-    { name: 'svc installs', write: { operation: 'create', actor: SYSTEM, object: people() }, dependents: [], want: 'admitted' },
-    { name: 'a user cannot create one', write: { operation: 'create', actor: USER, object: people() }, dependents: [], want: 'MethodNotAllowed' },
-    { name: 'a plugin cannot create one', write: { operation: 'create', actor: PLUGIN, object: people() }, dependents: [], want: 'MethodNotAllowed' },
-    { name: 'a user cannot write status', write: { ...update(USER, people(), people()), subresource: 'status' }, dependents: [], want: 'Forbidden' },
-    { name: 'svc writes status', write: { ...update(SYSTEM, people(), people()), subresource: 'status' }, dependents: [], want: 'admitted' },
-    { name: 'a user uninstalls one nothing requires', write: { operation: 'delete', actor: USER, object: people(), prevObject: people() }, dependents: [], want: 'admitted' },
-    { name: 'a user cannot uninstall one running plugins require', write: { operation: 'delete', actor: USER, object: people(), prevObject: people() }, dependents: ['blog'], want: 'Conflict' },
-    { name: 'a user enables one', write: update(USER, people({ enabled: false }), people({ enabled: true })), dependents: [], want: 'admitted' },
-    { name: 'a user disables one nothing requires', write: update(USER, people(), people({ enabled: false })), dependents: [], want: 'admitted' },
-    { name: 'a user cannot disable one running plugins require', write: update(USER, people(), people({ enabled: false })), dependents: ['blog'], want: 'Conflict' },
-    { name: 'a user may relabel one running plugins require', write: update(USER, people(), people({}, { labels: { team: 'a' } })), dependents: ['blog'], want: 'admitted' },
-    { name: 'a user cannot change its version', write: update(USER, people(), people({ version: '2.0.0' })), dependents: [], want: 'Invalid' },
-    { name: 'a user cannot add a manifest field', write: update(USER, people(), people({ displayName: 'People' })), dependents: [], want: 'Invalid' },
-    { name: 'a user cannot remove its finalizer', write: update(USER, people(), people({}, { finalizers: [] })), dependents: [], want: 'Invalid' },
-    { name: 'svc changes its version (an upgrade)', write: update(SYSTEM, people(), people({ version: '2.0.0' })), dependents: [], want: 'admitted' },
-    { name: 'svc removes its finalizer', write: update(SYSTEM, people(), people({}, { finalizers: [] })), dependents: ['blog'], want: 'admitted' },
-  ] satisfies Array<{ name: string; write: PluginWrite; dependents: string[]; want: string }>)('$name: $want', ({ write, dependents, want }) => {
-    expect(outcome(() => admitPluginWrite(write, (name) => (name === 'people' ? dependents : [])))).toBe(want);
+  const update = (actor: Actor, prevObject: ExtensionObject, object: ExtensionObject): PluginWrite => ({
+    operation: 'update',
+    actor,
+    prevObject,
+    object,
   });
+  it.each([
+    {
+      name: 'svc installs',
+      write: { operation: 'create', actor: SYSTEM, object: people() },
+      dependents: [],
+      want: 'admitted',
+    },
+    {
+      name: 'a user cannot create one',
+      write: { operation: 'create', actor: USER, object: people() },
+      dependents: [],
+      want: 'MethodNotAllowed',
+    },
+    {
+      name: 'a plugin cannot create one',
+      write: { operation: 'create', actor: PLUGIN, object: people() },
+      dependents: [],
+      want: 'MethodNotAllowed',
+    },
+    {
+      name: 'a user cannot write status',
+      write: { ...update(USER, people(), people()), subresource: 'status' },
+      dependents: [],
+      want: 'Forbidden',
+    },
+    {
+      name: 'svc writes status',
+      write: { ...update(SYSTEM, people(), people()), subresource: 'status' },
+      dependents: [],
+      want: 'admitted',
+    },
+    {
+      name: 'a user uninstalls one nothing requires',
+      write: { operation: 'delete', actor: USER, object: people(), prevObject: people() },
+      dependents: [],
+      want: 'admitted',
+    },
+    {
+      name: 'a user cannot uninstall one running plugins require',
+      write: { operation: 'delete', actor: USER, object: people(), prevObject: people() },
+      dependents: ['blog'],
+      want: 'Conflict',
+    },
+    {
+      name: 'a user enables one',
+      write: update(USER, people({ enabled: false }), people({ enabled: true })),
+      dependents: [],
+      want: 'admitted',
+    },
+    {
+      name: 'a user disables one nothing requires',
+      write: update(USER, people(), people({ enabled: false })),
+      dependents: [],
+      want: 'admitted',
+    },
+    {
+      name: 'a user cannot disable one running plugins require',
+      write: update(USER, people(), people({ enabled: false })),
+      dependents: ['blog'],
+      want: 'Conflict',
+    },
+    {
+      name: 'a user may relabel one running plugins require',
+      write: update(USER, people(), people({}, { labels: { team: 'a' } })),
+      dependents: ['blog'],
+      want: 'admitted',
+    },
+    {
+      name: 'a user cannot change its version',
+      write: update(USER, people(), people({ version: '2.0.0' })),
+      dependents: [],
+      want: 'Invalid',
+    },
+    {
+      name: 'a user cannot add a manifest field',
+      write: update(USER, people(), people({ displayName: 'People' })),
+      dependents: [],
+      want: 'Invalid',
+    },
+    {
+      name: 'a user cannot remove its finalizer',
+      write: update(USER, people(), people({}, { finalizers: [] })),
+      dependents: [],
+      want: 'Invalid',
+    },
+    {
+      name: 'svc changes its version (an upgrade)',
+      write: update(SYSTEM, people(), people({ version: '2.0.0' })),
+      dependents: [],
+      want: 'admitted',
+    },
+    {
+      name: 'svc removes its finalizer',
+      write: update(SYSTEM, people(), people({}, { finalizers: [] })),
+      dependents: ['blog'],
+      want: 'admitted',
+    },
+  ] satisfies Array<{ name: string; write: PluginWrite; dependents: string[]; want: string }>)(
+    '$name: $want',
+    ({ write, dependents, want }) => {
+      expect(outcome(() => admitPluginWrite(write, (name) => (name === 'people' ? dependents : [])))).toBe(want);
+    },
+  );
 
   it('names every manifest field a user changed, each at its path', () => {
     try {
-      admitPluginWrite(update(USER, people(), people({ version: '2.0.0', main: 'other.js', enabled: false })), () => []);
+      admitPluginWrite(
+        update(USER, people(), people({ version: '2.0.0', main: 'other.js', enabled: false })),
+        () => [],
+      );
       expect.unreachable();
     } catch (error) {
       expect(isApiError(error) && error.errors).toEqual([
@@ -92,20 +192,53 @@ describe('install and upgrade checks', () => {
   const blog = record(manifest('blog', '1.0.0', { people: '^1.0.0' }));
 
   it.each([
-    { name: 'an install needing nothing', check: () => checkDependenciesInstalled(hostOf(), manifest('people', '1.0.0')), want: 'admitted' },
-    { name: 'an install needing an installed plugin', check: () => checkDependenciesInstalled(hostOf(people1), manifest('blog', '1.0.0', { people: '^1.0.0' })), want: 'admitted' },
-    { name: 'an install needing a missing plugin', check: () => checkDependenciesInstalled(hostOf(), manifest('blog', '1.0.0', { people: '^1.0.0' })), want: 'Conflict' },
-    { name: 'an install needing another version', check: () => checkDependenciesInstalled(hostOf(people1), manifest('blog', '1.0.0', { people: '^2.0.0' })), want: 'Conflict' },
-    { name: 'an upgrade its dependents accept', check: () => checkUpgrade(hostOf(people1, blog), 'people', manifest('people', '1.9.0')), want: 'admitted' },
-    { name: 'an upgrade a running dependent refuses', check: () => checkUpgrade(hostOf(people1, blog), 'people', manifest('people', '2.0.0')), want: 'Conflict' },
-    { name: 'an upgrade of a folder of SVC_PLUGINS_DIR', check: () => checkUpgrade(hostOf(record(manifest('people', '1.0.0'), 'directory')), 'people', manifest('people', '1.1.0')), want: 'Conflict' },
-    { name: 'an upgrade needing a missing plugin', check: () => checkUpgrade(hostOf(people1), 'people', manifest('people', '1.3.0', { search: '^1.0.0' })), want: 'Conflict' },
+    {
+      name: 'an install needing nothing',
+      check: () => checkDependenciesInstalled(hostOf(), manifest('people', '1.0.0')),
+      want: 'admitted',
+    },
+    {
+      name: 'an install needing an installed plugin',
+      check: () => checkDependenciesInstalled(hostOf(people1), manifest('blog', '1.0.0', { people: '^1.0.0' })),
+      want: 'admitted',
+    },
+    {
+      name: 'an install needing a missing plugin',
+      check: () => checkDependenciesInstalled(hostOf(), manifest('blog', '1.0.0', { people: '^1.0.0' })),
+      want: 'Conflict',
+    },
+    {
+      name: 'an install needing another version',
+      check: () => checkDependenciesInstalled(hostOf(people1), manifest('blog', '1.0.0', { people: '^2.0.0' })),
+      want: 'Conflict',
+    },
+    {
+      name: 'an upgrade its dependents accept',
+      check: () => checkUpgrade(hostOf(people1, blog), 'people', manifest('people', '1.9.0')),
+      want: 'admitted',
+    },
+    {
+      name: 'an upgrade a running dependent refuses',
+      check: () => checkUpgrade(hostOf(people1, blog), 'people', manifest('people', '2.0.0')),
+      want: 'Conflict',
+    },
+    {
+      name: 'an upgrade of a folder of SVC_PLUGINS_DIR',
+      check: () =>
+        checkUpgrade(hostOf(record(manifest('people', '1.0.0'), 'directory')), 'people', manifest('people', '1.1.0')),
+      want: 'Conflict',
+    },
+    {
+      name: 'an upgrade needing a missing plugin',
+      check: () => checkUpgrade(hostOf(people1), 'people', manifest('people', '1.3.0', { search: '^1.0.0' })),
+      want: 'Conflict',
+    },
   ])('$name: $want', ({ check, want }) => expect(outcome(check)).toBe(want));
 
   it('says what is missing and what to do', () => {
-    expect(() => checkDependenciesInstalled(hostOf(), manifest('blog', '1.0.0', { people: '^1.0.0', search: '*' }))).toThrow(
-      'plugin "blog" requires people@^1.0.0, search@*, not installed; install them first',
-    );
+    expect(() =>
+      checkDependenciesInstalled(hostOf(), manifest('blog', '1.0.0', { people: '^1.0.0', search: '*' })),
+    ).toThrow('plugin "blog" requires people@^1.0.0, search@*, not installed; install them first');
     expect(() => checkUpgrade(hostOf(people1, blog), 'people', manifest('people', '2.0.0'))).toThrow(
       'running plugin "blog" requires people@^1.0.0, which 2.0.0 is not',
     );

@@ -3,12 +3,12 @@
  * the checks of an install or upgrade made before any code is put in place.
  */
 import { isDeepStrictEqual } from 'node:util';
-import semver from 'semver';
 import { conflict, forbidden, invalid, methodNotAllowed } from '@svc/plugin-api';
+import semver from 'semver';
 import type { AdmissionRequest } from '../registry/admission.js';
 import type { PluginManifest } from './manifest.js';
 import type { PluginHost } from './plugin-host.js';
-import { UNINSTALL_FINALIZER, type PluginSpec } from './plugin-model.js';
+import { type PluginSpec, UNINSTALL_FINALIZER } from './plugin-model.js';
 import { readPluginObject } from './plugin-object.js';
 
 /** What the Plugin write check reads of an admission request. */
@@ -26,19 +26,24 @@ export function admitPluginWrite(request: PluginWrite, runningDependents: (name:
   if (request.actor.kind === 'system') return;
   const name = request.object.metadata.name;
   if (request.operation === 'create') {
-    throw methodNotAllowed('plugins are installed with POST /apis/api.console.svc.run/v1alpha1/plugins/install (multipart field "file")');
+    throw methodNotAllowed(
+      'plugins are installed with POST /apis/api.console.svc.run/v1alpha1/plugins/install (multipart field "file")',
+    );
   }
   if (request.subresource === 'status') throw forbidden(`the status of plugin "${name}" is written by svc alone`);
   const dependents = runningDependents(name);
   if (request.operation === 'delete') {
-    if (dependents.length > 0) throw conflict(`plugin "${name}" is required by running plugins: ${dependents.join(', ')}; stop them first`);
+    if (dependents.length > 0)
+      throw conflict(`plugin "${name}" is required by running plugins: ${dependents.join(', ')}; stop them first`);
     return;
   }
   if (
     request.prevObject?.metadata.finalizers?.includes(UNINSTALL_FINALIZER) &&
     !request.object.metadata.finalizers?.includes(UNINSTALL_FINALIZER)
   ) {
-    throw invalid(`plugin "${name}": the ${UNINSTALL_FINALIZER} finalizer is removed by svc once the plugin is uninstalled`);
+    throw invalid(
+      `plugin "${name}": the ${UNINSTALL_FINALIZER} finalizer is removed by svc once the plugin is uninstalled`,
+    );
   }
   const before = readPluginObject(request.prevObject).spec;
   const after = readPluginObject(request.object).spec;

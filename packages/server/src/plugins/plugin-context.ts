@@ -1,5 +1,3 @@
-import { pluginOwner } from '../objects/owner.js';
-import type { Logger as PinoLogger } from 'pino';
 import type {
   CustomRoute,
   ExtensionClient,
@@ -8,10 +6,12 @@ import type {
   PluginContext,
   ReconcilerDefinition,
 } from '@svc/plugin-api';
+import type { Logger as PinoLogger } from 'pino';
+import { customRouteProblem, groupOf } from '../api/custom-routes.js';
 import { isGroupOwnedBy, normalizeModelDefinition } from '../objects/model-definition.js';
+import { pluginOwner } from '../objects/owner.js';
 import type { Actor } from '../registry/admission.js';
 import type { ModelRegistry, ServedModel } from '../registry/model-registry.js';
-import { customRouteProblem, groupOf } from '../api/custom-routes.js';
 
 /** Everything a plugin registered during start, so that stopping it can remove exactly that. */
 export interface PluginContributions {
@@ -78,7 +78,9 @@ export function createPluginContext(
     reconcilers: {
       add(definition: ReconcilerDefinition) {
         if (typeof definition?.reconcile !== 'function' || !definition.name || !definition.model) {
-          throw new Error(`reconciler ${String(definition?.name)} of plugin "${name}" needs a name, a model and a reconcile function`);
+          throw new Error(
+            `reconciler ${String(definition?.name)} of plugin "${name}" needs a name, a model and a reconcile function`,
+          );
         }
         if (contributions.reconcilers.some((r) => r.name === definition.name)) {
           throw new Error(`plugin "${name}" adds two reconcilers named "${definition.name}"`);

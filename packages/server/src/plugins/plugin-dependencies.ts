@@ -51,5 +51,7 @@ export function runningDependents(
   records: Iterable<DependencyNode>,
   isRunning: (name: string) => boolean,
 ): string[] {
-  return [...records].filter((r) => isRunning(r.name) && r.manifest.spec.pluginDependencies?.[name] !== undefined).map((r) => r.name);
+  return [...records]
+    .filter((r) => isRunning(r.name) && r.manifest.spec.pluginDependencies?.[name] !== undefined)
+    .map((r) => r.name);
 }

@@ -26,8 +26,10 @@ export async function discoverPlugins(directories: string[], deps: DiscoveryDeps
   for (const directory of directories) {
     for (const entry of (await readdir(directory)).sort()) {
       const file = path.join(directory, entry);
-      if (/\.(tgz|zip)$/i.test(entry) && (await isFile(file))) await tryLoad(() => installAtBoot(file, deps), file, logger);
-      else if (await isFile(path.join(file, 'plugin.yaml'))) await tryLoad(() => host.resolve(file, 'directory'), file, logger);
+      if (/\.(tgz|zip)$/i.test(entry) && (await isFile(file)))
+        await tryLoad(() => installAtBoot(file, deps), file, logger);
+      else if (await isFile(path.join(file, 'plugin.yaml')))
+        await tryLoad(() => host.resolve(file, 'directory'), file, logger);
     }
   }
 }
@@ -38,7 +40,8 @@ async function installAtBoot(file: string, deps: DiscoveryDeps): Promise<PluginR
   return withStagedArchive(installed, deps.hostVersion, await readFile(file), async (staged, manifest) => {
     const name = manifest.metadata.name;
     const known = host.get(name);
-    if (known?.source === 'directory') throw new Error(`a plugin named "${name}" is already loaded from ${known.folder}`);
+    if (known?.source === 'directory')
+      throw new Error(`a plugin named "${name}" is already loaded from ${known.folder}`);
     const object = await plugins.fetch(name);
     if (known && object?.metadata.annotations?.[ARCHIVE_DIGEST_ANNOTATION] === staged.digest) return known;
     const record = await host.resolve(await installed.place(name, staged), 'archive');

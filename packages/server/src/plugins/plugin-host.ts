@@ -1,17 +1,17 @@
-import type { Logger as PinoLogger } from 'pino';
 import type { ExtensionClient, ExtensionObject, Plugin } from '@svc/plugin-api';
+import type { Logger as PinoLogger } from 'pino';
+import { customRoutes, groupOf } from '../api/custom-routes.js';
 import type { DynamicRouter } from '../api/dynamic-router.js';
 import type { HttpContext } from '../api/http-context.js';
-import { customRoutes, groupOf } from '../api/custom-routes.js';
+import type { ControllerManager } from '../controllers/controller-manager.js';
+import { pluginServiceGroups } from '../objects/domains.js';
 import { createExtensionClient } from '../registry/client.js';
 import type { ModelRegistry } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
-import type { ControllerManager } from '../controllers/controller-manager.js';
-import { pluginServiceGroups } from '../objects/domains.js';
 import { applyDeclared, removeDeclared } from './declared-objects.js';
 import { inDependencyOrder, readDeclaredObjects } from './extensions.js';
-import { readManifest, type PluginManifest } from './manifest.js';
-import { createPluginContext, pluginActor, type PluginContributions } from './plugin-context.js';
+import { type PluginManifest, readManifest } from './manifest.js';
+import { createPluginContext, type PluginContributions, pluginActor } from './plugin-context.js';
 import * as dependencies from './plugin-dependencies.js';
 import { loadPluginEntry, withTimeout } from './plugin-entry.js';
 import { PluginLogs } from './plugin-logs.js';
@@ -108,7 +108,10 @@ export class PluginHost {
   ownedGroups(name: string): string[] {
     const contributions = this.running.get(name)?.contributions ?? this.starting.get(name);
     // Registration already refused groups the plugin does not own.
-    const served = [...(contributions?.models ?? []).map((m) => m.model.group), ...(contributions?.routes ?? []).map(groupOf)];
+    const served = [
+      ...(contributions?.models ?? []).map((m) => m.model.group),
+      ...(contributions?.routes ?? []).map(groupOf),
+    ];
     return [...new Set([...pluginServiceGroups(name), ...served])];
   }
 
@@ -221,7 +224,11 @@ export class PluginHost {
     await this.deps.controllers?.removeOwner(`plugin:${name}`);
     if (callStop && running.instance?.stop) {
       const logger = this.logs.logger(name);
-      const context = createPluginContext(name, { registry: this.deps.registry, client, logger }, running.contributions);
+      const context = createPluginContext(
+        name,
+        { registry: this.deps.registry, client, logger },
+        running.contributions,
+      );
       // Bounded like start: a stop that hangs must not hold up the lifecycle of every other plugin.
       await withTimeout(Promise.resolve(running.instance.stop(context)), this.timeoutMs, name, 'stop').catch(
         (error: unknown) => logger.error(`stop failed: ${(error as Error).message}`),

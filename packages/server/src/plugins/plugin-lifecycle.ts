@@ -1,5 +1,5 @@
-import type { Logger as PinoLogger } from 'pino';
 import { alreadyExists, badRequest } from '@svc/plugin-api';
+import type { Logger as PinoLogger } from 'pino';
 import type { ControllerManager } from '../controllers/controller-manager.js';
 import { normalizeModelDefinition } from '../objects/model-definition.js';
 import type { Actor } from '../registry/admission.js';
@@ -51,7 +51,9 @@ export class PluginLifecycle {
     const { registry, objects, host, installed, logger, hostVersion } = this.deps;
     const served = await registry.register(normalizeModelDefinition(pluginModel, { kind: 'system' }), 'core');
     this.plugins = new PluginObjects(objects, served);
-    objects.admission.add(served.model.resource, (request) => admitPluginWrite(request, (name) => host.runningDependents(name)));
+    objects.admission.add(served.model.resource, (request) =>
+      admitPluginWrite(request, (name) => host.runningDependents(name)),
+    );
     await discoverPlugins(directories, { host, installed, plugins: this.plugins, logger, hostVersion });
     for (const record of host.list()) await this.plugins.ensure(record);
     for (const name of host.startOrder()) await this.sync(name);
@@ -123,7 +125,9 @@ export class PluginLifecycle {
     if (object.spec.enabled !== enabled) await this.plugins.setEnabled(name, enabled, actor);
     const outcome = this.sync(name, { retry: enabled });
     if (!wait) {
-      outcome.catch((error: unknown) => this.deps.logger.error({ plugin: name, err: error }, 'plugin state change failed'));
+      outcome.catch((error: unknown) =>
+        this.deps.logger.error({ plugin: name, err: error }, 'plugin state change failed'),
+      );
       return this.get(name);
     }
     return (await outcome) ?? this.get(name);

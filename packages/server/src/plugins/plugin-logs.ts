@@ -1,5 +1,5 @@
-import type { Logger as PinoLogger } from 'pino';
 import type { Logger } from '@svc/plugin-api';
+import type { Logger as PinoLogger } from 'pino';
 import { pluginLogger } from './plugin-context.js';
 
 export interface PluginLogEntry {
@@ -42,7 +42,12 @@ export class PluginLogs {
       const list = this.byPlugin.get(plugin);
       if (!list) return;
       if (list.length >= MAX_ENTRIES) list.shift();
-      list.push({ time: new Date().toISOString(), level, message: String(message).slice(0, MAX_MESSAGE), ...(fields ? { fields } : {}) });
+      list.push({
+        time: new Date().toISOString(),
+        level,
+        message: String(message).slice(0, MAX_MESSAGE),
+        ...(fields ? { fields } : {}),
+      });
     };
     const at = (level: PluginLogEntry['level']) => (message: string, fields?: Record<string, unknown>) => {
       log[level](message, fields);

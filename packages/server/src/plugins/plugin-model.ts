@@ -35,10 +35,10 @@ export const PLUGIN_API_VERSION = `${PLUGIN_GROUP}/v1alpha1`;
 export const UNINSTALL_FINALIZER = 'plugin.svc.run/uninstall';
 /** The archive a plugin was installed from, so a boot that finds the same archive in SVC_PLUGINS_DIR does nothing. */
 export const ARCHIVE_DIGEST_ANNOTATION = 'plugin.svc.run/archive-digest';
-/** The typed view of a stored Plugin (plugin-object.ts). */
-export type { PluginObject } from './plugin-object.js';
 /** Label on every object a plugin declares in `extensions/`: its owner (objects/ownership.ts). */
 export { OWNER_LABEL as PLUGIN_NAME_LABEL } from '../objects/ownership.js';
+/** The typed view of a stored Plugin (plugin-object.ts). */
+export type { PluginObject } from './plugin-object.js';
 
 const semverString = { type: 'string', minLength: 1, maxLength: 256 };
 

@@ -1,17 +1,17 @@
 import { isDeepStrictEqual } from 'node:util';
 import { isApiError, notFound } from '@svc/plugin-api';
-import { SYSTEM, type Actor } from '../registry/admission.js';
+import { type Actor, SYSTEM } from '../registry/admission.js';
 import type { ServedModel } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
 import type { PluginRecord } from './plugin-host.js';
 import {
   ARCHIVE_DIGEST_ANNOTATION,
   PLUGIN_API_VERSION,
+  type PluginStatus,
   specOf,
   UNINSTALL_FINALIZER,
-  type PluginStatus,
 } from './plugin-model.js';
-import { readPluginObject, type PluginObject } from './plugin-object.js';
+import { type PluginObject, readPluginObject } from './plugin-object.js';
 
 /**
  * The Plugin objects, read and written through the object service (so admission and watches see every change) and
@@ -56,7 +56,8 @@ export class PluginObjects {
     }
     const spec = specOf(record.manifest, existing.spec.enabled);
     const merged = { ...existing.metadata.annotations, ...annotations };
-    if (isDeepStrictEqual(existing.spec, spec) && isDeepStrictEqual(existing.metadata.annotations ?? {}, merged)) return;
+    if (isDeepStrictEqual(existing.spec, spec) && isDeepStrictEqual(existing.metadata.annotations ?? {}, merged))
+      return;
     await this.objects.update(
       this.served,
       record.name,
@@ -68,7 +69,9 @@ export class PluginObjects {
   /** Sets `spec.enabled` as `actor` (an ordinary update, checked by admission). */
   async setEnabled(name: string, enabled: boolean, actor: Actor): Promise<void> {
     // Read-modify-write under the object's lock: a status write landing meanwhile is not a conflict for the caller.
-    await this.objects.patch(this.served, name, (current) => ({ ...current, spec: { ...current.spec, enabled } }), { actor });
+    await this.objects.patch(this.served, name, (current) => ({ ...current, spec: { ...current.spec, enabled } }), {
+      actor,
+    });
   }
 
   /** Lets a deleted Plugin object go, once its plugin is stopped and its code removed. */
@@ -78,7 +81,10 @@ export class PluginObjects {
       name,
       (current) => ({
         ...current,
-        metadata: { ...current.metadata, finalizers: (current.metadata.finalizers ?? []).filter((f) => f !== UNINSTALL_FINALIZER) },
+        metadata: {
+          ...current.metadata,
+          finalizers: (current.metadata.finalizers ?? []).filter((f) => f !== UNINSTALL_FINALIZER),
+        },
       }),
       { actor: SYSTEM },
     );
@@ -86,10 +92,15 @@ export class PluginObjects {
 
   /** Writes `status` through the status subresource over `object`'s version; returns the object as stored. */
   async updateStatus(object: PluginObject, status: PluginStatus): Promise<PluginObject> {
-    const written = await this.objects.update(this.served, object.metadata.name, { ...object, status }, {
-      subresource: 'status',
-      actor: SYSTEM,
-    });
+    const written = await this.objects.update(
+      this.served,
+      object.metadata.name,
+      { ...object, status },
+      {
+        subresource: 'status',
+        actor: SYSTEM,
+      },
+    );
     return readPluginObject(written.object);
   }
 }

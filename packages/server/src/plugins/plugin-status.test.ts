@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PluginStatus } from './plugin-model.js';
-import { codeMissingStatus, startingStatus, statusOf, type ReportedState } from './plugin-status.js';
+import { codeMissingStatus, type ReportedState, startingStatus, statusOf } from './plugin-status.js';
 
 const FOLDER = '/data/plugins/people';
 const record = (state: Partial<ReportedState> & Pick<ReportedState, 'phase'>): ReportedState => ({
@@ -20,11 +20,19 @@ describe('plugin status: what the host runs, as a Plugin object reports it', () 
       name: 'STARTED',
       record: record({ phase: 'STARTED', startedAt: '2024-05-01T10:00:00.000Z' }),
       enabled: true,
-      want: { phase: 'STARTED', ready: ['True', 'Started', 'the plugin is running'], lastStartTime: '2024-05-01T10:00:00.000Z' },
+      want: {
+        phase: 'STARTED',
+        ready: ['True', 'Started', 'the plugin is running'],
+        lastStartTime: '2024-05-01T10:00:00.000Z',
+      },
     },
     {
       name: 'FAILED for want of a dependency',
-      record: record({ phase: 'FAILED', failure: 'DependenciesNotMet', reason: 'required plugins are not started: a@1' }),
+      record: record({
+        phase: 'FAILED',
+        failure: 'DependenciesNotMet',
+        reason: 'required plugins are not started: a@1',
+      }),
       enabled: true,
       want: { phase: 'FAILED', ready: ['False', 'DependenciesNotMet', 'required plugins are not started: a@1'] },
     },
@@ -56,7 +64,12 @@ describe('plugin status: what the host runs, as a Plugin object reports it', () 
     const got = statusOf(r, enabled, undefined);
     expect(got.phase).toBe(want.phase);
     expect(got.conditions).toHaveLength(1);
-    expect(got.conditions[0]).toMatchObject({ type: 'Ready', status: want.ready[0], reason: want.ready[1], message: want.ready[2] });
+    expect(got.conditions[0]).toMatchObject({
+      type: 'Ready',
+      status: want.ready[0],
+      reason: want.ready[1],
+      message: want.ready[2],
+    });
     expect(got.loadLocation).toBe(FOLDER);
     expect(got.source).toBe(want.source ?? 'archive');
     expect(got.lastStartTime).toBe(want.lastStartTime);
@@ -77,7 +90,9 @@ describe('plugin status: what the host runs, as a Plugin object reports it', () 
   it('reports missing code and a start under way', () => {
     expect(codeMissingStatus('people', undefined)).toMatchObject({
       phase: 'FAILED',
-      conditions: [{ status: 'False', reason: 'CodeMissing', message: 'the code of plugin "people" is not on this server' }],
+      conditions: [
+        { status: 'False', reason: 'CodeMissing', message: 'the code of plugin "people" is not on this server' },
+      ],
     });
     expect(startingStatus(previous('STOPPED', 'False'))).toMatchObject({
       phase: 'STARTING',

@@ -13,12 +13,22 @@ export function statusOf(record: ReportedState, enabled: boolean, previous: Plug
   const extra: Partial<PluginStatus> = { loadLocation: record.folder, source: record.source };
   switch (record.phase) {
     case 'STARTED':
-      return nextStatus(previous, 'STARTED', { status: 'True', reason: 'Started', message: 'the plugin is running' }, {
-        ...extra,
-        lastStartTime: record.startedAt,
-      });
+      return nextStatus(
+        previous,
+        'STARTED',
+        { status: 'True', reason: 'Started', message: 'the plugin is running' },
+        {
+          ...extra,
+          lastStartTime: record.startedAt,
+        },
+      );
     case 'FAILED':
-      return nextStatus(previous, 'FAILED', { status: 'False', reason: record.failure ?? 'StartFailed', message: record.reason ?? '' }, extra);
+      return nextStatus(
+        previous,
+        'FAILED',
+        { status: 'False', reason: record.failure ?? 'StartFailed', message: record.reason ?? '' },
+        extra,
+      );
     case 'STOPPED':
       return nextStatus(
         previous,
@@ -29,7 +39,12 @@ export function statusOf(record: ReportedState, enabled: boolean, previous: Plug
         extra,
       );
     default:
-      return nextStatus(previous, record.phase, { status: 'False', reason: 'Installed', message: 'installed, not started' }, extra);
+      return nextStatus(
+        previous,
+        record.phase,
+        { status: 'False', reason: 'Installed', message: 'installed, not started' },
+        extra,
+      );
   }
 }
 
@@ -55,7 +70,11 @@ export function startingStatus(previous: PluginStatus | undefined): PluginStatus
  * Writes status when it changed, on the freshest version of the object; returns the object as stored. A conflict
  * (a spec write landed meanwhile) is retried a few times on the object read again: status is svc's own to write.
  */
-export async function writeStatus(plugins: PluginObjects, object: PluginObject, status: PluginStatus): Promise<PluginObject> {
+export async function writeStatus(
+  plugins: PluginObjects,
+  object: PluginObject,
+  status: PluginStatus,
+): Promise<PluginObject> {
   let current = object;
   for (let attempt = 0; ; attempt++) {
     if (isDeepStrictEqual(current.status, status)) return current;

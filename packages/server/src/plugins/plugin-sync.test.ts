@@ -1,22 +1,55 @@
 import { describe, expect, it } from 'vitest';
 import type { PluginPhase } from './plugin-model.js';
-import { planSync, waitingOn, type DesiredState } from './plugin-sync.js';
+import { type DesiredState, planSync, waitingOn } from './plugin-sync.js';
 
 const enabled: DesiredState = { metadata: {}, spec: { enabled: true } };
 const disabled: DesiredState = { metadata: {}, spec: { enabled: false } };
-const deleting = (spec: DesiredState['spec']): DesiredState => ({ metadata: { deletionTimestamp: '2024-01-01T00:00:00.000Z' }, spec });
+const deleting = (spec: DesiredState['spec']): DesiredState => ({
+  metadata: { deletionTimestamp: '2024-01-01T00:00:00.000Z' },
+  spec,
+});
 const at = (phase: PluginPhase) => ({ phase });
 
 describe('plugin sync: what brings the running state in line with the desired state', () => {
   it.each([
     // No Plugin object.
     { name: 'no object and no code: nothing', object: undefined, record: undefined, retry: false, want: 'none' },
-    { name: 'no object, code held and running: forget it', object: undefined, record: at('STARTED'), retry: false, want: 'forget' },
-    { name: 'no object, code held and stopped: forget it', object: undefined, record: at('STOPPED'), retry: false, want: 'forget' },
+    {
+      name: 'no object, code held and running: forget it',
+      object: undefined,
+      record: at('STARTED'),
+      retry: false,
+      want: 'forget',
+    },
+    {
+      name: 'no object, code held and stopped: forget it',
+      object: undefined,
+      record: at('STOPPED'),
+      retry: false,
+      want: 'forget',
+    },
     // Deleted objects are uninstalled, whatever their spec says or the host runs.
-    { name: 'deleted while running', object: deleting({ enabled: true }), record: at('STARTED'), retry: false, want: 'uninstall' },
-    { name: 'deleted while disabled', object: deleting({ enabled: false }), record: at('STOPPED'), retry: true, want: 'uninstall' },
-    { name: 'deleted with no code here', object: deleting({ enabled: true }), record: undefined, retry: false, want: 'uninstall' },
+    {
+      name: 'deleted while running',
+      object: deleting({ enabled: true }),
+      record: at('STARTED'),
+      retry: false,
+      want: 'uninstall',
+    },
+    {
+      name: 'deleted while disabled',
+      object: deleting({ enabled: false }),
+      record: at('STOPPED'),
+      retry: true,
+      want: 'uninstall',
+    },
+    {
+      name: 'deleted with no code here',
+      object: deleting({ enabled: true }),
+      record: undefined,
+      retry: false,
+      want: 'uninstall',
+    },
     // An object whose code this server lacks.
     { name: 'enabled, code missing', object: enabled, record: undefined, retry: true, want: 'report-code-missing' },
     { name: 'disabled, code missing', object: disabled, record: undefined, retry: false, want: 'report-code-missing' },

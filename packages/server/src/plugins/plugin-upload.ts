@@ -1,7 +1,7 @@
 import { badRequest } from '@svc/plugin-api';
 import { ArchiveError } from './archive.js';
 import type { InstalledCode, StagedCode } from './installed-code.js';
-import { ManifestError, readManifest, type PluginManifest } from './manifest.js';
+import { ManifestError, type PluginManifest, readManifest } from './manifest.js';
 
 /**
  * Unpacks a plugin archive (an upload, or one found at boot) into staging, reads its manifest and runs `use` with

@@ -1,11 +1,11 @@
-import { pluginOf } from '../objects/owner.js';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { forbidden } from '@svc/plugin-api';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { DynamicRouter } from '../api/dynamic-router.js';
+import type { HttpContext } from '../api/http-context.js';
 import type { Principal } from '../authz/principal.js';
 import { classifyRequest, type RequestInfo } from '../authz/request-info.js';
 import type { Attributes } from '../authz/rules.js';
-import type { DynamicRouter } from '../api/dynamic-router.js';
-import type { HttpContext } from '../api/http-context.js';
+import { pluginOf } from '../objects/owner.js';
 import type { ModelRegistry } from '../registry/model-registry.js';
 import type { DecisionCache } from './decision-cache.js';
 import type { RoleService } from './role-service.js';
@@ -26,7 +26,14 @@ export interface AuthorizationHookDeps {
  * URL alone, authenticate, then authorize against the caller's expanded roles. Deny by default: anonymous callers that
  * no rule allows get 401, authenticated ones 403.
  */
-export function createAuthorizationHook({ authenticate, challenge, roles, registry, router, decisions }: AuthorizationHookDeps) {
+export function createAuthorizationHook({
+  authenticate,
+  challenge,
+  roles,
+  registry,
+  router,
+  decisions,
+}: AuthorizationHookDeps) {
   const attributesOf = createAttributeResolver(registry, router);
   let modelChanges = 0;
   registry.onChange(() => void modelChanges++);
@@ -40,7 +47,10 @@ export function createAuthorizationHook({ authenticate, challenge, roles, regist
     const entry = decisions.decide(roles.expandFor(principal), line, modelChanges + router.version, () => {
       const { target } = request;
       const info = classifyRequest({ method: request.method, target, isWebSocket });
-      return { verb: info.verb, decision: roles.authorize(principal, attributesOf(info, request.method, target.routePath)) };
+      return {
+        verb: info.verb,
+        decision: roles.authorize(principal, attributesOf(info, request.method, target.routePath)),
+      };
     });
     const { decision, verb } = entry;
     if (decision.allowed) return;
@@ -58,7 +68,8 @@ export function createAttributeResolver(registry: ModelRegistry, router: Dynamic
     if (!info.isResourceRequest) return info;
     const routed = method === 'HEAD' ? 'GET' : method;
     const owner =
-      registry.findByRoute(info.apiGroup, info.apiVersion, info.resource)?.owner ?? router.find(routed, routePath)?.route.owner;
+      registry.findByRoute(info.apiGroup, info.apiVersion, info.resource)?.owner ??
+      router.find(routed, routePath)?.route.owner;
     const plugin = owner === undefined ? undefined : pluginOf(owner);
     return plugin === undefined ? info : { ...info, plugin };
   };

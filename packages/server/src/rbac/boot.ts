@@ -4,9 +4,9 @@ import { SYSTEM } from '../registry/admission.js';
 import type { ModelRegistry, ServedModel } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
 import { BUILT_IN_ROLES, CORE_TEMPLATES } from './built-in-roles.js';
-import { roleBindingModel, roleModel, type RoleObject } from './models.js';
-import { installRoleCascade } from './role-cascade.js';
+import { type RoleObject, roleBindingModel, roleModel } from './models.js';
 import { installRoleAdmission, type PluginGroups } from './role-admission.js';
+import { installRoleCascade } from './role-cascade.js';
 import { RoleService } from './role-service.js';
 
 /**
@@ -17,7 +17,12 @@ export async function startRbac(registry: ModelRegistry, objects: ObjectService,
   const roles = await registry.register(normalizeModelDefinition(roleModel, { kind: 'system' }), 'core');
   const bindings = await registry.register(normalizeModelDefinition(roleBindingModel, { kind: 'system' }), 'core');
   const service = new RoleService(roles, bindings);
-  installRoleAdmission(objects, service, { roles: roles.model.resource, bindings: bindings.model.resource }, pluginGroups);
+  installRoleAdmission(
+    objects,
+    service,
+    { roles: roles.model.resource, bindings: bindings.model.resource },
+    pluginGroups,
+  );
   installRoleCascade(objects, service, { roles, bindings });
   for (const role of [...BUILT_IN_ROLES, ...CORE_TEMPLATES]) await restore(objects, roles, role);
   await service.start(objects);

@@ -1,4 +1,3 @@
-import type { PolicyRule } from '../authz/rules.js';
 import {
   AGGREGATE_TO_LABEL_PREFIX,
   DEPENDENCIES_ANNOTATION,
@@ -6,6 +5,7 @@ import {
   ROLE_TEMPLATE_LABEL,
   UI_PERMISSIONS_ANNOTATION,
 } from '../authz/roles.js';
+import type { PolicyRule } from '../authz/rules.js';
 import type { RoleObject } from './models.js';
 
 export const MODULE_ANNOTATION = 'rbac.authorization.svc.run/module';
@@ -37,13 +37,23 @@ function role(spec: RoleSpec): RoleObject {
     annotations[MODULE_ANNOTATION] = spec.template.module;
     if (spec.template.ui) annotations[UI_PERMISSIONS_ANNOTATION] = JSON.stringify(spec.template.ui);
   }
-  return { apiVersion: 'v1alpha1', kind: 'Role', metadata: { name: spec.name, labels, annotations }, rules: spec.rules };
+  return {
+    apiVersion: 'v1alpha1',
+    kind: 'Role',
+    metadata: { name: spec.name, labels, annotations },
+    rules: spec.rules,
+  };
 }
 
 /** A view and a manage template for one module; manage depends on view, so manage is never granted without view. */
 function viewAndManage(module: string, key: string, view: PolicyRule[], manage: PolicyRule[]): RoleObject[] {
   return [
-    role({ name: `role-template-view-${key}`, displayName: `${module} view`, rules: view, template: { module, ui: [`system:${key}:view`] } }),
+    role({
+      name: `role-template-view-${key}`,
+      displayName: `${module} view`,
+      rules: view,
+      template: { module, ui: [`system:${key}:view`] },
+    }),
     role({
       name: `role-template-manage-${key}`,
       displayName: `${module} management`,
@@ -84,7 +94,9 @@ export const BUILT_IN_ROLES: RoleObject[] = [
     name: 'contributor',
     displayName: 'Contributor',
     dependencies: ['guest'],
-    rules: [{ apiGroups: [`uc.api.${CONTENT}`], resources: ['posts'], verbs: ['create', 'get', 'list', 'update', 'delete'] }],
+    rules: [
+      { apiGroups: [`uc.api.${CONTENT}`], resources: ['posts'], verbs: ['create', 'get', 'list', 'update', 'delete'] },
+    ],
   }),
   role({
     name: 'author',
@@ -110,7 +122,11 @@ export const CORE_TEMPLATES: RoleObject[] = [
     ],
     [
       { apiGroups: [''], resources: ['users'], verbs: WRITE },
-      { apiGroups: [CONSOLE], resources: ['users', 'users/permissions', 'users/password'], verbs: ['create', 'update'] },
+      {
+        apiGroups: [CONSOLE],
+        resources: ['users', 'users/permissions', 'users/password'],
+        verbs: ['create', 'update'],
+      },
     ],
   ),
   ...viewAndManage(

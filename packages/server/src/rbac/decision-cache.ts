@@ -36,7 +36,12 @@ export class DecisionCache {
   }
 
   /** The cached decision of `line` for `expanded`, or what `decide` answers (then cached). */
-  decide(expanded: ExpandedRoles, line: string, generation: number, decide: () => Omit<Decided, 'generation'>): Decided {
+  decide(
+    expanded: ExpandedRoles,
+    line: string,
+    generation: number,
+    decide: () => Omit<Decided, 'generation'>,
+  ): Decided {
     const key = `${this.idOf(expanded)} ${line}`;
     const known = this.entries.get(key);
     if (known?.generation === generation) {
@@ -61,7 +66,10 @@ export class DecisionCache {
 }
 
 /** Logs the cache's hit rate and size at debug level once a minute while it is in use; returns the stop function. */
-export function logDecisionCache(cache: DecisionCache, logger: { debug(fields: object, message: string): void }): () => void {
+export function logDecisionCache(
+  cache: DecisionCache,
+  logger: { debug(fields: object, message: string): void },
+): () => void {
   let last = 0;
   const timer = setInterval(() => {
     const stats = cache.stats();

@@ -1,6 +1,6 @@
 import type { ExtensionObject, ModelDefinition } from '@svc/plugin-api';
-import type { PolicyRule } from '../authz/rules.js';
 import type { Role } from '../authz/roles.js';
+import type { PolicyRule } from '../authz/rules.js';
 
 const stringList = { type: 'array', items: { type: 'string', minLength: 1 } };
 

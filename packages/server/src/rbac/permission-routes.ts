@@ -1,10 +1,10 @@
 import { badRequest, notFound } from '@svc/plugin-api';
+import type { DynamicRoute } from '../api/dynamic-router.js';
+import { actorOf, callerOf, type HttpContext, JSON_TYPE } from '../api/http-context.js';
 import type { Principal } from '../authz/principal.js';
 import { classifyRequest } from '../authz/request-info.js';
 import { parseRequestTarget } from '../authz/request-target.js';
-import { HIDDEN_LABEL, UI_PERMISSIONS_ANNOTATION, annotationList } from '../authz/roles.js';
-import type { DynamicRoute } from '../api/dynamic-router.js';
-import { JSON_TYPE, actorOf, callerOf, type HttpContext } from '../api/http-context.js';
+import { annotationList, HIDDEN_LABEL, UI_PERMISSIONS_ANNOTATION } from '../authz/roles.js';
 import type { createAttributeResolver } from './authorization-hook.js';
 import type { RoleService } from './role-service.js';
 import type { SetUserRoles } from './user-roles.js';
@@ -41,7 +41,8 @@ export function permissionRoutes(deps: PermissionRouteDeps): DynamicRoute<HttpCo
     const visible = [...expanded.roleNames].filter((name) => roles.role(name)?.labels[HIDDEN_LABEL] !== 'true').sort();
     const uiPermissions = new Set<string>();
     for (const name of expanded.roleNames) {
-      for (const p of annotationList(roles.role(name) ?? { annotations: {} }, UI_PERMISSIONS_ANNOTATION) ?? []) uiPermissions.add(p);
+      for (const p of annotationList(roles.role(name) ?? { annotations: {} }, UI_PERMISSIONS_ANNOTATION) ?? [])
+        uiPermissions.add(p);
     }
     return {
       username,
@@ -87,14 +88,22 @@ export function permissionRoutes(deps: PermissionRouteDeps): DynamicRoute<HttpCo
           throw badRequest('the body must be {"method": "GET", "path": "/apis/…", "user"?: "<name>"}');
         }
         const username = typeof body.user === 'string' ? await subject(ctx, body.user) : caller(ctx);
-        const principal: Principal = username ? { username, via: 'session' } : { username: undefined, via: 'anonymous' };
+        const principal: Principal = username
+          ? { username, via: 'session' }
+          : { username: undefined, via: 'anonymous' };
         // Read exactly as the gate reads a request target, so the answer is the gate's answer.
         const parsed = parseRequestTarget(body.path);
         if (!parsed.ok) throw badRequest(`path: ${parsed.problem}`);
         const method = body.method.toUpperCase();
         const info = classifyRequest({ method, target: parsed.target });
         const decision = roles.authorize(principal, deps.attributesOf(info, method, parsed.target.routePath));
-        return send(ctx, { user: username ?? null, allowed: decision.allowed, reason: decision.reason, role: decision.role, rule: decision.ruleIndex });
+        return send(ctx, {
+          user: username ?? null,
+          allowed: decision.allowed,
+          reason: decision.reason,
+          role: decision.role,
+          rule: decision.ruleIndex,
+        });
       },
     },
   ];

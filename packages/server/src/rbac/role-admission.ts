@@ -1,13 +1,19 @@
-import { conflict, forbidden, invalid, type ExtensionObject } from '@svc/plugin-api';
-import { canBind, canWriteRole, missingDependencies, type EscalationResult } from '../authz/escalation.js';
-import { bindingProblems, roleProblems, type PluginScope } from '../authz/plugin-grants.js';
+import { conflict, type ExtensionObject, forbidden, invalid } from '@svc/plugin-api';
+import { canBind, canWriteRole, type EscalationResult, missingDependencies } from '../authz/escalation.js';
+import { bindingProblems, type PluginScope, roleProblems } from '../authz/plugin-grants.js';
+import {
+  AGGREGATE_TO_LABEL_PREFIX,
+  DEPENDENCIES_ANNOTATION,
+  type Role,
+  SUPER_ROLE,
+  validateRoleAnnotations,
+} from '../authz/roles.js';
 import { renderRule } from '../authz/rules.js';
-import { AGGREGATE_TO_LABEL_PREFIX, DEPENDENCIES_ANNOTATION, SUPER_ROLE, validateRoleAnnotations, type Role } from '../authz/roles.js';
 import { describeOwner, ownerOf } from '../objects/ownership.js';
 import type { Actor, AdmissionRequest } from '../registry/admission.js';
 import type { ObjectService } from '../registry/object-service.js';
 import { SYSTEM_ROLE_NAMES } from './built-in-roles.js';
-import { toRole, type RoleBindingObject } from './models.js';
+import { type RoleBindingObject, toRole } from './models.js';
 import type { RoleService } from './role-service.js';
 
 /** The API groups a plugin owns now: its `svc.run` groups and the domains its models and routes use. */
@@ -45,18 +51,22 @@ function admitRole(request: AdmissionRequest, roles: RoleService, scopeOf: (plug
   }
   refuseForeignWrite(request, 'role');
   if (actor.kind === 'user' && request.operation === 'update' && ownerOf(request.prevObject) !== undefined) {
-    throw forbidden(`role "${name}" is declared by ${describeOwner(ownerOf(request.prevObject))}: it changes only with the plugin`);
+    throw forbidden(
+      `role "${name}" is declared by ${describeOwner(ownerOf(request.prevObject))}: it changes only with the plugin`,
+    );
   }
   if (request.operation === 'delete') return;
   const role = toRole(object);
   const errors = validateRoleAnnotations(role);
-  if (errors.length > 0) throw invalid(`Role "${name}" is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, errors);
+  if (errors.length > 0)
+    throw invalid(`Role "${name}" is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, errors);
   if (actor.kind === 'user' && request.operation === 'create') refuseBoundName(name, roles);
   if (actor.kind === 'user') refuseMissingDependencies(role, request.prevObject, roles);
   if (actor.kind !== 'system' && role.labels[`${AGGREGATE_TO_LABEL_PREFIX}${SUPER_ROLE}`] !== undefined) {
     throw forbidden(`role "${name}" may not aggregate into ${SUPER_ROLE}: it is reserved`);
   }
-  if (actor.kind === 'plugin') refusePluginGrant(roleProblems(scopeOf(actor.plugin), role, roles.allRoles()), actor.plugin, `role "${name}"`);
+  if (actor.kind === 'plugin')
+    refusePluginGrant(roleProblems(scopeOf(actor.plugin), role, roles.allRoles()), actor.plugin, `role "${name}"`);
   const held = heldBy(actor, roles);
   if (held) refuseEscalation(canWriteRole(held, role, roles.allRoles()), `write role "${name}"`);
 }
@@ -73,7 +83,11 @@ function admitBinding(request: AdmissionRequest, roles: RoleService, scopeOf: (p
   }
   const { actor } = request;
   if (actor.kind === 'plugin') {
-    refusePluginGrant(bindingProblems(scopeOf(actor.plugin), roleName, roles.allRoles()), actor.plugin, `role binding "${binding.metadata.name}"`);
+    refusePluginGrant(
+      bindingProblems(scopeOf(actor.plugin), roleName, roles.allRoles()),
+      actor.plugin,
+      `role binding "${binding.metadata.name}"`,
+    );
   }
   const held = heldBy(actor, roles);
   if (held) refuseEscalation(canBind(held, roles.expand([roleName])), `bind role "${roleName}"`);
@@ -86,7 +100,8 @@ function admitBinding(request: AdmissionRequest, roles: RoleService, scopeOf: (p
 function onlyNarrows(request: AdmissionRequest): boolean {
   const prev = request.prevObject as RoleBindingObject | undefined;
   const next = request.object as RoleBindingObject;
-  if (request.operation !== 'update' || !prev || JSON.stringify(prev.roleRef) !== JSON.stringify(next.roleRef)) return false;
+  if (request.operation !== 'update' || !prev || JSON.stringify(prev.roleRef) !== JSON.stringify(next.roleRef))
+    return false;
   const before = new Set((prev.subjects ?? []).map((s) => JSON.stringify([s.kind, s.name, s.apiGroup ?? ''])));
   return (next.subjects ?? []).every((s) => before.has(JSON.stringify([s.kind, s.name, s.apiGroup ?? ''])));
 }
@@ -120,14 +135,22 @@ function refuseBoundName(name: string, roles: RoleService): void {
 function refuseMissingDependencies(role: Role, prevObject: ExtensionObject | undefined, roles: RoleService): void {
   const missing = missingDependencies(role, prevObject && toRole(prevObject), roles.allRoles());
   if (missing.length === 0) return;
-  throw invalid(`Role "${role.name}" depends on roles that do not exist: ${missing.join(', ')}; a dependency must name an existing role`, [
-    { path: `/metadata/annotations/${DEPENDENCIES_ANNOTATION.replace(/\//g, '~1')}`, message: 'must name existing roles' },
-  ]);
+  throw invalid(
+    `Role "${role.name}" depends on roles that do not exist: ${missing.join(', ')}; a dependency must name an existing role`,
+    [
+      {
+        path: `/metadata/annotations/${DEPENDENCIES_ANNOTATION.replace(/\//g, '~1')}`,
+        message: 'must name existing roles',
+      },
+    ],
+  );
 }
 
 function refusePluginGrant(problems: string[], plugin: string, what: string): void {
   if (problems.length === 0) return;
-  throw forbidden(`plugin "${plugin}" may not declare ${what}: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? '; …' : ''}`);
+  throw forbidden(
+    `plugin "${plugin}" may not declare ${what}: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? '; …' : ''}`,
+  );
 }
 
 /** The writer's permissions, or undefined when no escalation check applies (the service, or a super administrator). */
@@ -140,5 +163,7 @@ function heldBy(actor: Actor, roles: RoleService) {
 function refuseEscalation(result: EscalationResult, what: string): void {
   if (result.ok) return;
   const missing = result.missing.slice(0, 5).map(renderRule).join('; ');
-  throw forbidden(`you may not ${what}: it grants permissions you do not hold (${missing}${result.missing.length > 5 ? '; …' : ''})`);
+  throw forbidden(
+    `you may not ${what}: it grants permissions you do not hold (${missing}${result.missing.length > 5 ? '; …' : ''})`,
+  );
 }

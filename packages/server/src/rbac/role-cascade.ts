@@ -1,5 +1,5 @@
-import { isApiError, type ExtensionObject } from '@svc/plugin-api';
-import { DEPENDENCIES_ANNOTATION, annotationList } from '../authz/roles.js';
+import { type ExtensionObject, isApiError } from '@svc/plugin-api';
+import { annotationList, DEPENDENCIES_ANNOTATION } from '../authz/roles.js';
 import { ownerOf } from '../objects/ownership.js';
 import { SYSTEM } from '../registry/admission.js';
 import type { ServedModel } from '../registry/model-registry.js';
@@ -18,7 +18,11 @@ import type { RoleService } from './role-service.js';
  * again when it starts (with the plugin's own template, bounded by what a plugin may grant); while they wait, a user
  * cannot create a role of that name (role-admission.ts).
  */
-export function installRoleCascade(objects: ObjectService, roles: RoleService, served: { roles: ServedModel; bindings: ServedModel }) {
+export function installRoleCascade(
+  objects: ObjectService,
+  roles: RoleService,
+  served: { roles: ServedModel; bindings: ServedModel },
+) {
   objects.admission.addEffect(served.roles.model.resource, async (request) => {
     if (!request.object.metadata.deletionTimestamp) return;
     const { actor } = request;
@@ -29,7 +33,9 @@ export function installRoleCascade(objects: ObjectService, roles: RoleService, s
     }
     for (const dependent of roles.dependentsOf(name)) {
       if (dependent === name) continue;
-      await ignoringGone(objects.patch(served.roles, dependent, (role) => withoutDependency(role, name), { actor: SYSTEM }));
+      await ignoringGone(
+        objects.patch(served.roles, dependent, (role) => withoutDependency(role, name), { actor: SYSTEM }),
+      );
     }
   });
 }

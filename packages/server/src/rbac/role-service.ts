@@ -1,12 +1,22 @@
 import type { ExtensionObject } from '@svc/plugin-api';
-import type { Principal } from '../authz/principal.js';
 import { authorize, type Decision } from '../authz/authorizer.js';
-import { aggregationIndex, expandRoles, type AggregationIndex, type ExpandedRoles, type Role } from '../authz/roles.js';
-import { ANONYMOUS_ROLE, AUTHENTICATED_ROLE, DEPENDENCIES_ANNOTATION, SUPER_ROLE, annotationList } from '../authz/roles.js';
+import type { Principal } from '../authz/principal.js';
+import {
+  type AggregationIndex,
+  ANONYMOUS_ROLE,
+  AUTHENTICATED_ROLE,
+  aggregationIndex,
+  annotationList,
+  DEPENDENCIES_ANNOTATION,
+  type ExpandedRoles,
+  expandRoles,
+  type Role,
+  SUPER_ROLE,
+} from '../authz/roles.js';
 import type { Attributes } from '../authz/rules.js';
-import type { CommittedChange, ObjectService } from '../registry/object-service.js';
 import type { ServedModel } from '../registry/model-registry.js';
-import { toRole, type RoleBindingObject } from './models.js';
+import type { CommittedChange, ObjectService } from '../registry/object-service.js';
+import { type RoleBindingObject, toRole } from './models.js';
 
 /** A hypothetical write for `RoleService.holdersOf`: one binding or one role replaced, or removed when undefined. */
 export interface WhatIf {

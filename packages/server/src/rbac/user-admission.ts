@@ -3,7 +3,7 @@ import { isActiveUser } from '../authn/user-directory.js';
 import type { AdmissionRequest } from '../registry/admission.js';
 import type { ServedModel } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
-import { toRole, type RoleBindingObject } from './models.js';
+import { type RoleBindingObject, toRole } from './models.js';
 import type { RoleService } from './role-service.js';
 import { removeFromAllBindings } from './user-bindings.js';
 import type { UserManagement } from './user-management.js';
@@ -39,7 +39,10 @@ export function installUserAdmission(deps: UserAdmissionDeps): void {
     if (request.actor.kind === 'system' || request.operation === 'create') return;
     const name = request.object.metadata.name;
     const binding = isGone(request) ? undefined : (request.object as RoleBindingObject);
-    management.checkKeepsSuperAdministrator({ binding: { name, object: binding } }, `this change of RoleBinding "${name}"`);
+    management.checkKeepsSuperAdministrator(
+      { binding: { name, object: binding } },
+      `this change of RoleBinding "${name}"`,
+    );
   });
   objects.admission.add(deps.roleModel.model.resource, (request) => {
     if (request.actor.kind === 'system' || request.operation === 'create') return;
@@ -55,9 +58,16 @@ function admitUser(deps: UserAdmissionDeps, request: AdmissionRequest): void {
   if (operation === 'create') return;
   const losesAccess = isActiveUser(request.prevObject ?? object) && !isActiveUser(object);
   const deleting = operation === 'delete' || Boolean(object.metadata.deletionTimestamp);
-  const action = deleting ? 'delete' : losesAccess ? 'disable' : request.subresource ? 'change the status of' : 'change';
+  const action = deleting
+    ? 'delete'
+    : losesAccess
+      ? 'disable'
+      : request.subresource
+        ? 'change the status of'
+        : 'change';
   deps.management.checkMayManage(actor, name, action);
-  if (losesAccess && actor.kind !== 'system') deps.management.checkMayLoseAccess(name, deleting ? 'deleted' : 'disabled');
+  if (losesAccess && actor.kind !== 'system')
+    deps.management.checkMayLoseAccess(name, deleting ? 'deleted' : 'disabled');
 }
 
 /**
@@ -66,9 +76,13 @@ function admitUser(deps: UserAdmissionDeps, request: AdmissionRequest): void {
  * before the user, on purpose. A deleted user's grants go before the user does: a delete that fails after this
  * leaves a user with fewer roles, never a removed user's roles waiting for a namesake.
  */
-async function grantsGoWithUser(deps: UserAdmissionDeps, { actor, operation, object }: AdmissionRequest): Promise<void> {
+async function grantsGoWithUser(
+  deps: UserAdmissionDeps,
+  { actor, operation, object }: AdmissionRequest,
+): Promise<void> {
   const joining = operation === 'create' && actor.kind !== 'system';
-  if (joining || operation === 'delete') await removeFromAllBindings(deps.objects, deps.roles, deps.bindings, object.metadata.name);
+  if (joining || operation === 'delete')
+    await removeFromAllBindings(deps.objects, deps.roles, deps.bindings, object.metadata.name);
 }
 
 /** The write removes the object (a delete, or the last finalizer of an object being deleted). */

@@ -1,5 +1,5 @@
 import type { ExtensionObject } from '@svc/plugin-api';
-import { SYSTEM, type Actor } from '../registry/admission.js';
+import { type Actor, SYSTEM } from '../registry/admission.js';
 import type { ServedModel } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
 import type { RoleBindingObject } from './models.js';

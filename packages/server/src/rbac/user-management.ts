@@ -32,7 +32,8 @@ export class UserManagement {
     if (result.ok) return;
     // Name the target's roles that carry what the actor lacks, so the reason says what stands in the way.
     const beyond = this.roles.boundRoles(target).filter((role) => !canBind(held, this.roles.expand([role])).ok);
-    const roles = beyond.length > 0 ? `role${beyond.length > 1 ? 's' : ''} ${beyond.map((r) => `"${r}"`).join(', ')}` : 'roles';
+    const roles =
+      beyond.length > 0 ? `role${beyond.length > 1 ? 's' : ''} ${beyond.map((r) => `"${r}"`).join(', ')}` : 'roles';
     const missing = result.missing.slice(0, 3).map(renderRule).join('; ') + (result.missing.length > 3 ? '; …' : '');
     throw forbidden(
       `you may not ${action} user "${target}": they hold ${roles} granting what you do not hold (${missing}); ` +

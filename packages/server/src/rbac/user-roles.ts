@@ -36,7 +36,9 @@ export function createSetUserRoles(
         for (const role of target) {
           const result = canBind(held, roles.expand([role]));
           if (!result.ok) {
-            throw forbidden(`you may not grant role "${role}": it grants ${result.missing.slice(0, 3).map(renderRule).join('; ')}, which you do not hold`);
+            throw forbidden(
+              `you may not grant role "${role}": it grants ${result.missing.slice(0, 3).map(renderRule).join('; ')}, which you do not hold`,
+            );
           }
         }
       }

@@ -1,13 +1,10 @@
-import { forbidden, type ExtensionObject } from '@svc/plugin-api';
+import { type ExtensionObject, forbidden } from '@svc/plugin-api';
 import type { Principal } from '../authz/principal.js';
 import { ownerLabelProblem } from '../objects/ownership.js';
 import type { ServedModel } from './model-registry.js';
 
 /** Who asks for a write: a user over HTTP, a plugin through its client, or the service itself. */
-export type Actor =
-  | { kind: 'user'; principal: Principal }
-  | { kind: 'plugin'; plugin: string }
-  | { kind: 'system' };
+export type Actor = { kind: 'user'; principal: Principal } | { kind: 'plugin'; plugin: string } | { kind: 'system' };
 
 export const SYSTEM: Actor = Object.freeze({ kind: 'system' });
 
@@ -79,7 +76,11 @@ function addTo<T>(lists: Map<string, T[]>, resource: string, item: T): () => voi
   };
 }
 
-async function runAll(checks: readonly AdmissionCheck[], effects: readonly AdmissionEffect[], request: AdmissionRequest) {
+async function runAll(
+  checks: readonly AdmissionCheck[],
+  effects: readonly AdmissionEffect[],
+  request: AdmissionRequest,
+) {
   for (const check of checks) await check(request);
   for (const effect of effects) await effect(request);
 }

@@ -1,6 +1,6 @@
 import type { AnyExtensionObject, ExtensionClient, ListOptions, ListResult, ModelRef } from '@svc/plugin-api';
-import { listQuery, pageInfo } from './list-query.js';
 import { decodeObject } from './codec.js';
+import { listQuery, pageInfo } from './list-query.js';
 import type { ModelRegistry } from './model-registry.js';
 import type { ObjectService, WriteOptions } from './object-service.js';
 
@@ -42,7 +42,8 @@ export function createExtensionClient(
       return (await objects.create(served(object), structuredClone(object), writeOptions)).object as T;
     },
     async update<T extends AnyExtensionObject>(object: T) {
-      return (await objects.update(served(object), object.metadata.name, structuredClone(object), writeOptions)).object as T;
+      return (await objects.update(served(object), object.metadata.name, structuredClone(object), writeOptions))
+        .object as T;
     },
     async updateStatus<T extends AnyExtensionObject>(object: T) {
       const options: WriteOptions = { ...writeOptions, subresource: 'status' };

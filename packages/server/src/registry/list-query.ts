@@ -1,7 +1,7 @@
-import { badRequest } from '@svc/plugin-api';
-import { parseFieldSelector, parseLabelSelector, parseSort } from '../index/selectors.js';
 import type { ListOptions } from '@svc/plugin-api';
+import { badRequest } from '@svc/plugin-api';
 import type { IndexQuery } from '../index/model-index.js';
+import { parseFieldSelector, parseLabelSelector, parseSort } from '../index/selectors.js';
 
 /** A request's query string, parsed (repeated keys become arrays). */
 export type QueryParameters = Record<string, string | string[] | undefined>;
@@ -40,7 +40,10 @@ export function parseListQuery(query: QueryParameters): IndexQuery {
 
 /** The same from typed options (the plugin client's): numbers stay numbers; selectors and sort are parsed once. */
 export function listQuery(options: ListOptions): IndexQuery {
-  for (const [name, value, min] of [['page', options.page, 1], ['size', options.size, 0]] as const) {
+  for (const [name, value, min] of [
+    ['page', options.page, 1],
+    ['size', options.size, 0],
+  ] as const) {
     if (value !== undefined && (!Number.isSafeInteger(value) || value < min)) {
       throw badRequest(`${name} must be an integer >= ${min}, got ${value}`);
     }

@@ -1,7 +1,7 @@
-import type { Owner } from '../objects/owner.js';
-import { notFound, type ModelRef } from '@svc/plugin-api';
-import type { NormalizedModel } from '../objects/model-definition.js';
+import { type ModelRef, notFound } from '@svc/plugin-api';
 import { ModelIndex } from '../index/model-index.js';
+import type { NormalizedModel } from '../objects/model-definition.js';
+import type { Owner } from '../objects/owner.js';
 import type { Store } from '../store/types.js';
 import { decodeObject } from './codec.js';
 

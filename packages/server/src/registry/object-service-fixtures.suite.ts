@@ -2,7 +2,7 @@
  * What the object service's unit tests share: a real store (SQLite in memory, the store every store suite runs
  * against), a registry with two models, a clock the test moves, and a way to read which error a write ended in.
  */
-import { isApiError, type ExtensionObject, type ModelDefinition } from '@svc/plugin-api';
+import { type ExtensionObject, isApiError, type ModelDefinition } from '@svc/plugin-api';
 import { normalizeModelDefinition } from '../objects/model-definition.js';
 import { openSqliteStore } from '../store/sqlite.js';
 import type { Store } from '../store/types.js';
@@ -50,7 +50,11 @@ export async function openFixture(): Promise<Fixture> {
   const notes = await registry.register(normalizeModelDefinition(noteModel, { kind: 'system' }), 'core');
   let now = START.getTime();
   const listenerErrors: unknown[] = [];
-  const service = new ObjectService(store, (error) => listenerErrors.push(error), () => new Date(now));
+  const service = new ObjectService(
+    store,
+    (error) => listenerErrors.push(error),
+    () => new Date(now),
+  );
   return {
     store,
     service,
@@ -62,8 +66,17 @@ export async function openFixture(): Promise<Fixture> {
   };
 }
 
-export function widget(name: string, spec: Record<string, unknown> = {}, metadata: Partial<ExtensionObject['metadata']> = {}) {
-  return { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name, ...metadata }, spec } satisfies ExtensionObject;
+export function widget(
+  name: string,
+  spec: Record<string, unknown> = {},
+  metadata: Partial<ExtensionObject['metadata']> = {},
+) {
+  return {
+    apiVersion: 'example.com/v1',
+    kind: 'Widget',
+    metadata: { name, ...metadata },
+    spec,
+  } satisfies ExtensionObject;
 }
 
 export function note(name: string, fields: Record<string, unknown> = {}) {

@@ -2,7 +2,7 @@ import { forbidden } from '@svc/plugin-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AdmissionRequest } from './admission.js';
 import type { CommittedChange } from './object-service.js';
-import { openFixture, reasonOf, widget, type Fixture } from './object-service-fixtures.suite.js';
+import { type Fixture, openFixture, reasonOf, widget } from './object-service-fixtures.suite.js';
 
 let f: Fixture;
 beforeEach(async () => {
@@ -33,9 +33,15 @@ describe('admission inside a write', () => {
     await f.service.update(f.widgets, 'w1', created, { subresource: 'status' });
     await f.service.delete(f.widgets, 'w1');
     expect(log).toEqual([
-      'check1 create w1', 'check2 create w1', 'effect create w1',
-      'check1 update/status w1', 'check2 update/status w1', 'effect update/status w1',
-      'check1 delete w1', 'check2 delete w1', 'effect delete w1',
+      'check1 create w1',
+      'check2 create w1',
+      'effect create w1',
+      'check1 update/status w1',
+      'check2 update/status w1',
+      'effect update/status w1',
+      'check1 delete w1',
+      'check2 delete w1',
+      'effect delete w1',
     ]);
   });
 
@@ -47,9 +53,18 @@ describe('admission inside a write', () => {
     });
     const created = (await f.service.create(f.widgets, widget('w1', { size: 1 }), { actor: USER })).object;
     await f.service.update(f.widgets, 'w1', { ...created, spec: { size: 2 } });
-    expect(seen[0]).toMatchObject({ operation: 'create', actor: USER, object: { metadata: { uid: created.metadata.uid, version: 0 } } });
+    expect(seen[0]).toMatchObject({
+      operation: 'create',
+      actor: USER,
+      object: { metadata: { uid: created.metadata.uid, version: 0 } },
+    });
     expect(seen[0]!.prevObject).toBeUndefined();
-    expect(seen[1]).toMatchObject({ operation: 'update', actor: { kind: 'system' }, object: { spec: { size: 2 }, metadata: { version: 1 } }, prevObject: { spec: { size: 1 } } });
+    expect(seen[1]).toMatchObject({
+      operation: 'update',
+      actor: { kind: 'system' },
+      object: { spec: { size: 2 }, metadata: { version: 1 } },
+      prevObject: { spec: { size: 1 } },
+    });
   });
 
   it('a refusal stops the later checks and the effects, and nothing is written', async () => {
@@ -80,15 +95,24 @@ describe('admission of a collection delete: all or nothing', () => {
     record(log);
     expect(await f.service.deleteCollection(f.widgets, { labels: [], fields: [] })).toBe(3);
     expect(log.slice(0, 6)).toEqual([
-      'check1 delete a dry-run', 'check2 delete a dry-run',
-      'check1 delete b dry-run', 'check2 delete b dry-run',
-      'check1 delete c dry-run', 'check2 delete c dry-run',
+      'check1 delete a dry-run',
+      'check2 delete a dry-run',
+      'check1 delete b dry-run',
+      'check2 delete b dry-run',
+      'check1 delete c dry-run',
+      'check2 delete c dry-run',
     ]);
     // The deletions themselves run side by side: their lines may interleave.
     expect(log.slice(6).sort()).toEqual([
-      'check1 delete a', 'check1 delete b', 'check1 delete c',
-      'check2 delete a', 'check2 delete b', 'check2 delete c',
-      'effect delete a', 'effect delete b', 'effect delete c',
+      'check1 delete a',
+      'check1 delete b',
+      'check1 delete c',
+      'check2 delete a',
+      'check2 delete b',
+      'check2 delete c',
+      'effect delete a',
+      'effect delete b',
+      'effect delete c',
     ]);
   });
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LabelRequirement } from '../index/selectors.js';
-import { START, openFixture, reasonOf, widget, type Fixture } from './object-service-fixtures.suite.js';
+import { type Fixture, openFixture, reasonOf, START, widget } from './object-service-fixtures.suite.js';
 
 let f: Fixture;
 beforeEach(async () => {
@@ -19,7 +19,10 @@ describe('delete', () => {
     const { object, removed } = await f.service.delete(f.widgets, 'w1');
     expect(removed).toBe(true);
     // The answer is the object as it was deleted: its deletion time, and the revision of the deletion.
-    expect(object.metadata).toMatchObject({ deletionTimestamp: new Date(START.getTime() + 1000).toISOString(), resourceVersion: '2' });
+    expect(object.metadata).toMatchObject({
+      deletionTimestamp: new Date(START.getTime() + 1000).toISOString(),
+      resourceVersion: '2',
+    });
     expect(await reasonOf(() => f.service.get(f.widgets, 'w1'))).toBe('NotFound');
     expect(await f.store.get(RESOURCE, 'w1')).toBeUndefined();
     expect(f.widgets.index.has('w1')).toBe(false);
@@ -29,7 +32,11 @@ describe('delete', () => {
     await f.service.create(f.widgets, widget('w1', {}, { finalizers: [FINALIZER] }));
     const { object, removed } = await f.service.delete(f.widgets, 'w1');
     expect(removed).toBe(false);
-    expect(object.metadata).toMatchObject({ deletionTimestamp: START.toISOString(), version: 1, finalizers: [FINALIZER] });
+    expect(object.metadata).toMatchObject({
+      deletionTimestamp: START.toISOString(),
+      version: 1,
+      finalizers: [FINALIZER],
+    });
     expect(await f.service.get(f.widgets, 'w1')).toEqual(object);
   });
 
@@ -45,10 +52,16 @@ describe('delete', () => {
   it('keeps the deletion when an update leaves it out, and removes the object with its last finalizer', async () => {
     await f.service.create(f.widgets, widget('w1', { size: 1 }, { finalizers: [FINALIZER, 'example.com/other'] }));
     const marked = (await f.service.delete(f.widgets, 'w1')).object;
-    const cleared = { ...marked, metadata: { ...marked.metadata, deletionTimestamp: null, finalizers: ['example.com/other'] } };
+    const cleared = {
+      ...marked,
+      metadata: { ...marked.metadata, deletionTimestamp: null, finalizers: ['example.com/other'] },
+    };
     const kept = await f.service.update(f.widgets, 'w1', cleared);
     expect(kept).toMatchObject({ removed: false, object: { metadata: { deletionTimestamp: START.toISOString() } } });
-    const last = await f.service.patch(f.widgets, 'w1', (current) => ({ ...current, metadata: { ...current.metadata, finalizers: [] } }));
+    const last = await f.service.patch(f.widgets, 'w1', (current) => ({
+      ...current,
+      metadata: { ...current.metadata, finalizers: [] },
+    }));
     expect(last.removed).toBe(true);
     expect(await f.store.get(RESOURCE, 'w1')).toBeUndefined();
   });

@@ -1,20 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import {
-  alreadyExists,
-  conflict,
-  invalid,
-  notFound,
-  type ExtensionObject,
-  type FieldError,
-} from '@svc/plugin-api';
-import { checkObjectShape } from '../objects/object-shape.js';
-import { generateName } from '../objects/metadata.js';
+import { alreadyExists, conflict, type ExtensionObject, type FieldError, invalid, notFound } from '@svc/plugin-api';
 import type { IndexQuery } from '../index/model-index.js';
-import { KeyExistsError, RevisionConflictError, type ChangeType, type Store, type StoredRecord } from '../store/types.js';
-import { KeyedQueue } from '../util/keyed-queue.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../objects/json-limits.js';
+import { generateName } from '../objects/metadata.js';
+import { checkObjectShape } from '../objects/object-shape.js';
+import {
+  type ChangeType,
+  KeyExistsError,
+  RevisionConflictError,
+  type Store,
+  type StoredRecord,
+} from '../store/types.js';
+import { KeyedQueue } from '../util/keyed-queue.js';
+import { type Actor, Admission, SYSTEM } from './admission.js';
 import { canonicalize, decodeObject, deepCopy, encodeObject } from './codec.js';
-import { Admission, SYSTEM, type Actor } from './admission.js';
 import type { ServedModel } from './model-registry.js';
 
 export interface ListPage {
@@ -126,7 +125,12 @@ export class ObjectService {
       delete meta.deletionTimestamp;
       if (served.model.statusSubresource) delete object.status;
       const stored = canonicalize(object);
-      const admitting = this.admission.run({ operation: 'create', served, object: stored, actor: options.actor ?? SYSTEM });
+      const admitting = this.admission.run({
+        operation: 'create',
+        served,
+        object: stored,
+        actor: options.actor ?? SYSTEM,
+      });
       if (admitting) await admitting;
       reserve(served, undefined, stored);
       const record = await this.store
@@ -170,7 +174,9 @@ export class ObjectService {
       const patched = change(deepCopy(current.object));
       const object = this.validated(served, patched, 'update', options);
       if (object.metadata.name !== name) {
-        throw invalid('a patch cannot change metadata.name', [{ path: '/metadata/name', message: `must stay "${name}"` }]);
+        throw invalid('a patch cannot change metadata.name', [
+          { path: '/metadata/name', message: `must stay "${name}"` },
+        ]);
       }
       checkVersion(served, current.object, object.metadata.version);
       return this.replace(served, current, object, options);
@@ -201,7 +207,9 @@ export class ObjectService {
     let deleted = 0;
     // In slices, so the store can commit many deletions together without holding every promise at once.
     for (let i = 0; i < names.length; i += 256) {
-      const results = await Promise.allSettled(names.slice(i, i + 256).map((name) => this.delete(served, name, options)));
+      const results = await Promise.allSettled(
+        names.slice(i, i + 256).map((name) => this.delete(served, name, options)),
+      );
       for (const result of results) {
         if (result.status === 'fulfilled') deleted++;
         // Removed concurrently by someone else: not ours to count, and not an error.
@@ -284,13 +292,27 @@ export class ObjectService {
       throw error;
     }
     if (!removing) {
-      this.announce({ type: 'MODIFIED', revision: record.revision, served, object: stored, prevObject: prev, bytes: record.value });
+      this.announce({
+        type: 'MODIFIED',
+        revision: record.revision,
+        served,
+        object: stored,
+        prevObject: prev,
+        bytes: record.value,
+      });
       return { object: stored, bytes: record.value, removed: false };
     }
     stored.metadata.resourceVersion = String(record.revision);
     const last = { ...prev, metadata: { ...prev.metadata, resourceVersion: String(record.revision) } };
     const lastBytes = Buffer.from(JSON.stringify(last));
-    this.announce({ type: 'DELETED', revision: record.revision, served, object: last, prevObject: prev, bytes: lastBytes });
+    this.announce({
+      type: 'DELETED',
+      revision: record.revision,
+      served,
+      object: last,
+      prevObject: prev,
+      bytes: lastBytes,
+    });
     return { object: stored, bytes: Buffer.from(JSON.stringify(stored)), removed: true };
   }
 

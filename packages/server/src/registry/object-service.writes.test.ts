@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decodeObject } from './codec.js';
-import { START, note, openFixture, reasonOf, widget, type Fixture } from './object-service-fixtures.suite.js';
+import { type Fixture, note, openFixture, reasonOf, START, widget } from './object-service-fixtures.suite.js';
 
 let f: Fixture;
 beforeEach(async () => {
@@ -10,7 +10,11 @@ afterEach(() => f.close());
 
 describe('create', () => {
   it('stamps the fields the server owns, whatever the body says', async () => {
-    const body = widget('w1', { size: 3 }, { uid: 'mine', version: 7, creationTimestamp: '1999-01-01T00:00:00Z', deletionTimestamp: '1999-01-01T00:00:00Z' });
+    const body = widget(
+      'w1',
+      { size: 3 },
+      { uid: 'mine', version: 7, creationTimestamp: '1999-01-01T00:00:00Z', deletionTimestamp: '1999-01-01T00:00:00Z' },
+    );
     const { object, bytes, removed } = await f.service.create(f.widgets, body);
     expect(removed).toBe(false);
     expect(object.metadata).toEqual({
@@ -26,8 +30,12 @@ describe('create', () => {
   });
 
   it('drops status on a model with a status subresource, and keeps it on one without', async () => {
-    expect((await f.service.create(f.widgets, { ...widget('w1'), status: { ready: true } })).object.status).toBeUndefined();
-    expect((await f.service.create(f.notes, note('n1', { status: { ready: true } }))).object.status).toEqual({ ready: true });
+    expect(
+      (await f.service.create(f.widgets, { ...widget('w1'), status: { ready: true } })).object.status,
+    ).toBeUndefined();
+    expect((await f.service.create(f.notes, note('n1', { status: { ready: true } }))).object.status).toEqual({
+      ready: true,
+    });
   });
 
   it('names an object from generateName: the prefix and five random letters or digits, a new name each time', async () => {
@@ -64,10 +72,19 @@ describe('update', () => {
   it('writes the body over the stored object: version +1, uid and creationTimestamp kept', async () => {
     const created = (await f.service.create(f.widgets, widget('w1', { size: 1 }))).object;
     f.advance(60_000);
-    const body = { ...created, metadata: { ...created.metadata, uid: 'other', creationTimestamp: '1999-01-01T00:00:00.000Z' }, spec: { size: 2 } };
+    const body = {
+      ...created,
+      metadata: { ...created.metadata, uid: 'other', creationTimestamp: '1999-01-01T00:00:00.000Z' },
+      spec: { size: 2 },
+    };
     const { object } = await f.service.update(f.widgets, 'w1', body);
     expect(object.spec).toEqual({ size: 2 });
-    expect(object.metadata).toMatchObject({ uid: created.metadata.uid, creationTimestamp: START.toISOString(), version: 1, resourceVersion: '2' });
+    expect(object.metadata).toMatchObject({
+      uid: created.metadata.uid,
+      creationTimestamp: START.toISOString(),
+      version: 1,
+      resourceVersion: '2',
+    });
   });
 
   it.each([
@@ -77,7 +94,11 @@ describe('update', () => {
     { name: 'an object that does not exist', change: { name: 'nope' }, path: 'nope', want: 'NotFound' },
   ])('refuses $name: $want', async ({ change, path, want }) => {
     const created = (await f.service.create(f.widgets, widget('w1'))).object;
-    expect(await reasonOf(() => f.service.update(f.widgets, path, { ...created, metadata: { ...created.metadata, ...change } }))).toBe(want);
+    expect(
+      await reasonOf(() =>
+        f.service.update(f.widgets, path, { ...created, metadata: { ...created.metadata, ...change } }),
+      ),
+    ).toBe(want);
     expect((await f.service.get(f.widgets, 'w1')).metadata.version).toBe(0);
   });
 });
@@ -85,15 +106,33 @@ describe('update', () => {
 describe('the status subresource', () => {
   const stored = async () => {
     await f.service.create(f.widgets, widget('w1', { size: 1 }));
-    return f.service.update(f.widgets, 'w1', { ...(await f.service.get(f.widgets, 'w1')), status: { phase: 'old' } }, { subresource: 'status' });
+    return f.service.update(
+      f.widgets,
+      'w1',
+      { ...(await f.service.get(f.widgets, 'w1')), status: { phase: 'old' } },
+      { subresource: 'status' },
+    );
   };
 
   it.each([
-    { name: 'a main update changes spec and keeps stored status', subresource: undefined, want: { spec: { size: 9 }, status: { phase: 'old' } } },
-    { name: 'a status update changes status and keeps stored spec', subresource: 'status' as const, want: { spec: { size: 1 }, status: { phase: 'new' } } },
+    {
+      name: 'a main update changes spec and keeps stored status',
+      subresource: undefined,
+      want: { spec: { size: 9 }, status: { phase: 'old' } },
+    },
+    {
+      name: 'a status update changes status and keeps stored spec',
+      subresource: 'status' as const,
+      want: { spec: { size: 1 }, status: { phase: 'new' } },
+    },
   ])('$name', async ({ subresource, want }) => {
     const current = (await stored()).object;
-    const { object } = await f.service.update(f.widgets, 'w1', { ...current, spec: { size: 9 }, status: { phase: 'new' } }, { subresource });
+    const { object } = await f.service.update(
+      f.widgets,
+      'w1',
+      { ...current, spec: { size: 9 }, status: { phase: 'new' } },
+      { subresource },
+    );
     expect({ spec: object.spec, status: object.status }).toEqual(want);
     expect(object.metadata.version).toBe(2);
   });
@@ -105,7 +144,9 @@ describe('the status subresource', () => {
 
   it('a model without the subresource takes status from the main update', async () => {
     const created = (await f.service.create(f.notes, note('n1', { status: { phase: 'old' } }))).object;
-    expect((await f.service.update(f.notes, 'n1', { ...created, status: { phase: 'new' } })).object.status).toEqual({ phase: 'new' });
+    expect((await f.service.update(f.notes, 'n1', { ...created, status: { phase: 'new' } })).object.status).toEqual({
+      phase: 'new',
+    });
   });
 });
 
@@ -127,7 +168,8 @@ describe('patch', () => {
     { name: 'a change of the name', change: { name: 'w2' }, want: 'Invalid' },
   ])('refuses $name: $want', async ({ change, want }) => {
     await f.service.create(f.widgets, widget('w1'));
-    const patching = () => f.service.patch(f.widgets, 'w1', (current) => ({ ...current, metadata: { ...current.metadata, ...change } }));
+    const patching = () =>
+      f.service.patch(f.widgets, 'w1', (current) => ({ ...current, metadata: { ...current.metadata, ...change } }));
     expect(await reasonOf(patching)).toBe(want);
   });
 

@@ -46,7 +46,8 @@ export function withReadCache(store: Store, maxBytes = 4 * 1024 * 1024): Store {
         if (hit) found.set(name, hit);
         else missing.push(name);
       }
-      if (missing.length > 0) for (const record of await store.getMany(resource, missing)) found.set(record.name, remember(record));
+      if (missing.length > 0)
+        for (const record of await store.getMany(resource, missing)) found.set(record.name, remember(record));
       return names.flatMap((name) => found.get(name) ?? []);
     },
     scan: (resource, batchSize) => store.scan(resource, batchSize),

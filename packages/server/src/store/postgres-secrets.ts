@@ -4,8 +4,8 @@
  */
 import type pg from 'pg';
 import type { PoolClient } from 'pg';
-import { run, type NamedQuery } from './postgres-queries.js';
-import { DEFAULT_SCAN_BATCH_SIZE, SECRET_RESOURCES_ONCE_IN_HISTORY, checkPositiveInteger } from './records.js';
+import { type NamedQuery, run } from './postgres-queries.js';
+import { checkPositiveInteger, DEFAULT_SCAN_BATCH_SIZE, SECRET_RESOURCES_ONCE_IN_HISTORY } from './records.js';
 import type { SecretStore } from './types.js';
 
 // The table itself is made by CREATE_TABLES (postgres-queries.ts).
@@ -16,7 +16,10 @@ const PUT: NamedQuery = {
   text: `INSERT INTO secrets (kind, name, value) VALUES ($1, $2, $3)
          ON CONFLICT (kind, name) DO UPDATE SET value = EXCLUDED.value`,
 };
-const REPLACE: NamedQuery = { name: 'secret_replace', text: 'UPDATE secrets SET value = $3 WHERE kind = $1 AND name = $2' };
+const REPLACE: NamedQuery = {
+  name: 'secret_replace',
+  text: 'UPDATE secrets SET value = $3 WHERE kind = $1 AND name = $2',
+};
 const DELETE: NamedQuery = { name: 'secret_delete', text: 'DELETE FROM secrets WHERE kind = $1 AND name = $2' };
 const PAGE: NamedQuery = {
   name: 'secret_page',

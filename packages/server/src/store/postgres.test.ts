@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresStore } from './postgres.js';
-import { encodeAs } from './store-fixtures.suite.js';
 import { describeStoreConformance } from './store.suite.js';
+import { encodeAs } from './store-fixtures.suite.js';
 
 const connectionString = process.env.SVC_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const freshSchema = () => `svc_test_${randomBytes(6).toString('hex')}`;

@@ -3,23 +3,24 @@
  * their revision from the `meta` counter row inside that transaction, so revisions become visible in commit order
  * and a failed write rolls its revision back with everything else.
  */
-import pg from 'pg';
+
 import type { PoolClient } from 'pg';
+import pg from 'pg';
 import * as q from './postgres-queries.js';
 import { run, runScript } from './postgres-queries.js';
-import { SECRETS_LEFT_IN_HISTORY, moveSecretsOutOfHistory, postgresSecrets } from './postgres-secrets.js';
+import { moveSecretsOutOfHistory, postgresSecrets, SECRETS_LEFT_IN_HISTORY } from './postgres-secrets.js';
 import {
-  DEFAULT_SCAN_BATCH_SIZE,
-  SECRET_RESOURCES_ONCE_IN_HISTORY,
   checkEncoded,
   checkKeep,
   checkPositiveInteger,
-  inNameOrder,
-  toChange,
-  toRecord,
+  DEFAULT_SCAN_BATCH_SIZE,
   type EventRow,
+  inNameOrder,
   type MetaRow,
   type ObjectRow,
+  SECRET_RESOURCES_ONCE_IN_HISTORY,
+  toChange,
+  toRecord,
 } from './records.js';
 import { CompactedError, KeyExistsError, RevisionConflictError, type Store, type StoredRecord } from './types.js';
 

@@ -7,7 +7,7 @@
  * minute) so it does not need the batch's shared commit.
  */
 import type Database from 'better-sqlite3';
-import { DEFAULT_SCAN_BATCH_SIZE, SECRET_RESOURCES_ONCE_IN_HISTORY, checkPositiveInteger } from './records.js';
+import { checkPositiveInteger, DEFAULT_SCAN_BATCH_SIZE, SECRET_RESOURCES_ONCE_IN_HISTORY } from './records.js';
 import type { SecretStore } from './types.js';
 
 // WITHOUT ROWID: the primary key is the only way in, so the table is a single B-tree.
@@ -57,9 +57,11 @@ function moveSecretsOutOfHistory(db: Database.Database): void {
   const resources = SECRET_RESOURCES_ONCE_IN_HISTORY;
   const list = resources.map(() => '?').join(', ');
   const move = db.transaction(() => {
-    const fresh = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'secrets'").get() === undefined;
+    const fresh =
+      db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'secrets'").get() === undefined;
     db.exec(SECRETS_SCHEMA);
-    const left = db.prepare(`SELECT 1 FROM objects WHERE resource IN (${list}) LIMIT 1`).get(...resources) !== undefined;
+    const left =
+      db.prepare(`SELECT 1 FROM objects WHERE resource IN (${list}) LIMIT 1`).get(...resources) !== undefined;
     if (!fresh && !left) return 0;
     // A record still among the objects was written after any earlier move, so it wins over the table's.
     db.prepare(
@@ -68,7 +70,9 @@ function moveSecretsOutOfHistory(db: Database.Database): void {
     ).run(...resources);
     // The live revision is the newest event's: pin it in meta first, or erasing the newest events would hand their
     // revisions out again and a watch resuming from one would miss the write that reused it.
-    db.prepare('UPDATE meta SET revision = max(revision, (SELECT coalesce(max(revision), 0) FROM events)) WHERE id = 1').run();
+    db.prepare(
+      'UPDATE meta SET revision = max(revision, (SELECT coalesce(max(revision), 0) FROM events)) WHERE id = 1',
+    ).run();
     const objects = db.prepare(`DELETE FROM objects WHERE resource IN (${list})`).run(...resources).changes;
     return objects + db.prepare(`DELETE FROM events WHERE resource IN (${list})`).run(...resources).changes;
   });

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from './sqlite.js';
-import { KeyExistsError } from './types.js';
-import { decoded, encodeAs } from './store-fixtures.suite.js';
 import { describeStoreConformance } from './store.suite.js';
+import { decoded, encodeAs } from './store-fixtures.suite.js';
+import { KeyExistsError } from './types.js';
 
 // A file rather than ':memory:', so the suite can close and reopen the same database.
 const dir = mkdtempSync(join(tmpdir(), 'svc-sqlite-store-'));

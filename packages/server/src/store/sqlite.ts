@@ -7,22 +7,22 @@
  */
 import Database from 'better-sqlite3';
 import {
-  DEFAULT_SCAN_BATCH_SIZE,
   checkEncoded,
   checkKeep,
   checkPositiveInteger,
-  toChange,
-  toRecord,
+  DEFAULT_SCAN_BATCH_SIZE,
   type EventRow,
   type MetaRow,
   type ObjectRow,
+  toChange,
+  toRecord,
 } from './records.js';
 import { openSqliteSecrets } from './sqlite-secrets.js';
 import {
   CompactedError,
+  type Encoder,
   KeyExistsError,
   RevisionConflictError,
-  type Encoder,
   type Store,
   type StoredRecord,
 } from './types.js';
@@ -103,9 +103,9 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
        FROM events WHERE revision > ? ORDER BY revision LIMIT ?`,
     ),
     // The revision of the newest event that compaction drops: the (keep+1)-th from the end.
-    compactionPoint: db.prepare<[number], number>(
-      'SELECT revision FROM events ORDER BY revision DESC LIMIT 1 OFFSET ?',
-    ).pluck(),
+    compactionPoint: db
+      .prepare<[number], number>('SELECT revision FROM events ORDER BY revision DESC LIMIT 1 OFFSET ?')
+      .pluck(),
     dropEvents: db.prepare<[number]>('DELETE FROM events WHERE revision <= ?'),
   };
 
@@ -240,7 +240,9 @@ interface PendingWrite {
 /** Collects the writes of one event-loop turn and commits them together (see the file comment). */
 class WriteBatch {
   private pending: PendingWrite[] = [];
-  private readonly commit: Database.Transaction<(writes: PendingWrite[]) => Array<{ record?: StoredRecord; error?: unknown }>>;
+  private readonly commit: Database.Transaction<
+    (writes: PendingWrite[]) => Array<{ record?: StoredRecord; error?: unknown }>
+  >;
 
   /** `reset` forgets the in-memory revision: another process may write between two batches. */
   constructor(

@@ -1,6 +1,6 @@
 /** Conformance, part two: the change history (changesSince, compact) and what survives a close and reopen. */
 import { describe, expect, it } from 'vitest';
-import { GADGETS, WIDGETS, decoded, encodeAs, type SuiteContext } from './store-fixtures.suite.js';
+import { decoded, encodeAs, GADGETS, type SuiteContext, WIDGETS } from './store-fixtures.suite.js';
 import { CompactedError, type Store } from './types.js';
 
 /** Five writes on two resources; returns their revisions in order. */
@@ -50,7 +50,11 @@ export function describeStoreHistory({ store, openStore }: SuiteContext): void {
       expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
       const [n1, , , n2] = results as PromiseFulfilledResult<{ revision: number }>[];
       expect(n2!.value.revision).toBeGreaterThan(n1!.value.revision);
-      expect((await store().getMany(WIDGETS, ['taken', 'n1', 'n2'])).map((r) => decoded(r).text)).toEqual(['t', 'n1', 'n2']);
+      expect((await store().getMany(WIDGETS, ['taken', 'n1', 'n2'])).map((r) => decoded(r).text)).toEqual([
+        't',
+        'n1',
+        'n2',
+      ]);
       expect((await store().changesSince(first.revision)).map((c) => c.name)).toEqual(['n1', 'n2']);
     });
 

@@ -1,6 +1,6 @@
 /** Conformance, part three: many objects (scan, count) and many writers at once. */
 import { describe, expect, it } from 'vitest';
-import { GADGETS, WIDGETS, decoded, encodeAs, type SuiteContext } from './store-fixtures.suite.js';
+import { decoded, encodeAs, GADGETS, type SuiteContext, WIDGETS } from './store-fixtures.suite.js';
 import { KeyExistsError, RevisionConflictError, type Store, type StoredRecord } from './types.js';
 
 const WRITERS = 12;

@@ -1,7 +1,7 @@
 /** Conformance, part four: the secret store beside the history, and the move of secrets out of an old history. */
 import { describe, expect, it } from 'vitest';
-import { WIDGETS, encodeAs, type SuiteContext } from './store-fixtures.suite.js';
 import { SECRET_RESOURCES_ONCE_IN_HISTORY } from './records.js';
+import { encodeAs, type SuiteContext, WIDGETS } from './store-fixtures.suite.js';
 import type { Change, SecretStore, Store } from './types.js';
 
 const [CREDENTIALS, SESSIONS, DIGESTS] = SECRET_RESOURCES_ONCE_IN_HISTORY as [string, string, string];
@@ -10,7 +10,8 @@ const raw = (text: string) => () => bytes(text);
 
 async function all(secrets: SecretStore, kind: string, batchSize?: number): Promise<Array<[string, string]>> {
   const found: Array<[string, string]> = [];
-  for await (const batch of secrets.scan(kind, batchSize)) for (const [name, value] of batch) found.push([name, value.toString()]);
+  for await (const batch of secrets.scan(kind, batchSize))
+    for (const [name, value] of batch) found.push([name, value.toString()]);
   return found;
 }
 

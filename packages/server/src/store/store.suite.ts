@@ -6,11 +6,11 @@
  * closed, and must leave the storage empty for the next one.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GADGETS, WIDGETS, decoded, encodeAs, snapshot, type SuiteContext } from './store-fixtures.suite.js';
+import { decoded, encodeAs, GADGETS, type SuiteContext, snapshot, WIDGETS } from './store-fixtures.suite.js';
 import { describeStoreHistory } from './store-history.suite.js';
 import { describeStoreScale } from './store-scale.suite.js';
 import { describeStoreSecrets } from './store-secrets.suite.js';
-import { KeyExistsError, RevisionConflictError, type Encoder, type Store } from './types.js';
+import { type Encoder, KeyExistsError, RevisionConflictError, type Store } from './types.js';
 
 export function describeStoreConformance(
   label: string,

@@ -42,7 +42,10 @@ export type Encoder = (revision: number) => Buffer;
 
 /** Raised by `create` when the name is taken. */
 export class KeyExistsError extends Error {
-  constructor(readonly resource: ResourceKey, readonly key: string) {
+  constructor(
+    readonly resource: ResourceKey,
+    readonly key: string,
+  ) {
     super(`${resource}/${key} already exists`);
     this.name = 'KeyExistsError';
   }
@@ -67,7 +70,10 @@ export class RevisionConflictError extends Error {
 
 /** Raised by `changesSince` when the requested revision is older than the retained history. */
 export class CompactedError extends Error {
-  constructor(readonly requested: number, readonly oldest: number) {
+  constructor(
+    readonly requested: number,
+    readonly oldest: number,
+  ) {
     super(`revision ${requested} has been compacted; the oldest retained is ${oldest}`);
     this.name = 'CompactedError';
   }

@@ -6,12 +6,12 @@
  * Both run while the watcher already buffers live changes, and return the revision they covered.
  */
 import { decodeObject } from '../registry/codec.js';
-import { CompactedError, type Change, type Store } from '../store/types.js';
+import { type Change, CompactedError, type Store } from '../store/types.js';
 import { atRevision, encodeEvent, expiredStatus } from './events.js';
 import type { WatchHub } from './hub.js';
 import type { LiveChange } from './live-change.js';
-import { transition } from './transitions.js';
 import type { Selection } from './selection.js';
+import { transition } from './transitions.js';
 import type { Watcher } from './watcher.js';
 
 const HISTORY_PAGE = 1000;
@@ -56,7 +56,8 @@ export function replayedEvent(change: Change, selection: Selection): Buffer | un
     return encodeEvent('DELETED', atRevision(decodeObject(change.value), change.revision));
   }
   const next = change.type === 'DELETED' ? undefined : decodeObject(change.value);
-  const prevBytes = change.type === 'MODIFIED' ? change.prevValue : change.type === 'DELETED' ? change.value : undefined;
+  const prevBytes =
+    change.type === 'MODIFIED' ? change.prevValue : change.type === 'DELETED' ? change.value : undefined;
   const prev = prevBytes ? decodeObject(prevBytes) : undefined;
   const isIn = next !== undefined && selection.matches(next);
   // History written before the replaced value was kept: take the selection as unchanged.
@@ -88,7 +89,8 @@ export async function sendSnapshot(watcher: Watcher, deps: CatchUpDeps): Promise
       const first = firsts.of(record.name);
       if (first) {
         const before = first.before;
-        if (before && selection.matches(before)) await watcher.emit(encodeEvent('ADDED', Buffer.from(JSON.stringify(before))));
+        if (before && selection.matches(before))
+          await watcher.emit(encodeEvent('ADDED', Buffer.from(JSON.stringify(before))));
       } else if (selection.all || selection.matches(decodeObject(record.value))) {
         await watcher.emit(encodeEvent('ADDED', record.value));
       }

@@ -15,7 +15,14 @@ describe('watch event encoding', () => {
     });
     expect(JSON.parse(errorEvent(expiredStatus(3, 10)).toString())).toEqual({
       type: 'ERROR',
-      object: { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 410, reason: 'Expired', message: expect.stringMatching(/3.*10/) },
+      object: {
+        kind: 'Status',
+        apiVersion: 'v1',
+        status: 'Failure',
+        code: 410,
+        reason: 'Expired',
+        message: expect.stringMatching(/3.*10/),
+      },
     });
   });
 

@@ -77,7 +77,11 @@ describe('the watch hub', () => {
   });
 
   it('fills a gap from the history: a model change is published from there, another resource is skipped', async () => {
-    const { hub, seen, announce } = await hubWith([history(1, 'g/things'), history(2, 'internal/sessions'), history(3, 'g/things')]);
+    const { hub, seen, announce } = await hubWith([
+      history(1, 'g/things'),
+      history(2, 'internal/sessions'),
+      history(3, 'g/things'),
+    ]);
     announce(3);
     await hub.reached(3);
     expect(seen).toEqual([1, 3]);

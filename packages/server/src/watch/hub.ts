@@ -81,7 +81,10 @@ export class WatchHub {
     const key = selection && !selection.all ? selection.key : '';
     const groups = this.byResource.get(resource) ?? new Map<string, SelectionGroup>();
     this.byResource.set(resource, groups);
-    const group = groups.get(key) ?? { selection: key === '' ? undefined : selection, listeners: new Set<LiveListener>() };
+    const group = groups.get(key) ?? {
+      selection: key === '' ? undefined : selection,
+      listeners: new Set<LiveListener>(),
+    };
     groups.set(key, group);
     group.listeners.add(listener);
     return () => {
@@ -158,7 +161,9 @@ export class WatchHub {
         this.filling = false;
         this.drain();
         this.release();
-        const next = this.held[0] ? this.held[0].revision - 1 : this.waiters.reduce((m, w) => Math.max(m, w.revision), 0);
+        const next = this.held[0]
+          ? this.held[0].revision - 1
+          : this.waiters.reduce((m, w) => Math.max(m, w.revision), 0);
         // Polled, not spun: a revision the history does not hold yet may be a transaction about to commit.
         if (next > this.published) setTimeout(() => this.fillGap(next), this.emptySince ? GAP_POLL_MS : 0);
       });

@@ -7,11 +7,10 @@ import type { ExtensionObject } from '@svc/plugin-api';
 import { decodeObject } from '../registry/codec.js';
 import type { ServedModel } from '../registry/model-registry.js';
 import type { CommittedChange } from '../registry/object-service.js';
-import type { Change } from '../store/types.js';
+import type { Change, ChangeType } from '../store/types.js';
 import { atRevision, encodeEvent, webSocketFrame } from './events.js';
-import type { ChangeType } from '../store/types.js';
-import { transition } from './transitions.js';
 import type { Selection } from './selection.js';
+import { transition } from './transitions.js';
 
 export class LiveChange {
   // Made on first use: most changes reach no watcher, and every write makes one LiveChange.

@@ -5,7 +5,10 @@ import type { WatchStatus } from './events.js';
 import { WatchAccess, watchAttributes } from './watch-access.js';
 import type { Watcher } from './watcher.js';
 
-const served = { model: { group: 'notes.svc.run', version: 'v1', plural: 'notes' }, owner: 'plugin:notes' } as unknown as ServedModel;
+const served = {
+  model: { group: 'notes.svc.run', version: 'v1', plural: 'notes' },
+  owner: 'plugin:notes',
+} as unknown as ServedModel;
 const ann: Principal = { username: 'ann', via: 'session', sessionId: 'key-1' };
 
 /** A watcher as WatchAccess sees it: it records the status it failed with. */

@@ -1,4 +1,4 @@
-import { pluginOf } from '../objects/owner.js';
+import type { Decision } from '../authz/authorizer.js';
 /**
  * Ends watches whose caller has lost the access the watch was opened with (docs/access-control.md, "When watches
  * end"). Each watch is kept with its caller: the principal, and through it the session or token it authenticated
@@ -12,8 +12,8 @@ import { pluginOf } from '../objects/owner.js';
  * watch, as the gate answers).
  */
 import type { Principal } from '../authz/principal.js';
-import type { Decision } from '../authz/authorizer.js';
 import type { Attributes } from '../authz/rules.js';
+import { pluginOf } from '../objects/owner.js';
 import type { ServedModel } from '../registry/model-registry.js';
 import { statusObject, type WatchStatus } from './events.js';
 import type { Watcher } from './watcher.js';
@@ -129,7 +129,8 @@ export class WatchAccess {
     if (gone !== undefined) return statusObject(401, 'Unauthorized', gone);
     const decision = this.deps.roles.authorize(principal, entry.attributes);
     if (decision.allowed) return undefined;
-    if (principal.username === undefined) return statusObject(401, 'Unauthorized', `sign in to watch this: ${decision.reason}`);
+    if (principal.username === undefined)
+      return statusObject(401, 'Unauthorized', `sign in to watch this: ${decision.reason}`);
     return statusObject(403, 'Forbidden', `user "${principal.username}" may no longer watch this: ${decision.reason}`);
   }
 

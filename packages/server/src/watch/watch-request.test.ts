@@ -1,19 +1,27 @@
-import type { QueryParameters } from '../registry/list-query.js';
 import { describe, expect, it } from 'vitest';
+import type { QueryParameters } from '../registry/list-query.js';
 import { parseWatchRequest } from './watch-request.js';
 
 describe('watch query parameters', () => {
   const ok: Array<[string, QueryParameters, Record<string, unknown>]> = [
-    ['nothing', {}, { labels: [], fields: [], resourceVersion: undefined, allowWatchBookmarks: false, timeoutSeconds: undefined }],
+    [
+      'nothing',
+      {},
+      { labels: [], fields: [], resourceVersion: undefined, allowWatchBookmarks: false, timeoutSeconds: undefined },
+    ],
     ['a revision to resume after', { resourceVersion: '42' }, { resourceVersion: 42 }],
     ['revision 0 as no revision', { resourceVersion: '0' }, { resourceVersion: undefined }],
     ['bookmarks', { allowWatchBookmarks: 'true' }, { allowWatchBookmarks: true }],
     ['bookmarks as 1', { allowWatchBookmarks: '1' }, { allowWatchBookmarks: true }],
     ['a timeout', { timeoutSeconds: '5' }, { timeoutSeconds: 5 }],
-    ['selectors', { labelSelector: 'a=b', fieldSelector: 'spec.age=3' }, {
-      labels: [{ key: 'a', operator: 'in', values: ['b'] }],
-      fields: [{ field: 'spec.age', operator: 'in', values: ['3'] }],
-    }],
+    [
+      'selectors',
+      { labelSelector: 'a=b', fieldSelector: 'spec.age=3' },
+      {
+        labels: [{ key: 'a', operator: 'in', values: ['b'] }],
+        fields: [{ field: 'spec.age', operator: 'in', values: ['3'] }],
+      },
+    ],
   ];
   it.each(ok)('parses %s', (_name, query, expected) => {
     expect(parseWatchRequest(query)).toMatchObject(expected);

@@ -1,14 +1,15 @@
 /**
  * The query parameters of a watch (docs/api.md "Lists" and "Watch"), parsed into plain data. Pure.
  */
-import { single, type QueryParameters } from '../registry/list-query.js';
+
 import { badRequest } from '@svc/plugin-api';
 import {
-  parseFieldSelector,
-  parseLabelSelector,
   type FieldRequirement,
   type LabelRequirement,
+  parseFieldSelector,
+  parseLabelSelector,
 } from '../index/selectors.js';
+import { type QueryParameters, single } from '../registry/list-query.js';
 
 export interface WatchRequest {
   labels: LabelRequirement[];

@@ -1,16 +1,16 @@
-import type { QueryParameters } from '../registry/list-query.js';
 /**
  * What the HTTP layer calls to serve a watch: check the request (a 400 before anything is streamed), then run a
  * watcher on a sink. Keeps every open watcher, so the server can end them all when it closes.
  */
 import { isApiError } from '@svc/plugin-api';
 import { ANONYMOUS, type Principal } from '../authz/principal.js';
+import type { QueryParameters } from '../registry/list-query.js';
 import type { ServedModel } from '../registry/model-registry.js';
 import type { Store } from '../store/types.js';
+import { replayHistory, sendSnapshot } from './catch-up.js';
 import { errorEvent, statusObject } from './events.js';
 import type { WatchHub } from './hub.js';
-import { replayHistory, sendSnapshot } from './catch-up.js';
-import { selectionOf, type Selection } from './selection.js';
+import { type Selection, selectionOf } from './selection.js';
 import type { WatchSink } from './sink.js';
 import type { WatchAccess } from './watch-access.js';
 import { parseWatchRequest, type WatchRequest } from './watch-request.js';

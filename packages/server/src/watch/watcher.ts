@@ -62,7 +62,8 @@ export class Watcher {
     if (this.pending) {
       this.pending.push(change);
       if (this.pending.length > this.limits.maxPendingChanges) {
-        const message = 'the watch fell too far behind while catching up; resume from the last resourceVersion received';
+        const message =
+          'the watch fell too far behind while catching up; resume from the last resourceVersion received';
         this.fail(statusObject(429, 'TooManyRequests', message));
       }
       return;
