@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS, PERSONS, person, startTestServer, type TestServer } from './harness.js';
 import { rawRequest } from './raw-http.js';
+import { seededRandom } from './seeded-random.js';
 
 /**
  * A seeded fuzzer of malformed requests (issue 13, item 7): odd targets, wrong media types, deep and broken bodies.
@@ -65,15 +66,6 @@ const BODIES = [
 ];
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
 
-function random(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 describe.each(BACKENDS)('fuzzed bad requests (%s)', (backend) => {
   let t: TestServer;
   let base: string;
@@ -85,7 +77,7 @@ describe.each(BACKENDS)('fuzzed bad requests (%s)', (backend) => {
   afterAll(() => t.close());
 
   it('answers 1,000 malformed requests without a 500, every 4xx as problem+json', async () => {
-    const next = random(backend === 'sqlite' ? 7 : 8);
+    const next = seededRandom(backend === 'sqlite' ? 7 : 8);
     const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)]!;
     const seen = new Map<number, number>();
     for (let i = 0; i < 1000; i++) {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../../test/seeded-random.js';
 import { classifyRequest, wantsWatch } from '../authz/request-info.js';
 import { parseRequestTarget } from '../authz/request-target.js';
 import type { ModelRegistry } from '../registry/model-registry.js';
@@ -80,16 +81,6 @@ const PIECES = [
 const SEPARATORS = ['/', '/', '/', '//', '', '?', '&', '#'];
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
-/** A small seeded generator (mulberry32), so a failure repeats. */
-function random(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function target(next: () => number): string {
   const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)]!;
   // Most targets start like a real resource path, so many reach a route; the rest is noise.
@@ -102,7 +93,7 @@ function target(next: () => number): string {
 
 describe('the gate and the router read one request', () => {
   it('routes every generated target to exactly what the gate classified', () => {
-    const next = random(20261123);
+    const next = seededRandom(20261123);
     let routed = 0;
     let refused = 0;
     for (let i = 0; i < 20_000; i++) {

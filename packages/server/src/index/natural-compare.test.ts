@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../../test/seeded-random.js';
 import { fromNaturalSortKey, naturalCompare, naturalSortKey } from './natural-compare.js';
 
 const sign = (n: number) => Math.sign(n);
@@ -14,7 +15,7 @@ function randomPairs(
   maxPieces: number,
   count: number,
 ): Array<[string, string]> {
-  const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x80000000;
+  const random = seededRandom(seed);
   const word = () =>
     Array.from({ length: Math.floor(random() * maxPieces) }, () => pieces[Math.floor(random() * pieces.length)]).join(
       '',
@@ -113,8 +114,7 @@ describe('naturalCompare', () => {
 
   it('is a consistent total order on random strings (sorting is stable under reversal, transitive)', () => {
     const alphabet = ['0', '0', '1', '2', '9', 'a', 'b', '/', ':', '-', 'Z'];
-    let seed = 42;
-    const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x80000000;
+    const random = seededRandom(42);
     const strings = Array.from({ length: 400 }, () =>
       Array.from({ length: Math.floor(random() * 7) }, () => alphabet[Math.floor(random() * alphabet.length)]).join(''),
     );

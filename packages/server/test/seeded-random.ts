@@ -1,0 +1,12 @@
+/**
+ * A seeded pseudo-random generator (mulberry32) for property tests and fuzzers: numbers in [0, 1), the same sequence for
+ * the same seed, so a failure repeats.
+ */
+export function seededRandom(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
