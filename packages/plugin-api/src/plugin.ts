@@ -11,7 +11,7 @@ export interface Logger {
 }
 
 /** What a plugin uses to register models. Everything registered is unregistered when the plugin stops. */
-export interface ModelRegistry {
+export interface PluginModels {
   /** Registers a model and builds its indexes from the stored objects. */
   register<T extends AnyExtensionObject>(definition: ModelDefinition<T>): Promise<void>;
 }
@@ -46,7 +46,7 @@ export interface PluginContext {
   /** The plugin's name from `plugin.yaml`. */
   readonly name: string;
   readonly logger: Logger;
-  readonly models: ModelRegistry;
+  readonly models: PluginModels;
   readonly client: ExtensionClient;
   readonly routes: RouteRegistry;
   /** Controllers that reconcile the plugin's (or any) model's objects; stopped when the plugin stops. */
