@@ -118,7 +118,7 @@ describe.each(BACKENDS)('bad input is refused and changes nothing (%s)', (backen
       name: 'an update without metadata.version',
       send: () => t.request('PUT', `${PERSONS}/bob`, person('bob', { age: 41 })),
       status: 409,
-      detail: /metadata\.version is required/,
+      detail: /metadata\.version \(or metadata\.resourceVersion\) is required/,
     },
     {
       name: 'an update with a stale version',

@@ -46,7 +46,12 @@ export function createApp({ logger, router, trustProxy = false }: AppOptions) {
   // Only JSON bodies: a text/plain body on a write is a 415, not a string handed to a handler.
   app.removeContentTypeParser(['text/plain', 'application/json']);
   app.addContentTypeParser(
-    ['application/json', 'application/json-patch+json', 'application/merge-patch+json'],
+    [
+      'application/json',
+      'application/json-patch+json',
+      'application/merge-patch+json',
+      'application/strategic-merge-patch+json',
+    ],
     { parseAs: 'string' },
     jsonBodyParser(app),
   );

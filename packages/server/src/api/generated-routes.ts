@@ -7,9 +7,10 @@ import type { ModelRegistry, ServedModel } from '../registry/model-registry.js';
 import type { ObjectService, Written } from '../registry/object-service.js';
 import type { WatchService } from '../watch/watch-service.js';
 import type { DynamicRoute } from './dynamic-router.js';
-import { actorOf, type HttpContext, JSON_TYPE } from './http-context.js';
+import { type HttpContext, JSON_TYPE } from './http-context.js';
 import { sendList } from './list-envelope.js';
 import { watchOverHttp, watchOverWebSocket } from './watch-transports.js';
+import { writeOptionsOf } from './write-options.js';
 
 type Params = Record<string, string | undefined>;
 
@@ -52,27 +53,27 @@ export function generatedRoutes(
     },
     async create(ctx: HttpContext, p: Params) {
       const served = model(p);
-      const written = await objects.create(served, requireJsonBody(ctx), { actor: actorOf(ctx) });
+      const written = await objects.create(served, requireJsonBody(ctx), writeOptionsOf(ctx));
       ctx.reply.header('location', `${ctx.request.target.routePath}/${written.object.metadata.name}`);
       return sendObject(ctx, written.bytes, 201);
     },
     async deleteCollection(ctx: HttpContext, p: Params) {
       const served = model(p);
       const { labels, fields } = parseListQuery(ctx.request.target.query);
-      const deleted = await objects.deleteCollection(served, { labels, fields }, { actor: actorOf(ctx) });
+      const deleted = await objects.deleteCollection(served, { labels, fields }, writeOptionsOf(ctx));
       return ctx.reply.type(JSON_TYPE).send({ deleted });
     },
     async get(ctx: HttpContext, p: Params) {
       return sendObject(ctx, await objects.getBytes(model(p), p.name!));
     },
     async update(ctx: HttpContext, p: Params) {
-      return sendWritten(ctx, await objects.update(model(p), p.name!, requireJsonBody(ctx), { actor: actorOf(ctx) }));
+      return sendWritten(ctx, await objects.update(model(p), p.name!, requireJsonBody(ctx), writeOptionsOf(ctx)));
     },
     async patch(ctx: HttpContext, p: Params) {
-      return sendWritten(ctx, await objects.patch(model(p), p.name!, patchFunction(ctx), { actor: actorOf(ctx) }));
+      return sendWritten(ctx, await objects.patch(model(p), p.name!, patchFunction(ctx), writeOptionsOf(ctx)));
     },
     async delete(ctx: HttpContext, p: Params) {
-      return sendWritten(ctx, await objects.delete(model(p), p.name!, { actor: actorOf(ctx) }));
+      return sendWritten(ctx, await objects.delete(model(p), p.name!, writeOptionsOf(ctx)));
     },
     async getStatus(ctx: HttpContext, p: Params) {
       return sendObject(ctx, await objects.getBytes(statusOf(p), p.name!));
@@ -80,18 +81,12 @@ export function generatedRoutes(
     async updateStatus(ctx: HttpContext, p: Params) {
       return sendWritten(
         ctx,
-        await objects.update(statusOf(p), p.name!, requireJsonBody(ctx), {
-          subresource: 'status',
-          actor: actorOf(ctx),
-        }),
+        await objects.update(statusOf(p), p.name!, requireJsonBody(ctx), writeOptionsOf(ctx, 'status')),
       );
     },
     async patchStatus(ctx: HttpContext, p: Params) {
       const served = statusOf(p);
-      return sendWritten(
-        ctx,
-        await objects.patch(served, p.name!, patchFunction(ctx), { subresource: 'status', actor: actorOf(ctx) }),
-      );
+      return sendWritten(ctx, await objects.patch(served, p.name!, patchFunction(ctx), writeOptionsOf(ctx, 'status')));
     },
   };
 
@@ -126,7 +121,9 @@ function requireJsonBody(ctx: HttpContext): unknown {
 function patchFunction(ctx: HttpContext): (current: ExtensionObject) => unknown {
   const type = contentType(ctx);
   const body = ctx.request.body;
-  if (type === 'application/merge-patch+json') {
+  // Strategic merge patch is applied as a merge patch: Kubernetes refuses it for custom resources, and accepting it
+  // lets `kubectl patch` work at its default (docs/api.md "Generated routes").
+  if (type === 'application/merge-patch+json' || type === 'application/strategic-merge-patch+json') {
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
       throw badRequest('a merge patch must be a JSON object');
     }

@@ -56,6 +56,13 @@ export interface WriteOptions {
   allowUnprefixedLabels?: boolean;
   /** Who asks; admission checks read it. In-process callers that pass none act as the service itself. */
   actor?: Actor;
+  /**
+   * A dry run (`dryRun=All`): validated, admitted (checks only) and answered like the real write, with unique indexes
+   * checked, but nothing is stored, indexed or announced.
+   */
+  dryRun?: boolean;
+  /** A delete's preconditions (Kubernetes' DeleteOptions): the object must still be this one, at this revision. */
+  preconditions?: { uid?: string; resourceVersion?: string };
 }
 
 /**
@@ -130,8 +137,10 @@ export class ObjectService {
         served,
         object: stored,
         actor: options.actor ?? SYSTEM,
+        dryRun: options.dryRun,
       });
       if (admitting) await admitting;
+      if (options.dryRun) return dryRunAnswer(served, stored, false);
       reserve(served, undefined, stored);
       const record = await this.store
         .create(served.model.resource, meta.name, (revision) => encodeObject(stored, revision))
@@ -151,13 +160,14 @@ export class ObjectService {
         { path: '/metadata/name', message: `must equal "${name}"` },
       ]);
     }
-    const version = object.metadata.version;
-    if (version === undefined) {
-      throw conflict('metadata.version is required for an update: get the object, change it, and send it back');
+    if (object.metadata.version === undefined && object.metadata.resourceVersion === undefined) {
+      throw conflict(
+        'metadata.version (or metadata.resourceVersion) is required for an update: get the object, change it, and send it back',
+      );
     }
     return this.writes.run(objectKey(served, name), async () => {
       const current = await this.read(served, name);
-      checkVersion(served, current.object, version);
+      checkLock(served, current.object, object);
       return this.replace(served, current, object, options);
     });
   }
@@ -178,7 +188,7 @@ export class ObjectService {
           { path: '/metadata/name', message: `must stay "${name}"` },
         ]);
       }
-      checkVersion(served, current.object, object.metadata.version);
+      checkLock(served, current.object, object);
       return this.replace(served, current, object, options);
     });
   }
@@ -187,6 +197,7 @@ export class ObjectService {
   delete(served: ServedModel, name: string, options: WriteOptions = {}): Promise<Written> {
     return this.writes.run(objectKey(served, name), async () => {
       const current = await this.read(served, name);
+      checkPreconditions(served, current.object, options.preconditions);
       if (current.object.metadata.deletionTimestamp) {
         return { object: current.object, bytes: current.record.value, removed: false };
       }
@@ -204,6 +215,7 @@ export class ObjectService {
     const { names } = served.index.query({ ...query, sort: [] });
     // All or nothing where admission can refuse: every deletion is checked before the first one is made.
     if (this.admission.has(served.model.resource)) await this.admitDeletions(served, names, options);
+    if (options.dryRun) return names.length;
     let deleted = 0;
     // In slices, so the store can commit many deletions together without holding every promise at once.
     for (let i = 0; i < names.length; i += 256) {
@@ -276,8 +288,13 @@ export class ObjectService {
       prevObject: prev,
       subresource: options.subresource,
       actor: options.actor ?? SYSTEM,
+      dryRun: options.dryRun,
     });
     if (admitting) await admitting;
+    if (options.dryRun) {
+      stored.metadata.resourceVersion = prev.metadata.resourceVersion;
+      return dryRunAnswer(served, stored, removing);
+    }
     reserve(served, prev, removing ? undefined : stored);
     let record: StoredRecord;
     try {
@@ -349,10 +366,48 @@ function objectKey(served: ServedModel, name: string): string {
   return `${served.model.resource}/${name}`;
 }
 
+/** What a dry run answers: the object as the write would leave it, its unique values checked, nothing changed. */
+function dryRunAnswer(served: ServedModel, object: ExtensionObject, removed: boolean): Written {
+  if (!removed) served.index.checkUnique(object);
+  return { object, bytes: Buffer.from(JSON.stringify(object)), removed };
+}
+
 /** Checks unique indexes and applies the change to the index in one synchronous step (see the class comment). */
 function reserve(served: ServedModel, prev: ExtensionObject | undefined, next: ExtensionObject | undefined): void {
   if (next) served.index.checkUnique(next);
   served.index.apply(prev, next);
+}
+
+/**
+ * The optimistic lock: `metadata.version` (the seed's) and, where a client sends it, `metadata.resourceVersion`
+ * (Kubernetes clients'), must match the stored object. A body with only a resourceVersion takes the stored version.
+ */
+function checkLock(served: ServedModel, current: ExtensionObject, object: ExtensionObject): void {
+  const { version, resourceVersion } = object.metadata;
+  if (version !== undefined || resourceVersion === undefined) checkVersion(served, current, version);
+  if (resourceVersion !== undefined && String(resourceVersion) !== current.metadata.resourceVersion) {
+    throw conflict(
+      `${served.model.kind} "${current.metadata.name}" is at metadata.resourceVersion ${current.metadata.resourceVersion}, ` +
+        `the request carries ${JSON.stringify(resourceVersion)}; get the object again and retry`,
+    );
+  }
+  object.metadata.version = current.metadata.version;
+}
+
+function checkPreconditions(
+  served: ServedModel,
+  current: ExtensionObject,
+  wanted: WriteOptions['preconditions'],
+): void {
+  for (const field of ['uid', 'resourceVersion'] as const) {
+    const value = wanted?.[field];
+    if (value !== undefined && value !== current.metadata[field]) {
+      throw conflict(
+        `${served.model.kind} "${current.metadata.name}" does not meet the precondition: metadata.${field} is ` +
+          `${JSON.stringify(current.metadata[field])}, the request wants ${JSON.stringify(value)}`,
+      );
+    }
+  }
 }
 
 function checkVersion(served: ServedModel, current: ExtensionObject, version: unknown): void {

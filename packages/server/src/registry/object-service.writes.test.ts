@@ -88,7 +88,18 @@ describe('update', () => {
   });
 
   it.each([
-    { name: 'no metadata.version', change: { version: undefined }, path: 'w1', want: 'Conflict' },
+    {
+      name: 'no metadata.version nor resourceVersion',
+      change: { version: undefined, resourceVersion: undefined },
+      path: 'w1',
+      want: 'Conflict',
+    },
+    {
+      name: 'only a stale metadata.resourceVersion',
+      change: { version: undefined, resourceVersion: '99' },
+      path: 'w1',
+      want: 'Conflict',
+    },
     { name: 'a stale metadata.version', change: { version: 5 }, path: 'w1', want: 'Conflict' },
     { name: 'a name other than the path’s', change: { name: 'w2' }, path: 'w1', want: 'Invalid' },
     { name: 'an object that does not exist', change: { name: 'nope' }, path: 'nope', want: 'NotFound' },
