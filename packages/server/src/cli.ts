@@ -2,15 +2,29 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PLUGIN_USAGE, pluginCommand } from './cli/plugin-command.js';
+import { HOST_VERSION } from './version.js';
 
-const USAGE = `usage: svc serve [--host H] [--port P] [--data-dir D] [--database-url URL] [--plugins-dir A:B] [--log-level L] [--watch-history N]
-       ${PLUGIN_USAGE}`;
+const SERVE_USAGE =
+  'usage: svc serve [--host H] [--port P] [--data-dir D] [--database-url URL] [--plugins-dir A:B] [--log-level L] ' +
+  '[--watch-history N]\n  Every flag also reads from its SVC_* environment variable (docs/api.md "Settings").';
+const USAGE = `${SERVE_USAGE}\n       svc --version\n       ${PLUGIN_USAGE}`;
 
 async function serve(args: string[]): Promise<void> {
+  // Asking for help or the version never starts anything.
+  if (args.includes('--help') || args.includes('-h')) return void console.log(SERVE_USAGE);
+  if (args.includes('--version')) return void console.log(`svc ${HOST_VERSION}`);
   // Loaded here, so that the plugin author's commands do not load the server (and its database drivers).
   const { loadConfig, settingsFromArgs } = await import('./config.js');
   const { createServer } = await import('./main.js');
-  const settings = settingsFromArgs(args, process.env);
+  let settings: ReturnType<typeof settingsFromArgs>;
+  try {
+    settings = settingsFromArgs(args, process.env);
+  } catch (error) {
+    // A mistake in the command line is a usage error (exit 2), as an unknown command is.
+    console.error(`svc: ${(error as Error).message}\n${SERVE_USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
   // `npm start` passes --default-plugins: the repository's plugins/ folder unless SVC_PLUGINS_DIR is set.
   if (args.includes('--default-plugins') && settings.SVC_PLUGINS_DIR === undefined) {
     settings.SVC_PLUGINS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../plugins');
@@ -44,6 +58,10 @@ async function main(argv: string[]): Promise<void> {
     case '--help':
     case '-h':
       console.log(USAGE);
+      return;
+    case 'version':
+    case '--version':
+      console.log(`svc ${HOST_VERSION}`);
       return;
     default:
       console.error(`unknown command "${command}"\n${USAGE}`);

@@ -39,18 +39,47 @@ const FLAGS: Record<string, string> = {
   '--watch-history': 'SVC_WATCH_HISTORY',
 };
 
-/** Command-line flags override environment variables of the same name (`--data-dir x` or `--data-dir=x`). */
+/** Flags of `svc serve` that take no value. */
+const SWITCHES = ['--default-plugins', '--help', '--version'];
+
+/**
+ * Command-line flags override environment variables of the same name (`--data-dir x` or `--data-dir=x`). An unknown
+ * flag or a stray argument is an error naming the closest flag, not something silently ignored.
+ */
 export function settingsFromArgs(args: string[], env: Settings): Settings {
   const settings: Settings = { ...env };
   for (let i = 0; i < args.length; i++) {
     const [flag, inline] = args[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
+    if (SWITCHES.includes(flag) || flag === '-h') continue;
     const name = FLAGS[flag];
-    if (!name) continue;
+    if (!name) throw new Error(unknownFlag(flag));
     const value = inline ?? args[++i];
     if (value === undefined) throw new Error(`${flag} needs a value`);
     settings[name] = value;
   }
   return settings;
+}
+
+function unknownFlag(flag: string): string {
+  if (!flag.startsWith('-')) return `unexpected argument "${flag}" (svc serve takes only flags)`;
+  const known = [...Object.keys(FLAGS), ...SWITCHES];
+  const closest = known.reduce((best, candidate) =>
+    distance(flag, candidate) < distance(flag, best) ? candidate : best,
+  );
+  return `unknown flag "${flag}"${distance(flag, closest) <= 3 ? `; did you mean "${closest}"?` : ''}`;
+}
+
+/** Edit distance (Levenshtein), for "did you mean"; flags are short, so the quadratic table is nothing. */
+function distance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
 }
 
 export function loadConfig(settings: Settings): Config {

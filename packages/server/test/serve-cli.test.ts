@@ -1,0 +1,55 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { settingsFromArgs } from '../src/config.js';
+import { REPO } from './harness.js';
+
+const CLI = path.join(REPO, 'packages/server/dist/cli.js');
+
+/** Runs the built `svc` command; a bounded run, so a command that would start a server fails the test instead. */
+function svc(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      { timeout: 10_000, env: { ...process.env, SVC_PORT: '0' } },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
+      },
+    );
+  });
+}
+
+describe('the svc command line', () => {
+  it('prints help for serve without starting anything', async () => {
+    const help = await svc('serve', '--help');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^usage: svc serve \[--host H\] \[--port P\]/);
+    expect(help.stdout).not.toContain('listening');
+  });
+
+  it('prints its version', async () => {
+    const { version } = (await import(path.join(REPO, 'packages/server/package.json'), { with: { type: 'json' } }))
+      .default as {
+      version: string;
+    };
+    expect(await svc('--version')).toMatchObject({ code: 0, stdout: `svc ${version}\n` });
+    expect(await svc('serve', '--version')).toMatchObject({ code: 0, stdout: `svc ${version}\n` });
+  });
+
+  it('refuses an unknown flag with the closest one, and a stray argument, as usage errors (exit 2)', async () => {
+    const typo = await svc('serve', '--prot', '9000');
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('unknown flag "--prot"; did you mean "--port"?');
+    const stray = await svc('serve', 'now');
+    expect(stray.code).toBe(2);
+    expect(stray.stderr).toContain('unexpected argument "now"');
+  });
+
+  it('reads flags over the environment, in both spellings', () => {
+    const settings = settingsFromArgs(['--port', '9000', '--data-dir=/tmp/x', '--default-plugins'], { SVC_PORT: '1' });
+    expect([settings.SVC_PORT, settings.SVC_DATA_DIR]).toEqual(['9000', '/tmp/x']);
+    expect(() => settingsFromArgs(['--port'], {})).toThrow('--port needs a value');
+    expect(() => settingsFromArgs(['--zzzzzzzzzz'], {})).toThrow(/^unknown flag "--zzzzzzzzzz"$/);
+  });
+});
