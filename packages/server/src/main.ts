@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import pino, { type Logger } from 'pino';
 import { createApp } from './api/app.js';
+import { discoveryRoutes } from './api/discovery.js';
 import { DynamicRouter } from './api/dynamic-router.js';
 import { generatedRoutes } from './api/generated-routes.js';
 import type { HttpContext } from './api/http-context.js';
@@ -108,6 +109,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   );
   const router = new DynamicRouter<HttpContext>();
   router.add(generatedRoutes(registry, objects, watches));
+  router.add(discoveryRoutes(registry));
   // Roles before plugins, so the role templates a plugin declares can be created when it starts.
   // A plugin's declarations are bounded by the groups it owns, which the host knows (it is called once plugins start).
   const rbac = await startRbac(registry, objects, (plugin) => plugins.ownedGroups(plugin));

@@ -21,7 +21,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   watch: ['authz', 'index', 'objects', 'registry', 'store', 'util'],
   controllers: ['index', 'objects', 'registry', 'util', 'watch'],
   // The HTTP kernel: parsing, routing, problem+json, generated routes. No feature folder below it.
-  api: ['authz', 'index', 'objects', 'registry', 'util', 'watch'],
+  api: ['authz', 'index', 'objects', 'registry', 'util', 'version.ts', 'watch'],
   // Features: each owns its services and its routes (mounted on the kernel's router).
   authn: ['api', 'authz', 'objects', 'registry', 'store', 'util'],
   rbac: ['api', 'authn', 'authz', 'objects', 'registry', 'util'],

@@ -3,6 +3,7 @@ import websocket, { type WebSocket } from '@fastify/websocket';
 import { notFound } from '@svc/plugin-api';
 import Fastify, { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { Logger } from 'pino';
+import { HOST_VERSION } from '../version.js';
 import type { DynamicRouter } from './dynamic-router.js';
 import type { HttpContext } from './http-context.js';
 import { jsonBodyParser } from './json-body.js';
@@ -11,6 +12,19 @@ import { answerClientError, sendProblem } from './problem.js';
 import { querystringParser, refuseUnparsable, rewriteToTarget, targetOf } from './targets.js';
 
 export const BODY_LIMIT = 4 * 1024 * 1024;
+
+const VERSION_INFO = JSON.stringify({
+  major: '1',
+  minor: '33',
+  gitVersion: `v1.33.0+svc.${HOST_VERSION}`,
+  gitCommit: '',
+  gitTreeState: '',
+  buildDate: '',
+  goVersion: '',
+  compiler: 'node',
+  platform: `${process.platform}/${process.arch}`,
+  svcVersion: HOST_VERSION,
+});
 
 export interface AppOptions {
   logger: Logger;
@@ -60,6 +74,10 @@ export function createApp({ logger, router, trustProxy = false }: AppOptions) {
   app.setNotFoundHandler((request, reply) =>
     sendProblem(reply, request, notFound(`no route for ${request.method} ${request.target.path}`)),
   );
+
+  // The server's version, as Kubernetes' /version (kubectl's version dispatcher reads it); public through the built-in
+  // anonymous role. `minor` names the newest Kubernetes API level svc's wire format is tested against.
+  app.get('/version', async (_request, reply) => reply.type('application/json').send(VERSION_INFO));
 
   // Liveness for load balancers and orchestrators; public through the built-in anonymous role.
   app.get('/healthz', async (_request, reply) => reply.type('application/json').send('{"status":"ok"}'));

@@ -14,6 +14,11 @@ export interface DynamicRoute<Ctx> {
   handler: RouteHandler<Ctx>;
   /** The handler also serves WebSocket upgrades of this path (a watch); other routes refuse them. */
   websocket?: boolean;
+  /**
+   * Readable by everyone, signed in or not, whatever the roles (discovery). Only the service's own code sets it; a
+   * plugin's routes never carry it.
+   */
+  public?: boolean;
 }
 
 const options = { ignoreTrailingSlash: true, maxParamLength: 1000, caseSensitive: true };

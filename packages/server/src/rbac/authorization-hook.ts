@@ -47,6 +47,10 @@ export function createAuthorizationHook({
     const entry = decisions.decide(roles.expandFor(principal), line, modelChanges + router.version, () => {
       const { target } = request;
       const info = classifyRequest({ method: request.method, target, isWebSocket });
+      const routed = router.find(request.method === 'HEAD' ? 'GET' : request.method, target.routePath)?.route;
+      if (!info.isResourceRequest && routed?.owner === 'core' && routed.public === true) {
+        return { verb: info.verb, decision: { allowed: true, reason: 'discovery is readable by everyone' } };
+      }
       return {
         verb: info.verb,
         decision: roles.authorize(principal, attributesOf(info, request.method, target.routePath)),

@@ -84,6 +84,8 @@ export const BUILT_IN_ROLES: RoleObject[] = [
     hidden: true,
     rules: [
       { nonResourceURLs: ['/login', '/logout', '/healthz'], verbs: ['*'] },
+      // The version, as Kubernetes' public-info-viewer role allows; discovery itself is public by route (api/discovery.ts).
+      { nonResourceURLs: ['/version'], verbs: ['get'] },
       // Published posts are public.
       { apiGroups: [`api.${CONTENT}`], resources: ['posts'], verbs: ['get', 'list'] },
     ],

@@ -9,7 +9,7 @@ import { decodeObject } from './codec.js';
 export interface ServedModel {
   readonly model: NormalizedModel;
   readonly index: ModelIndex;
-  /** `system` for the service's own models, otherwise the plugin's name. */
+  /** `core` for the service's own models, otherwise `plugin:<name>`. */
   readonly owner: Owner;
 }
 

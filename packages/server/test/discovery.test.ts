@@ -1,0 +1,94 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONSOLE } from './auth-harness.js';
+import { BACKENDS, PEOPLE_PLUGINS, startTestServer, type TestServer } from './harness.js';
+
+const PROBE_PLUGINS = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures/plugins-discovery');
+
+/**
+ * Version and Kubernetes discovery (issue 15 item 1), readable without signing in, following the models served: a
+ * plugin's group appears when it starts and goes when it stops. A plugin's route at a discovery-shaped path stays closed.
+ */
+describe.each(BACKENDS)('discovery (%s)', (backend) => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer({ backend, pluginsDirs: [PEOPLE_PLUGINS, PROBE_PLUGINS] });
+  }, 60_000);
+  afterAll(() => t.close());
+
+  it('answers /version to anyone', async () => {
+    const version = await t.anonymous('GET', '/version');
+    expect(version.status).toBe(200);
+    expect(version.body).toMatchObject({ major: '1', minor: '33', compiler: 'node' });
+    expect(version.body.gitVersion).toMatch(/^v1\.33\.0\+svc\.\d+\.\d+\.\d+/);
+  });
+
+  it('lists the core version and the groups served', async () => {
+    const core = await t.anonymous('GET', '/api');
+    expect(core.body).toMatchObject({ kind: 'APIVersions', versions: ['v1alpha1'] });
+    const groups = await t.anonymous('GET', '/apis');
+    expect(groups.status).toBe(200);
+    expect(groups.body.kind).toBe('APIGroupList');
+    const people = groups.body.groups.find((g: { name: string }) => g.name === 'people.svc.run');
+    expect(people).toEqual({
+      name: 'people.svc.run',
+      versions: [{ groupVersion: 'people.svc.run/v1alpha1', version: 'v1alpha1' }],
+      preferredVersion: { groupVersion: 'people.svc.run/v1alpha1', version: 'v1alpha1' },
+    });
+    expect(groups.body.groups.map((g: { name: string }) => g.name)).toEqual(
+      expect.arrayContaining(['content.svc.run', 'plugin.svc.run', 'security.svc.run']),
+    );
+    const group = await t.anonymous('GET', '/apis/people.svc.run');
+    expect(group.body).toMatchObject({ kind: 'APIGroup', name: 'people.svc.run' });
+  });
+
+  it('describes each resource of a group version, with its status subresource', async () => {
+    const list = await t.anonymous('GET', '/apis/people.svc.run/v1alpha1');
+    expect(list.status).toBe(200);
+    expect(list.body).toEqual({
+      kind: 'APIResourceList',
+      apiVersion: 'v1',
+      groupVersion: 'people.svc.run/v1alpha1',
+      resources: [
+        {
+          name: 'persons',
+          singularName: 'person',
+          namespaced: false,
+          kind: 'Person',
+          verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+        },
+        {
+          name: 'persons/status',
+          singularName: '',
+          namespaced: false,
+          kind: 'Person',
+          verbs: ['get', 'patch', 'update'],
+        },
+      ],
+    });
+    const core = await t.anonymous('GET', '/api/v1alpha1');
+    expect(core.body.resources.map((r: { name: string }) => r.name)).toEqual(
+      expect.arrayContaining(['rolebindings', 'roles', 'users']),
+    );
+    const unknown = await t.anonymous('GET', '/apis/nothing.example.com/v1');
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers['content-type']).toMatch(/^application\/problem\+json/);
+  });
+
+  it("follows plugins: a stopped plugin's group is gone, and back when it starts", async () => {
+    const state = (enable: boolean) => t.request('PUT', `${CONSOLE}/plugins/people/plugin-state`, { enable });
+    expect((await state(false)).status).toBe(200);
+    const names = async () =>
+      ((await t.anonymous('GET', '/apis')).body.groups as { name: string }[]).map((g) => g.name);
+    expect(await names()).not.toContain('people.svc.run');
+    expect((await t.anonymous('GET', '/apis/people.svc.run/v1alpha1')).status).toBe(404);
+    expect((await state(true)).status).toBe(200);
+    expect(await names()).toContain('people.svc.run');
+  });
+
+  it("keeps a plugin's own route at a discovery-shaped path closed", async () => {
+    expect((await t.anonymous('GET', '/apis/api.probe.svc.run/v1')).status).toBe(401);
+    const admin = await t.request('GET', '/apis/api.probe.svc.run/v1');
+    expect(admin.body).toEqual({ secret: 'probe' });
+  });
+});
