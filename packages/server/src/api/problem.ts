@@ -53,7 +53,10 @@ function fastifyClientError(error: { code?: string; statusCode?: number; message
   }
 }
 
-export function toProblem(error: unknown, instance: string): { problem: Problem; headers?: Record<string, string> } {
+export function toProblem(
+  error: unknown,
+  instance: string,
+): { problem: Problem; headers?: Record<string, string>; reason?: string } {
   if (isApiError(error)) {
     const problem: Problem = {
       type: typeFor(error.title),
@@ -63,7 +66,7 @@ export function toProblem(error: unknown, instance: string): { problem: Problem;
       instance,
     };
     if (error.errors?.length) problem.errors = error.errors;
-    return { problem, headers: error.headers };
+    return { problem, headers: error.headers, reason: error.reason };
   }
   const client = fastifyClientError(error as { code?: string; statusCode?: number; message: string });
   if (client) {
@@ -82,10 +85,71 @@ export function toProblem(error: unknown, instance: string): { problem: Problem;
 }
 
 export function sendProblem(reply: FastifyReply, request: FastifyRequest, error: unknown): FastifyReply {
-  const { problem, headers } = toProblem(error, request.target.path);
+  const { problem, headers, reason } = toProblem(error, request.target.path);
   if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
   if (headers) reply.headers(headers);
-  return reply.code(problem.status).type('application/problem+json').send(JSON.stringify(problem));
+  reply.code(problem.status);
+  if (wantsKubernetesStatus(request.headers.accept)) {
+    return reply.type('application/json').send(JSON.stringify(kubernetesStatus(problem, reason)));
+  }
+  return reply.type('application/problem+json').send(JSON.stringify(problem));
+}
+
+/**
+ * Whether an error should be a Kubernetes `Status` rather than problem+json: the client accepts JSON (or a Kubernetes
+ * media type) and neither problem+json nor a wildcard, as kubectl and @kubernetes/client-node do; they show a
+ * Status's message, and nothing of a body they cannot read. Pure.
+ */
+export function wantsKubernetesStatus(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const types = accept.split(',').map((part) => part.split(';')[0]!.trim().toLowerCase());
+  if (types.some((type) => type === '*/*' || type === 'application/*' || type === 'application/problem+json'))
+    return false;
+  return types.some(
+    (type) =>
+      type === 'application/json' || type === 'application/yaml' || type === 'application/vnd.kubernetes.protobuf',
+  );
+}
+
+/** The reasons Kubernetes clients know, for the statuses svc answers with. */
+const STATUS_REASONS: Record<number, string> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  405: 'MethodNotAllowed',
+  409: 'Conflict',
+  410: 'Expired',
+  413: 'RequestEntityTooLarge',
+  415: 'UnsupportedMediaType',
+  429: 'TooManyRequests',
+  431: 'BadRequest',
+  500: 'InternalError',
+  504: 'Timeout',
+};
+
+/** A problem as a Kubernetes `Status` (meta/v1), field errors as its causes. Pure. */
+export function kubernetesStatus(problem: Problem, reason?: string) {
+  const known: Record<string, string> = { Gone: 'Expired', PayloadTooLarge: 'RequestEntityTooLarge' };
+  const status: Record<string, unknown> = {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: problem.detail,
+    reason: (reason && (known[reason] ?? reason)) || STATUS_REASONS[problem.status] || 'Unknown',
+    code: problem.status,
+  };
+  if (problem.errors?.length) {
+    status.details = {
+      causes: problem.errors.map((e) => ({
+        reason: 'FieldValueInvalid',
+        field: e.path.replace(/^\//, '').replace(/\//g, '.'),
+        message: e.message,
+      })),
+    };
+  }
+  return status;
 }
 
 /**
