@@ -27,11 +27,19 @@ function integer(query: QueryParameters, name: string, min: number): number | un
   return value;
 }
 
-/** Parses the list parameters of a query string (docs/api.md "Lists": page, size, sort, labelSelector, fieldSelector). */
+/**
+ * Parses the list parameters of a query string (docs/api.md "Lists": page, size, sort, labelSelector, fieldSelector),
+ * and Kubernetes' `limit`/`continue` paging, which reads as `size` and the page its continue token names.
+ */
 export function parseListQuery(query: QueryParameters): IndexQuery {
+  const chunked = query.limit !== undefined || query.continue !== undefined;
+  if (chunked && (query.page !== undefined || query.size !== undefined)) {
+    throw badRequest('page with size, or limit with continue: a list takes one kind of paging, not both');
+  }
+  const token = single(query, 'continue');
   return listQuery({
-    page: integer(query, 'page', 1),
-    size: integer(query, 'size', 0),
+    page: chunked ? (token ? pageOfContinue(token) : 1) : integer(query, 'page', 1),
+    size: chunked ? integer(query, 'limit', 0) : integer(query, 'size', 0),
     sort: query.sort,
     labelSelector: query.labelSelector,
     fieldSelector: query.fieldSelector,
@@ -75,3 +83,21 @@ export function pageInfo(total: number, page: number, size: number | undefined) 
 }
 
 export type PageInfo = ReturnType<typeof pageInfo>;
+
+/**
+ * A continue token: the page that follows, opaque to clients. The list is read again at that page (not a snapshot of
+ * the first page's revision), so objects written meanwhile may shift between pages.
+ */
+export function continueToken(page: number): string {
+  return Buffer.from(JSON.stringify({ page })).toString('base64url');
+}
+
+function pageOfContinue(token: string): number {
+  try {
+    const { page } = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { page?: unknown };
+    if (typeof page === 'number' && Number.isSafeInteger(page) && page >= 1) return page;
+  } catch {
+    // Refused below.
+  }
+  throw badRequest('the continue token is not one this server gave; list again without it');
+}
