@@ -5,8 +5,8 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { ADMIN, ADMIN_PASSWORD, type Browser, signIn } from './authn-helpers.js';
-import { BACKENDS, type Backend, startTestServer, type TestServer } from './harness.js';
+import { ADMIN, ADMIN_PASSWORD, type Browser, signIn, startAuthServer } from './authn-helpers.js';
+import { BACKENDS, type Backend, type TestServer } from './harness.js';
 
 /** Opens a WebSocket watch of users with the session cookie; resolves with the handshake's status (101 when opened). */
 function handshake(base: string, cookie: string, origin?: string): Promise<number> {
@@ -32,12 +32,7 @@ describe.each(BACKENDS)('the origin of cookie-authenticated requests (%s)', (bac
   let base: string;
   let admin: Browser;
   beforeAll(async () => {
-    t = await startTestServer({
-      backend,
-      pluginsDirs: [],
-      env: { SVC_ADMIN_PASSWORD: ADMIN_PASSWORD },
-      credentials: 'none',
-    });
+    t = await startAuthServer({}, [], backend);
     base = await t.server.listen();
     admin = await signIn(t, ADMIN, ADMIN_PASSWORD);
   });

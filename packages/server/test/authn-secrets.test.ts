@@ -12,7 +12,7 @@ import { digestOf } from '../src/authn/secrets.js';
 import { openPostgresStore } from '../src/store/postgres.js';
 import { openSqliteStore } from '../src/store/sqlite.js';
 import type { Change, Store } from '../src/store/types.js';
-import { ADMIN, ADMIN_PASSWORD, type Browser, bearer, createUser, signIn } from './authn-helpers.js';
+import { ADMIN, ADMIN_PASSWORD, type Browser, bearer, createUser, signIn, startAuthServer } from './authn-helpers.js';
 import { BACKENDS, type Backend, PG_URL, startTestServer, type TestServer } from './harness.js';
 
 const TOKENS = '/apis/uc.api.security.svc.run/v1alpha1/personalaccesstokens';
@@ -43,12 +43,7 @@ async function aliceWithSessionAndToken(t: TestServer, admin: Browser) {
 describe.each(BACKENDS)('secrets stay out of the change history (%s)', (backend: Backend) => {
   let t: TestServer;
   beforeAll(async () => {
-    t = await startTestServer({
-      backend,
-      pluginsDirs: [],
-      env: { SVC_ADMIN_PASSWORD: ADMIN_PASSWORD },
-      credentials: 'none',
-    });
+    t = await startAuthServer({}, [], backend);
   });
   afterAll(() => t?.close());
 
