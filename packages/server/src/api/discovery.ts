@@ -38,7 +38,7 @@ export function discoveryRoutes(registry: ModelRegistry): DynamicRoute<HttpConte
 }
 
 /** The API groups served, each with its versions (the first, in name order, preferred). Pure. */
-export function groupsOf(models: readonly ServedModel[]) {
+function groupsOf(models: readonly ServedModel[]) {
   const names = [...new Set(models.map((s) => s.model.group).filter((g) => g !== ''))].sort();
   return names.map((name) => {
     const versions = versionsOf(models, name).map((version) => ({ groupVersion: `${name}/${version}`, version }));
@@ -54,7 +54,7 @@ const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', '
 const STATUS_VERBS = ['get', 'patch', 'update'];
 
 /** The APIResourceList of one group version; a 404 when nothing is served there. Pure but for the error. */
-export function resourceList(models: readonly ServedModel[], group: string, version: string) {
+function resourceList(models: readonly ServedModel[], group: string, version: string) {
   const served = models
     .filter((s) => s.model.group === group && s.model.version === version)
     .sort((a, b) => a.model.plural.localeCompare(b.model.plural));
