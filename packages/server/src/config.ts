@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { didYouMean } from './util/suggest.js';
 
 /** The settings (docs/api.md "Settings"). */
 export interface Config {
@@ -62,24 +63,7 @@ export function settingsFromArgs(args: string[], env: Settings): Settings {
 
 function unknownFlag(flag: string): string {
   if (!flag.startsWith('-')) return `unexpected argument "${flag}" (svc serve takes only flags)`;
-  const known = [...Object.keys(FLAGS), ...SWITCHES];
-  const closest = known.reduce((best, candidate) =>
-    distance(flag, candidate) < distance(flag, best) ? candidate : best,
-  );
-  return `unknown flag "${flag}"${distance(flag, closest) <= 3 ? `; did you mean "${closest}"?` : ''}`;
-}
-
-/** Edit distance (Levenshtein), for "did you mean"; flags are short, so the quadratic table is nothing. */
-function distance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
+  return `unknown flag "${flag}"${didYouMean(flag, [...Object.keys(FLAGS), ...SWITCHES])}`;
 }
 
 export function loadConfig(settings: Settings): Config {
