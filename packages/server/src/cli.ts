@@ -6,7 +6,7 @@ import { HOST_VERSION } from './version.js';
 
 const SERVE_USAGE =
   'usage: svc serve [--host H] [--port P] [--data-dir D] [--database-url URL] [--plugins-dir A:B] [--log-level L] ' +
-  '[--watch-history N]\n  Every flag also reads from its SVC_* environment variable (docs/api.md "Settings").';
+  '[--log-format pretty|json] [--access-log true|false] [--watch-history N]\n  Every flag also reads from its SVC_* environment variable (docs/api.md "Settings").';
 const USAGE = `${SERVE_USAGE}\n       svc --version\n       ${PLUGIN_USAGE}`;
 
 async function serve(args: string[]): Promise<void> {

@@ -15,6 +15,9 @@ const ACCESS_FIELDS = 'req,res,responseTime';
 /** Credentials never reach a log line, whoever logs a request's headers. */
 const REDACT = ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'];
 
+/** Lines waiting for a stalled reader of stdout are dropped past this, rather than growing memory without end. */
+const MAX_QUEUED_BYTES = 16 * 1024 * 1024;
+
 /**
  * The server's logger. JSON goes to stdout through an asynchronous destination: under load lines queue and leave in
  * few writes instead of one blocking write each (pino flushes what is queued when the process exits). The pretty
@@ -22,7 +25,8 @@ const REDACT = ['req.headers.authorization', 'req.headers.cookie', 'res.headers[
  */
 export function createLogger(level: string, format: LogFormat, destination?: DestinationStream): Logger {
   const options: LoggerOptions = { level, base: undefined, redact: REDACT };
-  if (format === 'json') return pino(options, destination ?? pino.destination({ dest: 1, sync: false }));
+  if (format === 'json')
+    return pino(options, destination ?? pino.destination({ dest: 1, sync: false, maxLength: MAX_QUEUED_BYTES }));
   return pino(
     options,
     pretty({
