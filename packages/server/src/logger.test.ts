@@ -50,9 +50,9 @@ describe('createLogger', () => {
     return { written, stream };
   };
 
-  it('writes an access line as one readable line in the pretty format', () => {
+  it('writes an access line as one readable line in the pretty format', async () => {
     const { written, stream } = capture();
-    const logger = createLogger('info', 'pretty', stream);
+    const logger = await createLogger('info', 'pretty', stream);
     logger.info(
       {
         reqId: 'r-1',
@@ -67,9 +67,9 @@ describe('createLogger', () => {
     );
   });
 
-  it('writes JSON lines in the json format, without credentials in headers', () => {
+  it('writes JSON lines in the json format, without credentials in headers', async () => {
     const { written, stream } = capture();
-    const logger = createLogger('info', 'json', stream);
+    const logger = await createLogger('info', 'json', stream);
     logger.info({ req: { headers: { authorization: 'Bearer pat_secret', cookie: 'SVC_SESSION=s' } } }, 'x');
     const line = JSON.parse(written.join(''));
     expect(line).toMatchObject({

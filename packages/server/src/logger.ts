@@ -1,5 +1,4 @@
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
-import pretty from 'pino-pretty';
 
 /** How log lines are written: one JSON object a line, or coloured text for a person at a terminal. */
 export type LogFormat = 'pretty' | 'json';
@@ -21,12 +20,14 @@ const MAX_QUEUED_BYTES = 16 * 1024 * 1024;
 /**
  * The server's logger. JSON goes to stdout through an asynchronous destination: under load lines queue and leave in
  * few writes instead of one blocking write each (pino flushes what is queued when the process exits). The pretty
- * format writes synchronously, as a terminal is read by a person, not a collector.
+ * format writes synchronously, as a terminal is read by a person, not a collector; its formatter is loaded only then.
  */
-export function createLogger(level: string, format: LogFormat, destination?: DestinationStream): Logger {
+export async function createLogger(level: string, format: LogFormat, destination?: DestinationStream): Promise<Logger> {
   const options: LoggerOptions = { level, base: undefined, redact: REDACT };
-  if (format === 'json')
+  if (format === 'json') {
     return pino(options, destination ?? pino.destination({ dest: 1, sync: false, maxLength: MAX_QUEUED_BYTES }));
+  }
+  const { default: pretty } = await import('pino-pretty');
   return pino(
     options,
     pretty({

@@ -82,7 +82,8 @@ export interface ServerOptions {
 
 export async function createServer(config: Config, options: ServerOptions = {}): Promise<Server> {
   const logger =
-    options.logger ?? createLogger(config.logLevel, chooseLogFormat(config.logFormat, process.stdout.isTTY === true));
+    options.logger ??
+    (await createLogger(config.logLevel, chooseLogFormat(config.logFormat, process.stdout.isTTY === true)));
   const store = await openStore(config, options.databaseSchema);
   const registry = new ModelRegistry(store, logger);
   const objects = new ObjectService(store, (error) => logger.error({ err: error }, 'a commit listener failed'));
