@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, settingsFromArgs } from './config.js';
-import { chooseLogFormat, createLogger, type LogFormat, prettyMessage } from './logger.js';
+import { chooseLogFormat, createLogger, foldAccessLine, type LogFormat, prettyMessage } from './logger.js';
 
 describe('chooseLogFormat', () => {
   const cases: Array<[LogFormat | undefined, boolean, LogFormat]> = [
@@ -15,16 +15,30 @@ describe('chooseLogFormat', () => {
   });
 });
 
+describe('foldAccessLine', () => {
+  const access = { reqId: 'r-1', method: 'GET', path: '/apis/x', status: 404, responseTime: 1.25, user: 'alice' };
+  const cases: Array<[string, Record<string, unknown>, Record<string, unknown>]> = [
+    ['an access line', access, { reqId: 'r-1', access: 'GET /apis/x 404 1.25 ms alice' }],
+    [
+      'a line with a status but no method',
+      { plugin: 'p', status: 3, responseTime: 1 },
+      { plugin: 'p', status: 3, responseTime: 1 },
+    ],
+    ['a line with a method but no duration', { method: 'GET', status: 200 }, { method: 'GET', status: 200 }],
+    ['any other line', { plugin: 'people', from: 'A', to: 'B' }, { plugin: 'people', from: 'A', to: 'B' }],
+  ];
+  it.each(cases)('%s', (_name, fields, expected) => {
+    expect(foldAccessLine(fields)).toEqual(expected);
+  });
+});
+
 describe('prettyMessage', () => {
-  const access = {
-    reqId: 'r-1',
-    req: { method: 'GET', path: '/apis/x', user: 'alice' },
-    res: { statusCode: 404 },
-    responseTime: 1.25,
-    msg: 'request completed',
-  };
   const cases: Array<[string, Record<string, unknown>, string]> = [
-    ['an access line', access, 'GET /apis/x 404 1.25 ms alice [r-1]'],
+    [
+      'a folded access line',
+      { reqId: 'r-1', access: 'GET /apis/x 404 1.25 ms alice', msg: 'request completed' },
+      'GET /apis/x 404 1.25 ms alice [r-1]',
+    ],
     ['a line of a request', { reqId: 'r-2', msg: 'request failed' }, 'request failed [r-2]'],
     [
       'any other line',
@@ -54,17 +68,19 @@ describe('createLogger', () => {
     const { written, stream } = capture();
     const logger = await createLogger('info', 'pretty', stream);
     logger.info(
-      {
-        reqId: 'r-1',
-        req: { method: 'POST', path: '/login', user: 'system:anonymous' },
-        res: { statusCode: 401 },
-        responseTime: 3,
-      },
+      { reqId: 'r-1', method: 'POST', path: '/login', status: 401, responseTime: 3, user: 'system:anonymous' },
       'request completed',
     );
     expect(written.join('')).toMatch(
       /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: POST \/login 401 3 ms system:anonymous \[r-1\]\n$/,
     );
+  });
+
+  it('keeps the fields of any other line on its one pretty line', async () => {
+    const { written, stream } = capture();
+    const logger = await createLogger('info', 'pretty', stream);
+    logger.child({ reqId: 'r-2' }).warn({ plugin: 'people', path: '/x' }, 'something');
+    expect(written.join('')).toMatch(/ WARN: something \[r-2\] \{"plugin":"people","path":"\/x"\}\n$/);
   });
 
   it('writes JSON lines in the json format, without credentials in headers', async () => {

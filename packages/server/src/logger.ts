@@ -8,9 +8,6 @@ export function chooseLogFormat(setting: LogFormat | undefined, isTerminal: bool
   return setting ?? (isTerminal ? 'pretty' : 'json');
 }
 
-/** Fields of the access line (api/access-log.ts) that the pretty format folds into its message. */
-const ACCESS_FIELDS = 'req,res,responseTime';
-
 /** Credentials never reach a log line, whoever logs a request's headers. */
 const REDACT = ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'];
 
@@ -29,26 +26,31 @@ export async function createLogger(level: string, format: LogFormat, destination
   }
   const { default: pretty } = await import('pino-pretty');
   return pino(
-    options,
+    { ...options, formatters: { log: foldAccessLine } },
     pretty({
       colorize: destination === undefined ? pretty.isColorSupported : false,
       destination: destination ?? 1,
       sync: true,
       singleLine: true,
       translateTime: 'SYS:HH:MM:ss.l',
-      ignore: `pid,hostname,reqId,${ACCESS_FIELDS}`,
+      ignore: 'pid,hostname,reqId,access',
       messageFormat: prettyMessage,
     }),
   );
 }
 
-/** The pretty format's message: an access line as `GET /path 200 1.2 ms alice`, and any line's request id after it. */
+/**
+ * For the pretty format only: an access line's fields (api/access-log.ts) become one text, `GET /path 200 1.2 ms
+ * alice`, shown as its message; pino-pretty would otherwise print them again after it. Other lines keep their fields.
+ */
+export function foldAccessLine(fields: Record<string, unknown>): Record<string, unknown> {
+  const { reqId, method, path, status, responseTime, user } = fields;
+  if (typeof method !== 'string' || typeof status !== 'number' || typeof responseTime !== 'number') return fields;
+  return { reqId, access: `${method} ${path} ${status} ${responseTime} ms ${user}` };
+}
+
+/** The pretty format's message: a folded access line's text, or the message; then the request id, if any. */
 export function prettyMessage(log: Record<string, unknown>, messageKey: string): string {
   const id = typeof log.reqId === 'string' ? ` [${log.reqId}]` : '';
-  const req = log.req as { method?: string; path?: string; user?: string } | undefined;
-  const res = log.res as { statusCode?: number } | undefined;
-  if (req?.method && res?.statusCode !== undefined) {
-    return `${req.method} ${req.path} ${res.statusCode} ${log.responseTime} ms ${req.user}${id}`;
-  }
-  return `${log[messageKey] ?? ''}${id}`;
+  return `${typeof log.access === 'string' ? log.access : (log[messageKey] ?? '')}${id}`;
 }

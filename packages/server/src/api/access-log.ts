@@ -7,8 +7,8 @@ export const ANONYMOUS_USER = 'system:anonymous';
 
 /**
  * An `onResponse` hook writing one info line per answered request, through the server's logger itself (no child
- * logger per request):
- * `{"reqId":"…","req":{"method":"GET","path":"/apis/…","user":"alice"},"res":{"statusCode":200},"responseTime":0.42}`.
+ * logger per request), with flat fields of plain values, the cheapest for pino to write:
+ * `{"reqId":"…","method":"GET","path":"/apis/…","status":200,"responseTime":0.42,"user":"alice"}` (ms).
  *
  * The path is the parsed target's, without the query string: selectors name field values (an e-mail, say), and a
  * query is where a careless client puts a token. No header is read, so no credential can reach the line.
@@ -20,13 +20,11 @@ export function accessLogHook(logger: Logger) {
       logger.info(
         {
           reqId: request.id,
-          req: {
-            method: request.method,
-            path: request.target.path,
-            user: callerOf(request).username ?? ANONYMOUS_USER,
-          },
-          res: { statusCode: reply.statusCode },
+          method: request.method,
+          path: request.target.path,
+          status: reply.statusCode,
           responseTime: Math.round(reply.elapsedTime * 100) / 100,
+          user: callerOf(request).username ?? ANONYMOUS_USER,
         },
         'request completed',
       );
