@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { KUBECONFIG_USAGE, kubeconfigCommand } from './cli/kubeconfig.js';
 import { PLUGIN_USAGE, pluginCommand } from './cli/plugin-command.js';
 import { HOST_VERSION } from './version.js';
 
 const SERVE_USAGE =
-  'usage: svc serve [--host H] [--port P] [--data-dir D] [--database-url URL] [--plugins-dir A:B] [--log-level L] ' +
+  'usage: svc serve [--host H] [--port P] [--https-port P|off] [--tls-cert F --tls-key F] [--data-dir D] [--database-url URL] [--plugins-dir A:B] [--log-level L] ' +
   '[--watch-history N]\n  Every flag also reads from its SVC_* environment variable (docs/api.md "Settings").';
-const USAGE = `${SERVE_USAGE}\n       svc --version\n       ${PLUGIN_USAGE}`;
+const USAGE = `${SERVE_USAGE}\n       svc --version\n       ${PLUGIN_USAGE}\n       ${KUBECONFIG_USAGE}`;
 
 async function serve(args: string[]): Promise<void> {
   // Asking for help or the version never starts anything.
@@ -33,6 +34,12 @@ async function serve(args: string[]): Promise<void> {
   const server = await createServer(config);
   const url = await server.listen();
   console.log(`svc listening on ${url}`);
+  if (server.httpsUrl) {
+    const trust = server.caFile
+      ? ` (clients trust ${server.caFile}; \`svc kubeconfig\` writes a kubeconfig for it)`
+      : '';
+    console.log(`svc listening on ${server.httpsUrl}${trust}`);
+  }
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
@@ -53,6 +60,9 @@ async function main(argv: string[]): Promise<void> {
       return serve(rest);
     case 'plugin':
       process.exitCode = await pluginCommand(rest);
+      return;
+    case 'kubeconfig':
+      process.exitCode = await kubeconfigCommand(rest);
       return;
     case 'help':
     case '--help':

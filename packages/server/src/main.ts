@@ -6,6 +6,7 @@ import { discoveryRoutes } from './api/discovery.js';
 import { DynamicRouter } from './api/dynamic-router.js';
 import { generatedRoutes } from './api/generated-routes.js';
 import type { HttpContext } from './api/http-context.js';
+import { listenSecurely, type SecureListener } from './api/secure-listener.js';
 import { type Authentication, setupAuthentication } from './authn/index.js';
 import type { LoginClock, LoginLimits } from './authn/login-limiter.js';
 import type { Config } from './config.js';
@@ -33,6 +34,7 @@ import { withReadCache } from './store/cached-store.js';
 import { openPostgresStore } from './store/postgres.js';
 import { openSqliteStore } from './store/sqlite.js';
 import type { Store } from './store/types.js';
+import { loadTlsMaterial } from './tls/certificates.js';
 import { HOST_VERSION } from './version.js';
 import { type Retention, startHistoryRetention } from './watch/history-retention.js';
 import { WatchHub } from './watch/hub.js';
@@ -58,6 +60,11 @@ export interface Server {
   logger: Logger;
   /** Set once listening, e.g. `http://127.0.0.1:8090`. */
   url?: string;
+  /** Set once listening when the HTTPS listener is on, e.g. `https://127.0.0.1:8443`. */
+  httpsUrl?: string;
+  /** The CA file clients trust the HTTPS listener with, when svc made its certificate (under the data dir). */
+  caFile?: string;
+  /** Starts the HTTP listener, and the HTTPS one unless it is off; answers the HTTP URL. */
   listen(): Promise<string>;
   close(): Promise<void>;
 }
@@ -200,6 +207,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   router.add(pluginConsoleRoutes({ lifecycle, host: plugins, objects }));
   await app.ready();
 
+  let secure: SecureListener | undefined;
   const server: Server = {
     app,
     store,
@@ -219,6 +227,17 @@ export async function createServer(config: Config, options: ServerOptions = {}):
       const port = typeof address === 'object' && address ? address.port : config.port;
       const host = config.host.includes(':') ? `[${config.host}]` : config.host;
       server.url = `http://${host}:${port}`;
+      if (config.httpsPort !== undefined) {
+        const material = await loadTlsMaterial({
+          dataDir: config.dataDir,
+          certFile: config.tlsCertFile,
+          keyFile: config.tlsKeyFile,
+          hosts: [config.host, ...config.tlsHosts],
+        });
+        secure = await listenSecurely(app, { host: config.host, port: config.httpsPort, ...material });
+        server.httpsUrl = secure.url;
+        server.caFile = material.caFile;
+      }
       return server.url;
     },
     async close() {
@@ -226,6 +245,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
       stopDecisionLog();
       // Open watch streams would keep the HTTP server from closing.
       watches.endAll();
+      await secure?.close();
       await app.close();
       await plugins.shutdown();
       stopGarbageCollector();

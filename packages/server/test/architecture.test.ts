@@ -15,6 +15,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   objects: ['util'],
   authz: ['objects', 'util'],
   store: ['util'],
+  // The HTTPS listener's certificates: files under the data dir, nothing of the server's.
+  tls: ['util'],
   index: ['objects', 'util'],
   // Services over the store.
   registry: ['authz', 'index', 'objects', 'store', 'util'],

@@ -12,7 +12,7 @@ function svc(...args: string[]): Promise<{ code: number; stdout: string; stderr:
     execFile(
       process.execPath,
       [CLI, ...args],
-      { timeout: 10_000, env: { ...process.env, SVC_PORT: '0' } },
+      { timeout: 10_000, env: { ...process.env, SVC_PORT: '0', SVC_HTTPS_PORT: 'off' } },
       (error, stdout, stderr) => {
         resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
       },
