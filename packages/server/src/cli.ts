@@ -3,7 +3,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KUBECONFIG_USAGE, kubeconfigCommand } from './cli/kubeconfig.js';
 import { PLUGIN_USAGE, pluginCommand } from './cli/plugin-command.js';
+import { didYouMean } from './util/suggest.js';
 import { HOST_VERSION } from './version.js';
+
+const COMMANDS = ['serve', 'plugin', 'kubeconfig', 'help', 'version'];
 
 const SERVE_USAGE =
   'usage: svc serve [--host H] [--port P] [--https-port P|off] [--tls-cert F --tls-key F] [--data-dir D] [--database-url URL] [--plugins-dir A:B] [--log-level L] ' +
@@ -74,7 +77,7 @@ async function main(argv: string[]): Promise<void> {
       console.log(`svc ${HOST_VERSION}`);
       return;
     default:
-      console.error(`unknown command "${command}"\n${USAGE}`);
+      console.error(`unknown command "${command}"${didYouMean(command, COMMANDS)}\n${USAGE}`);
       process.exitCode = 2;
   }
 }

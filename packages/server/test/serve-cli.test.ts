@@ -41,6 +41,9 @@ describe('the svc command line', () => {
     const typo = await svc('serve', '--prot', '9000');
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain('unknown flag "--prot"; did you mean "--port"?');
+    const command = await svc('kubeconfg');
+    expect(command.code).toBe(2);
+    expect(command.stderr).toContain('unknown command "kubeconfg"; did you mean "kubeconfig"?');
     const stray = await svc('serve', 'now');
     expect(stray.code).toBe(2);
     expect(stray.stderr).toContain('unexpected argument "now"');
