@@ -165,6 +165,12 @@ export const SCAN_OBJECTS: NamedQuery = {
   text: 'SELECT resource, name, revision, value FROM objects WHERE resource = $1 AND name > $2 ORDER BY name LIMIT $3',
 };
 
+/** COLLATE "C": the same byte order as SQLite's, so both stores list resources alike. */
+export const SELECT_RESOURCES: NamedQuery = {
+  name: 'select_resources',
+  text: 'SELECT resource FROM objects GROUP BY resource ORDER BY resource COLLATE "C"',
+};
+
 export const COUNT_OBJECTS: NamedQuery = {
   name: 'count_objects',
   text: 'SELECT count(*) AS count FROM objects WHERE resource = $1',

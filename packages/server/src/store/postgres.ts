@@ -155,6 +155,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     },
     scan,
     count: async (resource) => (await run<{ count: number }>(pool, q.COUNT_OBJECTS, [resource])).rows[0]!.count,
+    resources: async () => (await run<{ resource: string }>(pool, q.SELECT_RESOURCES, [])).rows.map((r) => r.resource),
     // The writes call the encoder before they know whether their precondition holds: the check is part of the
     // write statement, which saves a round trip inside the lock, and a wasted encoding is rare and harmless.
     create: (resource, name, encode) =>

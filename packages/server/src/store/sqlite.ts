@@ -89,6 +89,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
       'SELECT resource, name, revision, value FROM objects WHERE resource = ? AND name > ? ORDER BY name LIMIT ?',
     ),
     count: db.prepare<[string], number>('SELECT count(*) FROM objects WHERE resource = ?').pluck(),
+    resources: db.prepare<[], string>('SELECT DISTINCT resource FROM objects ORDER BY resource').pluck(),
     insert: db.prepare<[string, string, number, Buffer]>(
       'INSERT INTO objects (resource, name, revision, value) VALUES (?, ?, ?, ?)',
     ),
@@ -210,6 +211,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
       }),
     scan,
     count: async (resource) => sql.count.get(resource)!,
+    resources: async () => sql.resources.all(),
     create: (resource, name, encode) => batch.run(() => create(resource, name, encode)),
     update: (resource, name, expected, encode) => batch.run(() => update(resource, name, expected, encode)),
     delete: (resource, name, expected) => batch.run(() => remove(resource, name, expected)),

@@ -94,6 +94,8 @@ export interface SecretStore {
   delete(kind: string, name: string): Promise<boolean>;
   /** Every record of a kind as [name, value], in batches, by name. */
   scan(kind: string, batchSize?: number): AsyncIterable<Array<[string, Buffer]>>;
+  /** The kinds that have at least one record, sorted (for a backup, which must not need to know them). */
+  kinds(): Promise<string[]>;
 }
 
 export interface Store {
@@ -109,6 +111,11 @@ export interface Store {
   /** Every record of a resource, streamed in batches (used to build indexes at model registration). */
   scan(resource: ResourceKey, batchSize?: number): AsyncIterable<StoredRecord[]>;
   count(resource: ResourceKey): Promise<number>;
+  /**
+   * The resources that hold at least one object, sorted. Only a backup needs it: the server itself learns its
+   * resources from the models it registers, but `svc export` reads the store without starting any plugin.
+   */
+  resources(): Promise<ResourceKey[]>;
   /** Fails with KeyExistsError when the name is taken. */
   create(resource: ResourceKey, name: string, encode: Encoder): Promise<StoredRecord>;
   /** Fails with RevisionConflictError unless the stored revision equals `expectedRevision`. */
