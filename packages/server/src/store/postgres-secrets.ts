@@ -26,7 +26,10 @@ const PAGE: NamedQuery = {
   text: 'SELECT name, value FROM secrets WHERE kind = $1 AND name > $2 ORDER BY name LIMIT $3',
 };
 
-const KINDS: NamedQuery = { name: 'secret_kinds', text: 'SELECT kind FROM secrets GROUP BY kind ORDER BY kind COLLATE "C"' };
+const KINDS: NamedQuery = {
+  name: 'secret_kinds',
+  text: 'SELECT kind FROM secrets GROUP BY kind ORDER BY kind COLLATE "C"',
+};
 
 /** $1: text[] of resources. An index probe on the objects' primary key. */
 export const SECRETS_LEFT_IN_HISTORY: NamedQuery = {
