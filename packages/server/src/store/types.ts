@@ -81,8 +81,9 @@ export class CompactedError extends Error {
 
 /**
  * Records kept beside the store but outside its history: password hashes, session records, token digests. A write here
- * takes no revision and appends no event, so no watch, list, history scan or export ever carries one. Last writer
- * wins; the records of one `kind` are keyed by `name`.
+ * takes no revision and appends no event, so no watch, list or history scan ever carries one; only a backup
+ * (`svc export`, unless --no-secrets) reads them, on purpose. Last writer wins; the records of one `kind` are keyed by
+ * `name`.
  */
 export interface SecretStore {
   get(kind: string, name: string): Promise<Buffer | undefined>;
