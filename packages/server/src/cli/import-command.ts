@@ -1,5 +1,7 @@
 /** `svc import`: a backup written by `svc export` into an empty store (see backup-format.ts). */
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/types.js';
@@ -14,7 +16,7 @@ import {
   storeLocationOf,
   UsageError,
 } from './offline-command.js';
-import { unpackInstalledPlugin } from './plugin-code-backup.js';
+import { installedPluginsDir, unpackInstalledPlugin } from './plugin-code-backup.js';
 
 export const IMPORT_USAGE = `svc import ${STORE_USAGE} -f FILE|-
   Restores a backup written by svc export into an EMPTY store (it refuses one that holds any object or secret record)
@@ -42,6 +44,7 @@ export function importCommand(args: string[], env: NodeJS.ProcessEnv = process.e
     const store = await openStore(location);
     try {
       await refuseNonEmpty(store, describeLocation(location));
+      for (const entry of entries) if (entry.type === 'plugin') refusePluginFolder(location.dataDir, entry.name);
       const counts = { objects: 0, secrets: 0, plugins: 0 };
       const pending: Array<Promise<unknown>> = [];
       for (const entry of entries) {
@@ -101,6 +104,14 @@ async function refuseNonEmpty(store: Store, where: string): Promise<void> {
     `${where} is not empty: it holds ${held}. Import into a new data directory, or a new PostgreSQL database or ` +
       'schema (--database-schema), and point the server at it',
   );
+}
+
+/** Before anything is written: a plugin folder already there would stop the import half way. */
+function refusePluginFolder(dataDir: string, name: string): void {
+  const folder = path.join(installedPluginsDir(dataDir), name);
+  if (existsSync(folder)) {
+    throw new Error(`${folder} exists already: remove it, or import into an empty data directory`);
+  }
 }
 
 async function readStdin(): Promise<string> {
