@@ -48,6 +48,11 @@ describe('svc export and svc import', () => {
     expect(exported.code).toBe(1);
     expect(exported.stderr).toContain(`no svc database at ${path.join(missing, 'svc.db')}`);
     expect(existsSync(missing)).toBe(false);
+    const noSchema = await svc(['export'], {
+      env: { SVC_DATABASE_URL: PG_URL, SVC_DATABASE_SCHEMA: 'no_such_schema' },
+    });
+    expect(noSchema.code).toBe(1);
+    expect(noSchema.stderr).toContain('no svc store in schema no_such_schema of this database');
     const notBackup = path.join(tmp, 'list.yaml');
     await writeFile(notBackup, 'apiVersion: v1\nkind: List\nitems: []\n');
     const imported = await svc(['import', '--data-dir', missing, '-f', notBackup]);

@@ -13,7 +13,7 @@ export interface StoreLocation {
   databaseUrl?: string;
   /** PostgreSQL schema (default `public`). */
   schema?: string;
-  /** False: fail rather than create an empty SQLite database (an offline command given a mistyped --data-dir). */
+  /** False: fail rather than create an empty store (an offline command given a mistyped --data-dir or schema). */
   create?: boolean;
 }
 
@@ -28,7 +28,11 @@ export function sqliteFileOf(dataDir: string): string {
  */
 export async function openStore(location: StoreLocation): Promise<Store> {
   if (location.databaseUrl)
-    return openPostgresStore({ connectionString: location.databaseUrl, schema: location.schema });
+    return openPostgresStore({
+      connectionString: location.databaseUrl,
+      schema: location.schema,
+      create: location.create,
+    });
   const file = sqliteFileOf(location.dataDir);
   if (location.create === false && !existsSync(file)) {
     throw new Error(`no svc database at ${file}: give the server's data directory with --data-dir (or SVC_DATA_DIR)`);

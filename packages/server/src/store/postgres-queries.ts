@@ -51,6 +51,12 @@ export const TABLES_EXIST: NamedQuery = {
   text: "SELECT to_regclass('meta') IS NOT NULL AND to_regclass('secrets') IS NOT NULL AS exist",
 };
 
+/** Whether the schema holds an svc store at all (any version's). */
+export const STORE_EXISTS: NamedQuery = {
+  name: 'store_exists',
+  text: "SELECT to_regclass('meta') IS NOT NULL AS exist",
+};
+
 /**
  * No surrogate id (SQLite's is its free rowid): nothing reads one, and its index would cost every create.
  * Run once at open, after CREATE SCHEMA and inside a transaction holding the store's advisory lock (concurrent

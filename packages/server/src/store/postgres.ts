@@ -30,6 +30,8 @@ export interface PostgresStoreOptions {
   schema?: string;
   /** Connections in the pool. Default 10. */
   poolSize?: number;
+  /** False: fail rather than create the schema and tables (an offline command given a mistyped schema). */
+  create?: boolean;
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -104,6 +106,11 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   }
 
   try {
+    if (options.create === false && !(await run<{ exist: boolean }>(pool, q.STORE_EXISTS, [])).rows[0]!.exist) {
+      throw new Error(
+        `no svc store in schema ${schema} of this database: check --database-schema (SVC_DATABASE_SCHEMA)`,
+      );
+    }
     const resources = [...SECRET_RESOURCES_ONCE_IN_HISTORY];
     const made = (await run<{ exist: boolean }>(pool, q.TABLES_EXIST, [])).rows[0]!.exist;
     // Secrets move out of the history on the first open by a version with the secrets table, and whenever a version
