@@ -58,6 +58,11 @@ describe('svc export and svc import', () => {
     const imported = await svc(['import', '--data-dir', missing, '-f', notBackup]);
     expect(imported.code).toBe(1);
     expect(imported.stderr).toContain('not an svc backup: the first document must be apiVersion backup.svc.run/v1');
+    const broken = path.join(tmp, 'broken.yaml');
+    await writeFile(broken, '---\napiVersion: backup.svc.run/v1\nkind: Backup\nresources: []\n---\nkind: [unclosed\n');
+    const syntax = await svc(['import', '--data-dir', missing, '-f', broken]);
+    expect(syntax.code).toBe(1);
+    expect(syntax.stderr).toMatch(/^svc import: document 2: /);
     expect(existsSync(missing)).toBe(false);
   });
 

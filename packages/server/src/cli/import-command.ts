@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import { Composer, type Document, Parser } from 'yaml';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/types.js';
 import { type BackupEntry, encodeRestored, readEntry, readHeader } from './backup-format.js';
@@ -69,14 +69,19 @@ export function importCommand(args: string[], env: NodeJS.ProcessEnv = process.e
   });
 }
 
-/** Every document of the file, checked before anything is written (a broken file writes nothing). */
+/**
+ * Every document of the file, checked before anything is written (a broken file writes nothing). Each document's
+ * syntax tree is dropped as soon as it is read: the plain values take a fraction of its memory.
+ */
 function parseBackup(text: string): BackupEntry[] {
-  const documents = parseAllDocuments(text);
-  if (!Array.isArray(documents)) return parseBackup('---\n');
-  const values = documents.map((document, i) => {
-    if (document.errors.length > 0) throw new Error(`document ${i + 1}: ${document.errors[0]!.message}`);
-    return document.toJS() as unknown;
-  });
+  const values: unknown[] = [];
+  const composer = new Composer();
+  const take = (document: Document.Parsed) => {
+    if (document.errors.length > 0) throw new Error(`document ${values.length + 1}: ${document.errors[0]!.message}`);
+    values.push(document.toJS());
+  };
+  for (const document of composer.compose(new Parser().parse(text))) take(document);
+  for (const document of composer.end()) take(document);
   const resources = readHeader(values[0]);
   return values.slice(1).map((value, i) => readEntry(value, resources, i + 2));
 }
