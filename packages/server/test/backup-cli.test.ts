@@ -2,8 +2,11 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
+import { loadConfig, settingsFromArgs } from '../src/config.js';
+import { createServer } from '../src/main.js';
 import { CONSOLE } from './auth-harness.js';
 import { PG_URL, startTestServer } from './harness.js';
 import { svc } from './offline-cli.js';
@@ -125,6 +128,35 @@ describe('svc export and svc import', () => {
       }
     } finally {
       await source.close();
+    }
+  }, 60_000);
+
+  it('serves from the schema --database-schema (SVC_DATABASE_SCHEMA) names, where svc export finds it', async () => {
+    const schema = `t_schema_${Math.random().toString(36).slice(2, 8)}`;
+    const settings = settingsFromArgs(['--database-schema', schema, '--data-dir', path.join(tmp, 'schema-data')], {
+      SVC_DATABASE_URL: PG_URL,
+      SVC_HTTPS_PORT: 'off',
+      SVC_ADMIN_PASSWORD: 'admin-password-for-tests',
+    });
+    const config = loadConfig(settings);
+    expect(config.databaseSchema).toBe(schema);
+    const server = await createServer(config, { logger: pino({ level: 'silent' }) });
+    await server.close();
+    try {
+      const exported = await svc(['export', '--no-secrets', '--database-schema', schema], {
+        env: { SVC_DATABASE_URL: PG_URL },
+      });
+      expect(exported.code, exported.stderr).toBe(0);
+      const users = parseAllDocuments(exported.stdout)
+        .map((d: any) => d.toJS())
+        .filter((o) => o.kind === 'User');
+      expect(users.map((u) => u.metadata.name)).toEqual(['admin']);
+    } finally {
+      const { default: pg } = await import('pg');
+      const client = new pg.Client({ connectionString: PG_URL });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await client.end();
     }
   }, 60_000);
 });
