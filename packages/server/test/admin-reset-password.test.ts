@@ -87,6 +87,9 @@ describe('svc admin reset-password', () => {
     const command = await svc(['admin', 'reset-pasword', 'bob']);
     expect(command.code).toBe(2);
     expect(command.stderr).toContain('unknown command "reset-pasword"; did you mean "reset-password"?');
+    const nothing = await svc(['admin']);
+    expect(nothing).toMatchObject({ code: 2, stdout: '' });
+    expect(nothing.stderr).toContain('svc admin: which command? (reset-password)');
     const noUser = await svc(['admin', 'reset-password', '--data-dir', dataDir]);
     expect(noUser.code).toBe(2);
     expect(noUser.stderr).toContain('which user?');

@@ -33,9 +33,13 @@ const OPTIONS = {
 export async function adminCommand(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const [subcommand, ...rest] = args;
   if (subcommand === 'reset-password') return resetPasswordCommand(rest, env);
-  if (subcommand === undefined || subcommand === '--help' || subcommand === '-h' || subcommand === 'help') {
+  if (subcommand === '--help' || subcommand === '-h' || subcommand === 'help') {
     console.log(`usage: ${RESET_PASSWORD_USAGE}`);
-    return subcommand === undefined ? 2 : 0;
+    return 0;
+  }
+  if (subcommand === undefined) {
+    console.error(`svc admin: which command? (${SUBCOMMANDS.join(', ')})\nusage: ${ADMIN_USAGE}`);
+    return 2;
   }
   console.error(
     `svc admin: unknown command "${subcommand}"${didYouMean(subcommand, SUBCOMMANDS)}\nusage: ${ADMIN_USAGE}`,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import {
   BACKUP_API_VERSION,
   encodeRestored,
@@ -6,6 +7,7 @@ import {
   readHeader,
   recordDocument,
   secretsDocument,
+  yamlDocument,
 } from './backup-format.js';
 
 const PERSONS = { resource: 'people.svc.run/persons', apiVersion: 'people.svc.run/v1alpha1', kind: 'Person' };
@@ -104,5 +106,13 @@ describe('backup documents', () => {
       readHeader({ apiVersion: BACKUP_API_VERSION, kind: 'Backup', resources: [{ resource: 'x' }] }),
     ).toThrow('document 1: resources[0] needs resource, apiVersion and kind');
     expect(readHeader({ apiVersion: BACKUP_API_VERSION, kind: 'Backup', resources: [PERSONS] })).toEqual(resources);
+  });
+
+  it('quotes strings a YAML 1.1 reader would take for something else, and reads back the same values', () => {
+    const spec = { answer: 'yes', at: '2026-11-23T20:25:38.096Z', off: 'Off', count: 3, on: true, time: '12:30' };
+    expect(yamlDocument({ spec })).toBe(
+      '---\nspec:\n  answer: "yes"\n  at: "2026-11-23T20:25:38.096Z"\n  "off": "Off"\n  count: 3\n  "on": true\n  time: "12:30"\n',
+    );
+    expect(parse(yamlDocument({ spec }))).toEqual({ spec });
   });
 });

@@ -10,7 +10,17 @@
  *    Kubernetes Secret's `data`.
  * 4. `PluginCode`: the folder of a plugin installed from an archive, as a gzipped tar, base64.
  */
+import { stringify } from 'yaml';
+
 export const BACKUP_API_VERSION = 'backup.svc.run/v1';
+
+/**
+ * One document of the file. Written as YAML 1.1 would need it, so strings such as `yes`, `on` or a timestamp are quoted
+ * and read back as strings by YAML 1.1 tools too (kubectl, PyYAML), not only by YAML 1.2 ones (the import).
+ */
+export function yamlDocument(document: unknown): string {
+  return `---\n${stringify(document, { lineWidth: 0, version: '1.1' })}`;
+}
 
 export interface ResourceEntry {
   resource: string;

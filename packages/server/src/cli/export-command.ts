@@ -1,7 +1,6 @@
 /** `svc export`: every stored object, secret record and installed plugin's code as multi-document YAML. */
 import { open } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
-import { stringify } from 'yaml';
 import { SESSIONS_RESOURCE } from '../authn/internal-records.js';
 import { openStore, type StoreLocation } from '../store/open-store.js';
 import type { Store } from '../store/types.js';
@@ -14,6 +13,7 @@ import {
   type ResourceEntry,
   recordDocument,
   secretsDocument,
+  yamlDocument,
 } from './backup-format.js';
 import {
   describeLocation,
@@ -87,7 +87,7 @@ async function writeBackup(
 ): Promise<Counts> {
   const write = (document: unknown) =>
     new Promise<void>((resolve, reject) =>
-      out.write(`---\n${stringify(document, { lineWidth: 0 })}`, (error) => (error ? reject(error) : resolve())),
+      out.write(yamlDocument(document), (error) => (error ? reject(error) : resolve())),
     );
   const entries = await resourceEntries(store);
   const header: BackupHeader = {
