@@ -85,6 +85,9 @@ async function writeBackup(
   out: Writable,
   include: { secrets: boolean; pluginCode: boolean },
 ): Promise<Counts> {
+  // A reader that goes away (`svc export | head`) fails the write that follows, whose callback reports it: the stream's
+  // 'error' event, emitted too, must not end the process unhandled.
+  out.on('error', () => undefined);
   const write = (document: unknown) =>
     new Promise<void>((resolve, reject) =>
       out.write(yamlDocument(document), (error) => (error ? reject(error) : resolve())),
