@@ -4,7 +4,8 @@
  *
  * 1. A `Backup` header: where it came from, and which resource (the store's `<group>/<plural>` key) holds each
  *    apiVersion and kind, since the import opens no model registry to ask.
- * 2. Every object as the API serves it, minus `metadata.resourceVersion` (a store revision, renumbered on import).
+ * 2. Every object as the API serves it, minus `metadata.resourceVersion` (a store revision: the import gives new ones,
+ *    after the source's revision).
  *    A record that is not such an object (or not its resource's usual kind) is a `StoredRecord` with its bytes.
  * 3. `SecretRecords`: the store's secret records of one kind (password hashes, token digests), base64 as in a
  *    Kubernetes Secret's `data`.
@@ -96,8 +97,11 @@ export function pluginCodeDocument(name: string, archive: Buffer): Json {
   };
 }
 
-/** Checks the header (the first document) and answers the resource of each apiVersion and kind. */
-export function readHeader(document: unknown): Map<string, string> {
+/**
+ * Checks the header (the first document) and answers the resource of each apiVersion and kind, and the source's
+ * revision (0 when the header does not say).
+ */
+export function readHeader(document: unknown): { resources: Map<string, string>; revision: number } {
   if (!isObject(document) || document.apiVersion !== BACKUP_API_VERSION || document.kind !== 'Backup') {
     throw new Error(`not an svc backup: the first document must be apiVersion ${BACKUP_API_VERSION}, kind Backup`);
   }
@@ -108,7 +112,8 @@ export function readHeader(document: unknown): Map<string, string> {
     }
     resources.set(`${entry.apiVersion} ${entry.kind}`, entry.resource as string);
   }
-  return resources;
+  const revision = isObject(document.source) ? document.source.revision : undefined;
+  return { resources, revision: Number.isSafeInteger(revision) && (revision as number) > 0 ? (revision as number) : 0 };
 }
 
 /** What a document after the header restores; `position` (1-based) names it in errors. */

@@ -21,8 +21,8 @@ import { installedPluginsDir, unpackInstalledPlugin } from './plugin-code-backup
 export const IMPORT_USAGE = `svc import ${STORE_USAGE} -f FILE|-
   Restores a backup written by svc export into an EMPTY store (it refuses one that holds any object or secret record)
   with the server stopped: every object with its name, uid, labels, annotations, finalizers, status and
-  metadata.version; metadata.resourceVersion is renumbered. Secret records are restored as they were; plugins' code
-  goes to <data dir>/plugins. Moves data between SQLite and PostgreSQL.
+  metadata.version; metadata.resourceVersion is renumbered, after the source's last revision. Secret records are
+  restored as they were; plugins' code goes to <data dir>/plugins. Moves data between SQLite and PostgreSQL.
 ${STORE_HELP}`;
 
 const OPTIONS = {
@@ -39,12 +39,17 @@ export function importCommand(args: string[], env: NodeJS.ProcessEnv = process.e
     const { values } = parseCommandLine(args, OPTIONS);
     if (values.help) return void console.log(`usage: ${IMPORT_USAGE}`);
     if (values.filename === undefined) throw new UsageError('-f FILE (or -f - for standard input) is required');
-    const entries = parseBackup(values.filename === '-' ? await readStdin() : await readFile(values.filename, 'utf8'));
+    const { entries, revision } = parseBackup(
+      values.filename === '-' ? await readStdin() : await readFile(values.filename, 'utf8'),
+    );
     const location = { ...storeLocationOf(values, env), create: true };
     const store = await openStore(location);
     try {
       await refuseNonEmpty(store, describeLocation(location));
       for (const entry of entries) if (entry.type === 'plugin') refusePluginFolder(location.dataDir, entry.name);
+      // Revisions continue after the source's: a client's resourceVersion from before is never reused, and a watch
+      // resuming from one gets a 410 and re-lists.
+      await store.skipTo(revision);
       const counts = { objects: 0, secrets: 0, plugins: 0 };
       const pending: Array<Promise<unknown>> = [];
       for (const entry of entries) {
@@ -73,7 +78,7 @@ export function importCommand(args: string[], env: NodeJS.ProcessEnv = process.e
  * Every document of the file, checked before anything is written (a broken file writes nothing). Each document's
  * syntax tree is dropped as soon as it is read: the plain values take a fraction of its memory.
  */
-function parseBackup(text: string): BackupEntry[] {
+function parseBackup(text: string): { entries: BackupEntry[]; revision: number } {
   const values: unknown[] = [];
   const composer = new Composer();
   const take = (document: Document.Parsed) => {
@@ -82,8 +87,8 @@ function parseBackup(text: string): BackupEntry[] {
   };
   for (const document of composer.compose(new Parser().parse(text))) take(document);
   for (const document of composer.end()) take(document);
-  const resources = readHeader(values[0]);
-  return values.slice(1).map((value, i) => readEntry(value, resources, i + 2));
+  const { resources, revision } = readHeader(values[0]);
+  return { entries: values.slice(1).map((value, i) => readEntry(value, resources, i + 2)), revision };
 }
 
 async function restore(store: Store, entry: Exclude<BackupEntry, { type: 'plugin' }>): Promise<void> {

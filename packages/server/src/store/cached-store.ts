@@ -64,6 +64,10 @@ export function withReadCache(store: Store, maxBytes = 4 * 1024 * 1024): Store {
     changesSince: (after, limit) => store.changesSince(after, limit),
     compact: (keep) => store.compact(keep),
     oldestResumableRevision: () => store.oldestResumableRevision(),
+    async skipTo(revision) {
+      await store.skipTo(revision);
+      latest = undefined;
+    },
     close: () => store.close(),
   };
 }

@@ -209,3 +209,9 @@ export const MARK_COMPACTED: NamedQuery = {
   name: 'mark_compacted',
   text: 'UPDATE meta SET compacted = GREATEST(compacted, $1) WHERE id = 1',
 };
+
+/** $1: the revision a restored store continues after (Store.skipTo). */
+export const SKIP_TO: NamedQuery = {
+  name: 'skip_to',
+  text: 'UPDATE meta SET revision = GREATEST(revision, $1), compacted = GREATEST(compacted, $1) WHERE id = 1',
+};

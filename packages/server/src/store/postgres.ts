@@ -13,6 +13,7 @@ import {
   checkEncoded,
   checkKeep,
   checkPositiveInteger,
+  checkRevision,
   DEFAULT_SCAN_BATCH_SIZE,
   type EventRow,
   inNameOrder,
@@ -208,6 +209,11 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       });
     },
     oldestResumableRevision: async () => (await meta()).compacted,
+    skipTo: (revision) =>
+      inTransaction(async (client) => {
+        await run(client, q.LOCK_WRITERS, [LOCK_CLASS, lockKey]);
+        await run(client, q.SKIP_TO, [checkRevision(revision)]);
+      }),
     close: () => (closing ??= pool.end()),
   };
 }

@@ -10,6 +10,7 @@ import {
   checkEncoded,
   checkKeep,
   checkPositiveInteger,
+  checkRevision,
   DEFAULT_SCAN_BATCH_SIZE,
   type EventRow,
   type MetaRow,
@@ -219,6 +220,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
       changesSince(after, limit === undefined ? -1 : checkPositiveInteger('limit', limit)),
     compact: async (keep) => compact.immediate(checkKeep(keep)),
     oldestResumableRevision: async () => sql.meta.get()!.compacted,
+    skipTo: async (revision) => void sql.markCompacted.run(checkRevision(revision), revision),
     close: async () => {
       batch.flush();
       if (db.open) db.close();

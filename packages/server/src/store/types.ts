@@ -135,5 +135,12 @@ export interface Store {
   compact(keep: number): Promise<number>;
   /** The oldest revision a watch may resume from (changesSince(oldestResumable) still succeeds). */
   oldestResumableRevision(): Promise<number>;
+  /**
+   * Raises the revision counter to `revision` (if it is lower) and marks the history up to it compacted. For a store
+   * restored from a backup of a store at `revision`: its writes take later revisions only, so a client's
+   * resourceVersion from before the restore is never reused, and a watch resuming from one gets CompactedError (a 410:
+   * re-list) instead of events that mean something else.
+   */
+  skipTo(revision: number): Promise<void>;
   close(): Promise<void>;
 }
