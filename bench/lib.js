@@ -160,6 +160,7 @@ const repository = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '.
 export function startSvc(dataDir, pluginsDir = path.join(repository, 'plugins')) {
   return startProcess(process.execPath, [path.join(repository, 'packages/server/dist/cli.js'), 'serve'], {
     SVC_PORT: '0',
+    SVC_HTTPS_PORT: 'off',
     SVC_DATA_DIR: dataDir,
     SVC_PLUGINS_DIR: pluginsDir,
     SVC_LOG_LEVEL: 'warn',

@@ -5,9 +5,18 @@ import { didYouMean } from './util/suggest.js';
 export interface Config {
   host: string;
   port: number;
+  /** The HTTPS listener's port (SVC_HTTPS_PORT), or undefined when it is off. */
+  httpsPort?: number;
+  /** The user's own certificate and key (PEM files); unset = a CA and certificate made under `<dataDir>/tls`. */
+  tlsCertFile?: string;
+  tlsKeyFile?: string;
+  /** Host names and addresses the made certificate must name besides localhost (SVC_TLS_HOSTS). */
+  tlsHosts: string[];
   dataDir: string;
   /** Unset = embedded SQLite in dataDir; `postgres://…` = PostgreSQL. */
   databaseUrl?: string;
+  /** The PostgreSQL schema holding svc's tables (SVC_DATABASE_SCHEMA); unset = `public`. */
+  databaseSchema?: string;
   pluginsDirs: string[];
   adminUsername: string;
   adminPassword?: string;
@@ -36,8 +45,12 @@ export type Settings = Record<string, string | undefined>;
 const FLAGS: Record<string, string> = {
   '--host': 'SVC_HOST',
   '--port': 'SVC_PORT',
+  '--https-port': 'SVC_HTTPS_PORT',
+  '--tls-cert': 'SVC_TLS_CERT',
+  '--tls-key': 'SVC_TLS_KEY',
   '--data-dir': 'SVC_DATA_DIR',
   '--database-url': 'SVC_DATABASE_URL',
+  '--database-schema': 'SVC_DATABASE_SCHEMA',
   '--plugins-dir': 'SVC_PLUGINS_DIR',
   '--admin-username': 'SVC_ADMIN_USERNAME',
   '--log-level': 'SVC_LOG_LEVEL',
@@ -77,6 +90,7 @@ export function loadConfig(settings: Settings): Config {
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new Error(`SVC_PORT must be a port number (0 picks a free one), got "${settings.SVC_PORT}"`);
   }
+  const httpsPort = httpsPortSetting(settings.SVC_HTTPS_PORT);
   const databaseUrl = settings.SVC_DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new Error('SVC_DATABASE_URL must be a postgres:// URL (unset it to use the embedded SQLite store)');
@@ -92,8 +106,16 @@ export function loadConfig(settings: Settings): Config {
   return {
     host: settings.SVC_HOST || '127.0.0.1',
     port,
+    httpsPort,
+    tlsCertFile: settings.SVC_TLS_CERT ? path.resolve(settings.SVC_TLS_CERT) : undefined,
+    tlsKeyFile: settings.SVC_TLS_KEY ? path.resolve(settings.SVC_TLS_KEY) : undefined,
+    tlsHosts: (settings.SVC_TLS_HOSTS ?? '')
+      .split(',')
+      .map((h) => h.trim())
+      .filter((h) => h !== ''),
     dataDir: path.resolve(settings.SVC_DATA_DIR || './data'),
     databaseUrl,
+    databaseSchema: settings.SVC_DATABASE_SCHEMA || undefined,
     pluginsDirs: (settings.SVC_PLUGINS_DIR ?? '')
       .split(':')
       .filter((p) => p !== '')
@@ -116,6 +138,17 @@ function logFormatSetting(raw: string | undefined): Config['logFormat'] {
   if (value === '') return undefined;
   if (value === 'pretty' || value === 'json') return value;
   throw new Error(`SVC_LOG_FORMAT must be pretty or json (unset: pretty on a terminal, else json), got "${raw}"`);
+}
+
+/** `off` turns the HTTPS listener off; otherwise a port (default 8443, `0` picks a free one). */
+function httpsPortSetting(raw: string | undefined): number | undefined {
+  const value = (raw ?? '').trim();
+  if (/^(off|false|no)$/i.test(value)) return undefined;
+  const port = Number(value || 8443);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new Error(`SVC_HTTPS_PORT must be a port number (0 picks a free one) or "off", got "${raw}"`);
+  }
+  return port;
 }
 
 function trustProxySetting(raw: string | undefined): boolean | number | string {

@@ -1,4 +1,3 @@
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { createApp } from './api/app.js';
@@ -6,6 +5,7 @@ import { discoveryRoutes } from './api/discovery.js';
 import { DynamicRouter } from './api/dynamic-router.js';
 import { generatedRoutes } from './api/generated-routes.js';
 import type { HttpContext } from './api/http-context.js';
+import { listenSecurely, type SecureListener } from './api/secure-listener.js';
 import { type Authentication, setupAuthentication } from './authn/index.js';
 import type { LoginClock, LoginLimits } from './authn/login-limiter.js';
 import type { Config } from './config.js';
@@ -30,10 +30,9 @@ import { UserManagement } from './rbac/user-management.js';
 import { createSetUserRoles } from './rbac/user-roles.js';
 import { ModelRegistry } from './registry/model-registry.js';
 import { ObjectService } from './registry/object-service.js';
-import { withReadCache } from './store/cached-store.js';
-import { openPostgresStore } from './store/postgres.js';
-import { openSqliteStore } from './store/sqlite.js';
+import { openStore } from './store/open-store.js';
 import type { Store } from './store/types.js';
+import { loadTlsMaterial } from './tls/certificates.js';
 import { HOST_VERSION } from './version.js';
 import { type Retention, startHistoryRetention } from './watch/history-retention.js';
 import { WatchHub } from './watch/hub.js';
@@ -59,6 +58,11 @@ export interface Server {
   logger: Logger;
   /** Set once listening, e.g. `http://127.0.0.1:8090`. */
   url?: string;
+  /** Set once listening when the HTTPS listener is on, e.g. `https://127.0.0.1:8443`. */
+  httpsUrl?: string;
+  /** The CA file clients trust the HTTPS listener with, when svc made its certificate (under the data dir). */
+  caFile?: string;
+  /** Starts the HTTP listener, and the HTTPS one unless it is off; answers the HTTP URL. */
   listen(): Promise<string>;
   close(): Promise<void>;
 }
@@ -66,7 +70,7 @@ export interface Server {
 /** The composition root: the only place that names SQLite or PostgreSQL and wires the modules together. */
 export interface ServerOptions {
   logger?: Logger;
-  /** PostgreSQL schema to keep the tables in (tests give each server its own); default `public`. */
+  /** PostgreSQL schema to keep the tables in (tests give each server its own); default SVC_DATABASE_SCHEMA, or `public`. */
   databaseSchema?: string;
   /** How long a plugin's start may take before it is FAILED (default 30 s). */
   pluginStartTimeoutMs?: number;
@@ -84,7 +88,11 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   const logger =
     options.logger ??
     (await createLogger(config.logLevel, chooseLogFormat(config.logFormat, process.stdout.isTTY === true)));
-  const store = await openStore(config, options.databaseSchema);
+  const store = await openStore({
+    dataDir: config.dataDir,
+    databaseUrl: config.databaseUrl,
+    schema: options.databaseSchema ?? config.databaseSchema,
+  });
   const registry = new ModelRegistry(store, logger);
   const objects = new ObjectService(store, (error) => logger.error({ err: error }, 'a commit listener failed'));
   const hub = await WatchHub.open(store, objects, registry, (error) =>
@@ -196,6 +204,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   router.add(pluginConsoleRoutes({ lifecycle, host: plugins, objects }));
   await app.ready();
 
+  let secure: SecureListener | undefined;
   const server: Server = {
     app,
     store,
@@ -215,6 +224,17 @@ export async function createServer(config: Config, options: ServerOptions = {}):
       const port = typeof address === 'object' && address ? address.port : config.port;
       const host = config.host.includes(':') ? `[${config.host}]` : config.host;
       server.url = `http://${host}:${port}`;
+      if (config.httpsPort !== undefined) {
+        const material = await loadTlsMaterial({
+          dataDir: config.dataDir,
+          certFile: config.tlsCertFile,
+          keyFile: config.tlsKeyFile,
+          hosts: [config.host, ...config.tlsHosts],
+        });
+        secure = await listenSecurely(app, { host: config.host, port: config.httpsPort, ...material });
+        server.httpsUrl = secure.url;
+        server.caFile = material.caFile;
+      }
       return server.url;
     },
     async close() {
@@ -222,6 +242,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
       stopDecisionLog();
       // Open watch streams would keep the HTTP server from closing.
       watches.endAll();
+      await secure?.close();
       await app.close();
       await plugins.shutdown();
       stopGarbageCollector();
@@ -232,11 +253,4 @@ export async function createServer(config: Config, options: ServerOptions = {}):
     },
   };
   return server;
-}
-
-async function openStore(config: Config, schema?: string): Promise<Store> {
-  if (config.databaseUrl) return openPostgresStore({ connectionString: config.databaseUrl, schema });
-  await mkdir(config.dataDir, { recursive: true });
-  // The embedded database belongs to this process alone, so a read cache in front of it can never go stale.
-  return withReadCache(openSqliteStore({ path: path.join(config.dataDir, 'svc.db') }));
 }

@@ -12,6 +12,7 @@ function serve(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
     env: {
       ...process.env,
       SVC_PORT: '0',
+      SVC_HTTPS_PORT: 'off',
       SVC_DATA_DIR: dataDir,
       SVC_PLUGINS_DIR: PEOPLE_PLUGINS,
       SVC_LOG_LEVEL: 'warn',

@@ -65,6 +65,8 @@ export async function startTestServer(
   const config = loadConfig({
     SVC_DATA_DIR: dataDir,
     SVC_PORT: '0',
+    // Tests that want the HTTPS listener turn it on (with port 0); many servers run at once.
+    SVC_HTTPS_PORT: 'off',
     SVC_PLUGINS_DIR: (options.pluginsDirs ?? [PEOPLE_PLUGINS]).join(':'),
     SVC_DATABASE_URL: backend === 'postgres' ? PG_URL : undefined,
     SVC_ADMIN_PASSWORD: TEST_ADMIN.password,

@@ -12,7 +12,7 @@ function svc(...args: string[]): Promise<{ code: number; stdout: string; stderr:
     execFile(
       process.execPath,
       [CLI, ...args],
-      { timeout: 10_000, env: { ...process.env, SVC_PORT: '0' } },
+      { timeout: 10_000, env: { ...process.env, SVC_PORT: '0', SVC_HTTPS_PORT: 'off' } },
       (error, stdout, stderr) => {
         resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
       },
@@ -41,6 +41,9 @@ describe('the svc command line', () => {
     const typo = await svc('serve', '--prot', '9000');
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain('unknown flag "--prot"; did you mean "--port"?');
+    const command = await svc('kubeconfg');
+    expect(command.code).toBe(2);
+    expect(command.stderr).toContain('unknown command "kubeconfg"; did you mean "kubeconfig"?');
     const stray = await svc('serve', 'now');
     expect(stray.code).toBe(2);
     expect(stray.stderr).toContain('unexpected argument "now"');

@@ -1,0 +1,154 @@
+import { generateKeyPairSync, X509Certificate } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { isIP } from 'node:net';
+import path from 'node:path';
+import forge from 'node-forge';
+
+/** What the HTTPS listener serves, and where clients find the CA that vouches for it (unset for a user's own pair). */
+export interface TlsMaterial {
+  key: string;
+  /** The server certificate, followed by the CA's when svc made them. */
+  cert: string;
+  caFile?: string;
+}
+
+export interface TlsSettings {
+  dataDir: string;
+  /** A certificate and key the user gives (PEM files); both or neither. */
+  certFile?: string;
+  keyFile?: string;
+  /** Names and addresses the server certificate must cover besides localhost, 127.0.0.1 and ::1. */
+  hosts: readonly string[];
+}
+
+const CA_DAYS = 3650;
+const SERVER_DAYS = 397;
+/** A server certificate this close to expiry, or not covering every host asked, is made again at start. */
+const RENEW_WITHIN_MS = 30 * 86_400_000;
+
+/**
+ * The TLS pair for the HTTPS listener: the user's own if given; otherwise a CA and a server certificate made on first
+ * start under `<data dir>/tls` (kept, so kubeconfigs written with the CA stay valid across restarts). The server
+ * certificate is made again, by the same CA, when it nears expiry or does not name a host it must.
+ */
+export async function loadTlsMaterial(settings: TlsSettings): Promise<TlsMaterial> {
+  if (settings.certFile || settings.keyFile) {
+    if (!settings.certFile || !settings.keyFile) throw new Error('SVC_TLS_CERT and SVC_TLS_KEY go together: give both');
+    return { cert: await readFile(settings.certFile, 'utf8'), key: await readFile(settings.keyFile, 'utf8') };
+  }
+  const dir = path.join(settings.dataDir, 'tls');
+  const files = {
+    caCert: path.join(dir, 'ca.crt'),
+    caKey: path.join(dir, 'ca.key'),
+    cert: path.join(dir, 'server.crt'),
+    key: path.join(dir, 'server.key'),
+  };
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  let ca = await readPair(files.caCert, files.caKey);
+  if (!ca) {
+    ca = makeCertificate({ commonName: 'svc local CA', days: CA_DAYS });
+    await writePair(files.caCert, files.caKey, ca);
+  }
+  const names = subjectAltNames(['localhost', '127.0.0.1', '::1', ...settings.hosts]);
+  let server = await readPair(files.cert, files.key);
+  if (
+    !server ||
+    !covers(server.cert, names) ||
+    Date.parse(new X509Certificate(server.cert).validTo) - Date.now() < RENEW_WITHIN_MS
+  ) {
+    server = makeCertificate({ commonName: 'svc', days: SERVER_DAYS, names, issuer: ca });
+    await writePair(files.cert, files.key, server);
+  }
+  return { key: server.key, cert: server.cert + ca.cert, caFile: files.caCert };
+}
+
+export type AltName = { type: 'dns'; value: string } | { type: 'ip'; value: string };
+
+/** The subject alternative names for a list of hosts: addresses as IP entries, names as DNS, each once. Pure. */
+export function subjectAltNames(hosts: readonly string[]): AltName[] {
+  const seen = new Set<string>();
+  const names: AltName[] = [];
+  for (const raw of hosts) {
+    const host = raw
+      .trim()
+      .replace(/^\[(.*)\]$/, '$1')
+      .toLowerCase();
+    // A wildcard listen address names no host a client could dial.
+    if (host === '' || host === '0.0.0.0' || host === '::' || seen.has(host)) continue;
+    seen.add(host);
+    names.push(isIP(host) ? { type: 'ip', value: host } : { type: 'dns', value: host });
+  }
+  return names;
+}
+
+function covers(certPem: string, names: readonly AltName[]): boolean {
+  const cert = new X509Certificate(certPem);
+  return names.every((n) => (n.type === 'ip' ? cert.checkIP(n.value) : cert.checkHost(n.value)) !== undefined);
+}
+
+interface Pair {
+  cert: string;
+  key: string;
+}
+
+async function readPair(certFile: string, keyFile: string): Promise<Pair | undefined> {
+  try {
+    return { cert: await readFile(certFile, 'utf8'), key: await readFile(keyFile, 'utf8') };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+async function writePair(certFile: string, keyFile: string, pair: Pair): Promise<void> {
+  await writeFile(keyFile, pair.key, { mode: 0o600 });
+  await writeFile(certFile, pair.cert, { mode: 0o644 });
+}
+
+/**
+ * An X.509 certificate: a CA (self-signed, may sign servers) when no issuer is given, else a server certificate for
+ * `names` signed by the issuer. node-forge builds the certificate (Node has no API for that); the RSA key comes from
+ * Node's own crypto, which is fast.
+ */
+function makeCertificate(options: { commonName: string; days: number; names?: AltName[]; issuer?: Pair }): Pair {
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = forge.pki.publicKeyFromPem(publicKey);
+  cert.serialNumber = `01${forge.util.bytesToHex(forge.random.getBytesSync(15))}`;
+  cert.validity.notBefore = new Date(Date.now() - 60_000);
+  cert.validity.notAfter = new Date(Date.now() + options.days * 86_400_000);
+  cert.setSubject([{ name: 'commonName', value: options.commonName }]);
+  const isCa = !options.issuer;
+  const issuerCert = options.issuer ? forge.pki.certificateFromPem(options.issuer.cert) : cert;
+  cert.setIssuer(issuerCert.subject.attributes);
+  const extensions: object[] = isCa
+    ? [
+        { name: 'basicConstraints', cA: true, pathLenConstraint: 0, critical: true },
+        { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
+      ]
+    : [
+        { name: 'basicConstraints', cA: false },
+        { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
+        { name: 'extKeyUsage', serverAuth: true },
+        {
+          name: 'subjectAltName',
+          altNames: (options.names ?? []).map((n) =>
+            n.type === 'ip' ? { type: 7, ip: n.value } : { type: 2, value: n.value },
+          ),
+        },
+      ];
+  extensions.push({ name: 'subjectKeyIdentifier' });
+  if (!isCa)
+    extensions.push({
+      name: 'authorityKeyIdentifier',
+      keyIdentifier: issuerCert.generateSubjectKeyIdentifier().getBytes(),
+    });
+  cert.setExtensions(extensions);
+  const signer = forge.pki.privateKeyFromPem(options.issuer?.key ?? privateKey) as forge.pki.rsa.PrivateKey;
+  cert.sign(signer, forge.md.sha256.create());
+  return { cert: forge.pki.certificateToPem(cert), key: privateKey };
+}
