@@ -27,6 +27,10 @@ export interface Config {
   /** A login session ends this long after sign-in however busy (SVC_SESSION_MAX_AGE). */
   sessionMaxAgeMs: number;
   logLevel: string;
+  /** `pretty` (coloured text) or `json` lines (SVC_LOG_FORMAT); unset: pretty when stdout is a terminal. */
+  logFormat?: 'pretty' | 'json';
+  /** One info line per answered request (SVC_ACCESS_LOG, default true). */
+  accessLog: boolean;
   /** Change events kept for watches to resume from (older ones are compacted away). */
   watchHistory: number;
   /**
@@ -50,6 +54,8 @@ const FLAGS: Record<string, string> = {
   '--plugins-dir': 'SVC_PLUGINS_DIR',
   '--admin-username': 'SVC_ADMIN_USERNAME',
   '--log-level': 'SVC_LOG_LEVEL',
+  '--log-format': 'SVC_LOG_FORMAT',
+  '--access-log': 'SVC_ACCESS_LOG',
   '--watch-history': 'SVC_WATCH_HISTORY',
 };
 
@@ -120,9 +126,18 @@ export function loadConfig(settings: Settings): Config {
     sessionIdleTimeoutMs,
     sessionMaxAgeMs,
     logLevel: settings.SVC_LOG_LEVEL || 'info',
+    logFormat: logFormatSetting(settings.SVC_LOG_FORMAT),
+    accessLog: booleanSetting(settings, 'SVC_ACCESS_LOG', true),
     watchHistory,
     trustProxy: trustProxySetting(settings.SVC_TRUST_PROXY),
   };
+}
+
+function logFormatSetting(raw: string | undefined): Config['logFormat'] {
+  const value = (raw ?? '').trim().toLowerCase();
+  if (value === '') return undefined;
+  if (value === 'pretty' || value === 'json') return value;
+  throw new Error(`SVC_LOG_FORMAT must be pretty or json (unset: pretty on a terminal, else json), got "${raw}"`);
 }
 
 /** `off` turns the HTTPS listener off; otherwise a port (default 8443, `0` picks a free one). */

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { createApp } from './api/app.js';
 import { discoveryRoutes } from './api/discovery.js';
 import { DynamicRouter } from './api/dynamic-router.js';
@@ -14,6 +14,7 @@ import { postRoutes } from './content/post-routes.js';
 import { ControllerManager } from './controllers/controller-manager.js';
 import { startGarbageCollector } from './controllers/garbage-collector.js';
 import type { QueueOptions } from './controllers/work-queue.js';
+import { chooseLogFormat, createLogger } from './logger.js';
 import { normalizeModelDefinition } from './objects/model-definition.js';
 import { pluginConsoleRoutes } from './plugins/console-routes.js';
 import { InstalledCode } from './plugins/installed-code.js';
@@ -86,18 +87,13 @@ export interface ServerOptions {
 export async function createServer(config: Config, options: ServerOptions = {}): Promise<Server> {
   const logger =
     options.logger ??
-    // Credentials never reach a log line, even if request logging is turned on some day.
-    pino({
-      level: config.logLevel,
-      base: undefined,
-      redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
-    });
+    (await createLogger(config.logLevel, chooseLogFormat(config.logFormat, process.stdout.isTTY === true)));
   const store = await openStore({
     dataDir: config.dataDir,
     databaseUrl: config.databaseUrl,
     schema: options.databaseSchema ?? config.databaseSchema,
   });
-  const registry = new ModelRegistry(store);
+  const registry = new ModelRegistry(store, logger);
   const objects = new ObjectService(store, (error) => logger.error({ err: error }, 'a commit listener failed'));
   const hub = await WatchHub.open(store, objects, registry, (error) =>
     logger.error({ err: error }, 'a watch subscriber failed'),
@@ -163,7 +159,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   router.add(postRoutes(objects, posts));
   const decisions = new DecisionCache();
   const stopDecisionLog = logDecisionCache(decisions, logger);
-  const app = createApp({ logger, router, trustProxy: config.trustProxy });
+  const app = createApp({ logger, router, trustProxy: config.trustProxy, accessLog: config.accessLog });
   app.register(authn.loginRoutes);
   // The one gate every request passes before its body is read: classify, authenticate, authorize.
   app.addHook(
