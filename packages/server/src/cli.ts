@@ -2,16 +2,17 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KUBECONFIG_USAGE, kubeconfigCommand } from './cli/kubeconfig.js';
+import { ONLINE_COMMANDS, ONLINE_USAGE, onlineCommand } from './cli/online/commands.js';
 import { PLUGIN_USAGE, pluginCommand } from './cli/plugin-command.js';
 import { didYouMean } from './util/suggest.js';
 import { HOST_VERSION } from './version.js';
 
-const COMMANDS = ['serve', 'plugin', 'kubeconfig', 'help', 'version'];
+const COMMANDS = ['serve', 'plugin', 'kubeconfig', 'help', 'version', ...ONLINE_COMMANDS];
 
 const SERVE_USAGE =
   'usage: svc serve [--host H] [--port P] [--https-port P|off] [--tls-cert F --tls-key F] [--data-dir D] [--database-url URL] [--plugins-dir A:B] [--log-level L] ' +
   '[--watch-history N]\n  Every flag also reads from its SVC_* environment variable (docs/api.md "Settings").';
-const USAGE = `${SERVE_USAGE}\n       svc --version\n       ${PLUGIN_USAGE}\n       ${KUBECONFIG_USAGE}`;
+const USAGE = `${SERVE_USAGE}\n       svc --version\n       ${PLUGIN_USAGE}\n       ${KUBECONFIG_USAGE}\n       ${ONLINE_USAGE}`;
 
 async function serve(args: string[]): Promise<void> {
   // Asking for help or the version never starts anything.
@@ -66,6 +67,15 @@ async function main(argv: string[]): Promise<void> {
       return;
     case 'kubeconfig':
       process.exitCode = await kubeconfigCommand(rest);
+      return;
+    case 'login':
+    case 'logout':
+    case 'get':
+    case 'apply':
+    case 'delete':
+    case 'watch':
+    case 'token':
+      process.exitCode = await onlineCommand(command, rest);
       return;
     case 'help':
     case '--help':

@@ -29,6 +29,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   rbac: ['api', 'authn', 'authz', 'objects', 'registry', 'util'],
   content: ['api', 'objects', 'registry', 'util'],
   plugins: ['api', 'authz', 'controllers', 'objects', 'registry', 'util', 'version.ts', 'watch'],
+  // The command line; its online commands reach a server only through the @svc/client package, never the server's units.
   cli: ['objects', 'plugins', 'util', 'version.ts'],
   // The composition root and the entry points: the only units that see everything.
   'config.ts': ['util'],
@@ -127,7 +128,7 @@ describe('the architecture', () => {
     expect(cycles).toEqual([]);
   });
 
-  it('keeps the plugin API a root, and the example plugin on the plugin API only', () => {
+  it('keeps the plugin API a root, and the example plugin and the client on the plugin API only', () => {
     const outside = (dir: string, allowed: RegExp) =>
       sourceFiles(path.join(REPO, dir))
         .flatMap((file) => importsOf(file).map((specifier) => ({ file, specifier })))
@@ -139,5 +140,7 @@ describe('the architecture', () => {
     expect(outside('packages/plugin-api/src', /^$/)).toEqual([]);
     // A plugin reaches the host only through the plugin API.
     expect(outside('plugins/people/src', /^@svc\/plugin-api$/)).toEqual([]);
+    // The client knows the server only over HTTP: its types come from the plugin API, TLS trust from undici.
+    expect(outside('packages/client/src', /^(@svc\/plugin-api|undici)$/)).toEqual([]);
   });
 });
