@@ -43,6 +43,11 @@ export class SvcClient {
     return findResource(await this.discover(), name);
   }
 
+  /** Drops the client's own connections (those it opened for `ca`); for a clean exit or a test's end. */
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+
   /** Any other JSON request to svc (custom APIs, tokens, plugins); a failure throws SvcApiError. */
   request<T = unknown>(method: string, path: string, options?: RequestOptions): Promise<T> {
     return this.transport.json<T>(method, path, options);

@@ -37,10 +37,16 @@ export class SvcConnectionError extends Error {
 
 const ACCEPT = 'application/json, application/problem+json';
 
+interface Fetcher {
+  fetch: typeof fetch;
+  dispatcher?: unknown;
+  madeAgent?: { destroy(): Promise<void> };
+}
+
 /** The one place requests leave: the base URL, the token, TLS trust, JSON in and out, problems as SvcApiError. */
 export class Transport {
   readonly baseUrl: URL;
-  private fetcher: Promise<{ fetch: typeof fetch; dispatcher?: unknown }> | undefined;
+  private fetcher: Promise<Fetcher> | undefined;
 
   constructor(private readonly options: ClientOptions) {
     this.baseUrl = new URL(options.baseUrl);
@@ -92,17 +98,22 @@ export class Transport {
     return (await readBody(response)) as T;
   }
 
-  private async makeFetcher(): Promise<{ fetch: typeof fetch; dispatcher?: unknown }> {
+  /** Drops the connections of the Agent made for `ca` (a given dispatcher or fetch is the caller's to close). */
+  async close(): Promise<void> {
+    const made = this.fetcher && (await this.fetcher).madeAgent;
+    this.fetcher = undefined;
+    await made?.destroy();
+  }
+
+  private async makeFetcher(): Promise<Fetcher> {
     const { ca, dispatcher } = this.options;
     if (this.options.fetch) return { fetch: this.options.fetch, dispatcher };
     if (dispatcher || !ca) return { fetch: globalThis.fetch, dispatcher };
     // Node's global fetch takes no CA; undici's own fetch and Agent (the same library, from npm) do. Loaded only
     // here, so the client runs without it in a browser or over plain HTTP.
     const undici = await import('undici');
-    return {
-      fetch: undici.fetch as unknown as typeof fetch,
-      dispatcher: new undici.Agent({ connect: { ca } }),
-    };
+    const agent = new undici.Agent({ connect: { ca } });
+    return { fetch: undici.fetch as unknown as typeof fetch, dispatcher: agent, madeAgent: agent };
   }
 }
 

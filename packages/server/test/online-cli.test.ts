@@ -247,3 +247,33 @@ describe('the svc command line, offline', () => {
     expect(connections).toBe(0);
   });
 });
+
+describe('the svc command line over HTTPS', () => {
+  let t: TestServer;
+  let home: string;
+  beforeAll(async () => {
+    t = await startTestServer({ env: { SVC_HTTPS_PORT: '0' } });
+    await t.server.listen();
+    home = await mkdtemp(path.join(tmpdir(), 'svc-cli-tls-'));
+  });
+  afterAll(async () => {
+    await t.close();
+    await rm(home, { recursive: true, force: true });
+  });
+
+  it('signs in trusting the given CA, keeps it with the token, and uses both', async () => {
+    const https = t.server.httpsUrl!;
+    const untrusted = await svcWith(home, ['login', https, '--password-stdin'], TEST_ADMIN.password);
+    expect(untrusted.code).toBe(1);
+    const login = await svcWith(
+      home,
+      ['login', https, '--password-stdin', '--certificate-authority', t.server.caFile!],
+      TEST_ADMIN.password,
+    );
+    expect([login.code, login.stderr]).toEqual([0, '']);
+    expect(JSON.parse(await readFile(path.join(home, 'svc/config.json'), 'utf8')).ca).toContain('BEGIN CERTIFICATE');
+    const got = await svcWith(home, ['get', 'persons', '-o', 'json']);
+    expect(got.code).toBe(0);
+    expect(JSON.parse(got.stdout).items).toHaveLength(3);
+  });
+});
