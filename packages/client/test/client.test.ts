@@ -175,7 +175,7 @@ describe.each(BACKENDS)('the TypeScript client (%s)', (backend) => {
     expect(watch.resourceVersion).toBe(bookmark!.object.metadata.resourceVersion);
   });
 
-  it('keeps an informer in sync: the first list, then events, then a fresh list after 410 Gone', async () => {
+  it('keeps an informer in sync: the first list, events, a resumed watch, a fresh list after 410 Gone', async () => {
     // A fetch that lets the test cut the informer's watch and hold its next one until history is compacted.
     let gate: Promise<void> | undefined;
     const cuts: AbortController[] = [];
@@ -216,6 +216,13 @@ describe.each(BACKENDS)('the TypeScript client (%s)', (backend) => {
     await eventually(() => seen.length === 5, 'three events');
     expect(seen.slice(2)).toEqual(['add inf-c', 'update inf-a 1->2', 'delete inf-b']);
 
+    // A dropped connection: the informer watches again from where it was, without listing.
+    for (const cut of cuts) cut.abort();
+    await notes.patch('inf-c', { spec: { n: 2 } });
+    await eventually(() => seen.length === 6, 'the change after the reconnect');
+    expect(seen[5]).toBe('update inf-c 1->2');
+    expect(lists).toBe(1);
+
     // Cut the watch; while the informer cannot watch again, change things and compact the history past its revision.
     let release!: () => void;
     gate = new Promise((resolve) => (release = resolve));
@@ -226,8 +233,8 @@ describe.each(BACKENDS)('the TypeScript client (%s)', (backend) => {
     await t.server.store.compact(1);
     gate = undefined;
     release();
-    await eventually(() => seen.length === 8, 'the differences of the fresh list');
-    expect(seen.slice(5).sort()).toEqual(['add inf-d', 'delete inf-a', 'update inf-c 1->5']);
+    await eventually(() => seen.length === 9, 'the differences of the fresh list');
+    expect(seen.slice(6).sort()).toEqual(['add inf-d', 'delete inf-a', 'update inf-c 2->5']);
     expect(lists).toBe(2);
     expect(informer.list().map((o) => o.metadata.name)).toEqual(['inf-c', 'inf-d']);
     await informer.stop();

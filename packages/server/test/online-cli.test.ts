@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { REPO, startTestServer, TEST_ADMIN, type TestServer } from './harness.js';
 import { tgzOf } from './plugin-archives.js';
-import { NOTES_PLUGINS } from './watch-client.js';
+import { eventually, NOTES_PLUGINS } from './watch-client.js';
 
 const BIN = path.join(REPO, 'packages/server/bin/svc.js');
 
@@ -177,6 +177,26 @@ describe('the svc command line against a server', () => {
     expect(disabled.stdout).toBe('plugin/notes 1.0.0 disabled (STOPPED)\n');
     expect(await svc('plugin', 'uninstall', 'notes')).toMatchObject({ code: 0, stdout: 'plugin/notes uninstalled\n' });
     await rm(dir, { recursive: true, force: true });
+  });
+
+  it('watches: the current objects, then each change, until interrupted', async () => {
+    const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SVC_')));
+    const child = spawn(process.execPath, [BIN, 'watch', 'persons', '-l', 'example.com/watched=yes'], {
+      env: { ...base, XDG_CONFIG_HOME: home },
+    });
+    let stdout = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    await svcWith(
+      home,
+      ['apply', '-f', '-'],
+      PERSON('cli-watched', 50).replace('metadata:\n', 'metadata:\n  labels: {example.com/watched: "yes"}\n'),
+    );
+    await eventually(() => stdout.includes('ADDED     person/cli-watched'), 'the ADDED line');
+    await svcWith(home, ['delete', 'person', 'cli-watched']);
+    await eventually(() => /DELETED\s+person\/cli-watched/.test(stdout), 'the DELETED line');
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
   });
 
   it('signs out: the token is deleted on the server and forgotten here', async () => {
