@@ -29,8 +29,11 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   rbac: ['api', 'authn', 'authz', 'objects', 'registry', 'util'],
   content: ['api', 'objects', 'registry', 'util'],
   plugins: ['api', 'authz', 'controllers', 'objects', 'registry', 'util', 'version.ts', 'watch'],
-  // The command line; its online commands reach a server only through the @svc/client package, never the server's units.
-  cli: ['objects', 'plugins', 'util', 'version.ts'],
+  // The offline commands (`svc export`, `svc import`, `svc admin reset-password`) open the store directly, with no
+  // server running, so `cli` reaches `store` (store/open-store.ts chooses the dialect), and `authn` for what a password
+  // reset means (authn/lost-password.ts), rather than copying the rules of passwords and sessions.
+  // Its online commands (cli/online/) reach a running server only through the @svc/client package.
+  cli: ['authn', 'objects', 'plugins', 'store', 'util', 'version.ts'],
   // The composition root and the entry points: the only units that see everything.
   'config.ts': ['util'],
   'main.ts': ['*'],
