@@ -32,6 +32,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // The offline commands (`svc export`, `svc import`, `svc admin reset-password`) open the store directly, with no
   // server running, so `cli` reaches `store` (store/open-store.ts chooses the dialect), and `authn` for what a password
   // reset means (authn/lost-password.ts), rather than copying the rules of passwords and sessions.
+  // Its online commands (cli/online/) reach a running server only through the @svc/client package.
   cli: ['authn', 'objects', 'plugins', 'store', 'util', 'version.ts'],
   // The composition root and the entry points: the only units that see everything.
   'config.ts': ['util'],
@@ -131,7 +132,7 @@ describe('the architecture', () => {
     expect(cycles).toEqual([]);
   });
 
-  it('keeps the plugin API a root, and the example plugin on the plugin API only', () => {
+  it('keeps the plugin API a root, and the example plugin and the client on the plugin API only', () => {
     const outside = (dir: string, allowed: RegExp) =>
       sourceFiles(path.join(REPO, dir))
         .flatMap((file) => importsOf(file).map((specifier) => ({ file, specifier })))
@@ -143,5 +144,7 @@ describe('the architecture', () => {
     expect(outside('packages/plugin-api/src', /^$/)).toEqual([]);
     // A plugin reaches the host only through the plugin API.
     expect(outside('plugins/people/src', /^@svc\/plugin-api$/)).toEqual([]);
+    // The client knows the server only over HTTP: its types come from the plugin API, TLS trust from undici.
+    expect(outside('packages/client/src', /^(@svc\/plugin-api|undici)$/)).toEqual([]);
   });
 });
