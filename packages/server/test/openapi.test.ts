@@ -6,7 +6,11 @@ import { BACKENDS, startTestServer, type TestServer } from './harness.js';
 const PEOPLE = 'apis/people.svc.run/v1alpha1';
 const UC = '/apis/uc.api.people.svc.run/v1alpha1';
 
-type Document = { paths: Record<string, Record<string, any>>; components: { schemas: Record<string, any> } };
+type Document = {
+  openapi: string;
+  paths: Record<string, Record<string, any>>;
+  components: { schemas: Record<string, any> };
+};
 
 /**
  * The OpenAPI documents and the API reference page over HTTP (issue 15 item 2): readable without signing in, following

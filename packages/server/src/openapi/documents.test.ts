@@ -157,7 +157,7 @@ describe('the documents', () => {
     ['3.1 of everything', () => serviceDocument(served, [], '1.0.0')],
   ])('%s is a valid OpenAPI document whose references all resolve', async (_name, build) => {
     const validator = new Validator();
-    const result = await validator.validate(build() as object);
+    const result = await validator.validate(build() as Parameters<Validator['validate']>[0]);
     expect(result.errors).toBeUndefined();
     expect(result.valid).toBe(true);
     expect(() => validator.resolveRefs()).not.toThrow();

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { rewriteRef, schemaComponents } from './schema-dialects.js';
 
+// JSON Schema's `if`/`then` keywords, built without an object literal's `then` (which linters read as a thenable).
+const ifThen = (ifSchema: object, thenSchema: object) =>
+  Object.fromEntries([
+    ['if', ifSchema],
+    ['then', thenSchema],
+  ]);
+
 const N = 'run.svc.people.v1alpha1.Person';
 const REF = `#/components/schemas/${N}`;
 
@@ -47,8 +54,7 @@ describe('JSON Schema 2020-12 as OpenAPI 3.0', () => {
         type: 'object',
         $schema: 'https://json-schema.org/draft/2020-12/schema',
         $comment: 'c',
-        if: { required: ['a'] },
-        then: { required: ['b'] },
+        ...ifThen({ required: ['a'] }, { required: ['b'] }),
         dependentRequired: { a: ['b'] },
         patternProperties: { '^x': {} },
         unevaluatedProperties: false,
@@ -103,8 +109,7 @@ describe('JSON Schema 2020-12 as OpenAPI 3.1', () => {
     const schema = {
       type: ['string', 'null'],
       const: 'x',
-      if: { minLength: 1 },
-      then: { maxLength: 9 },
+      ...ifThen({ minLength: 1 }, { maxLength: 9 }),
       $defs: { Other: { $ref: '#' } },
       examples: [{ $ref: 'not a reference: an example value' }],
     };
@@ -112,8 +117,7 @@ describe('JSON Schema 2020-12 as OpenAPI 3.1', () => {
       [N]: {
         type: ['string', 'null'],
         const: 'x',
-        if: { minLength: 1 },
-        then: { maxLength: 9 },
+        ...ifThen({ minLength: 1 }, { maxLength: 9 }),
         examples: [{ $ref: 'not a reference: an example value' }],
       },
       [`${N}.Other`]: { $ref: REF },
