@@ -127,6 +127,11 @@ describe('OpenAPI (sqlite)', () => {
       ]),
     );
     expect(doc.paths['/openapi/v3']!.get.security).toEqual([]);
+    const createUser = doc.paths['/apis/api.console.svc.run/v1alpha1/users']!.post;
+    expect(createUser.summary).toBe('Create a user');
+    const body = (createUser.requestBody.content['application/json'].schema.$ref as string).split('/').pop()!;
+    expect(doc.components.schemas[body].required).toEqual(['name', 'password']);
+    expect(Object.keys(createUser.responses)).toEqual(['201', 'default']);
   });
 
   it('serves documents that are valid OpenAPI, with every reference resolving', async () => {
