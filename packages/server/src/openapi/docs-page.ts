@@ -2,13 +2,14 @@
  * `/docs`: the API reference, Swagger UI (npm `swagger-ui-dist`) rendering `/openapi.json`, served from node_modules
  * and nothing else: every asset is same-origin, and the page's Content-Security-Policy allows nothing but this server
  * (`data:` images aside: Swagger UI's stylesheet draws its icons with them). Assets are read and gzipped once, on the
- * first request for them.
+ * first request for them, off the event loop (zlib's thread pool), so other requests do not wait.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 
 export const DOCS_CSP =
   "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'";
@@ -56,24 +57,28 @@ const START = `window.addEventListener('load', function () {
 });
 `;
 
-const assets = new Map<string, DocsAsset>();
+const assets = new Map<string, Promise<DocsAsset>>();
+const gzipped = promisify(gzip);
 
 /** The page (`''`) or one of its assets by file name; undefined for anything else. */
-export function docsAsset(name: string): DocsAsset | undefined {
+export function docsAsset(name: string): Promise<DocsAsset> | undefined {
   const found = assets.get(name);
   if (found) return found;
-  let made: DocsAsset;
+  let made: Promise<DocsAsset>;
   if (name === '') made = asset('text/html; charset=utf-8', Buffer.from(PAGE));
   else if (name === 'docs.js') made = asset('text/javascript; charset=utf-8', Buffer.from(START));
-  else if (Object.hasOwn(FILES, name)) made = asset(FILES[name]!, readFileSync(path.join(swaggerUiDir(), name)));
-  else return undefined;
+  else if (Object.hasOwn(FILES, name)) {
+    made = readFile(path.join(swaggerUiDir(), name)).then((bytes) => asset(FILES[name]!, bytes));
+  } else return undefined;
+  // A failed read is not kept: the next request tries again.
+  made.catch(() => assets.delete(name));
   assets.set(name, made);
   return made;
 }
 
-function asset(type: string, bytes: Buffer): DocsAsset {
+async function asset(type: string, bytes: Buffer): Promise<DocsAsset> {
   const etag = `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`;
-  return { type, bytes, gzipped: gzipSync(bytes), etag };
+  return { type, bytes, gzipped: await gzipped(bytes), etag };
 }
 
 function swaggerUiDir(): string {

@@ -47,9 +47,10 @@ function sendDocument({ request, reply }: HttpContext, document: BuiltDocument, 
   return reply.type(JSON_TYPE).send(document.bytes);
 }
 
-function sendAsset({ request, reply }: HttpContext, name: string) {
-  const asset = docsAsset(name);
-  if (!asset) throw notFound(`/docs has no file "${name}"`);
+async function sendAsset({ request, reply }: HttpContext, name: string) {
+  const loading = docsAsset(name);
+  if (!loading) throw notFound(`/docs has no file "${name}"`);
+  const asset = await loading;
   reply
     .header('etag', asset.etag)
     .header('cache-control', 'no-cache')
