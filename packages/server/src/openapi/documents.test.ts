@@ -115,6 +115,8 @@ describe("a model's part of a document", () => {
   });
 });
 
+type Document = { paths: Record<string, Record<string, any>>; components: { schemas: Record<string, unknown> } };
+
 describe('the documents', () => {
   it('lists each group version served, custom routes’ ones included, and where its document is', () => {
     expect(groupVersionKeys(served)).toEqual([
@@ -145,6 +147,14 @@ describe('the documents', () => {
       properties: { words: { type: 'string', nullable: true } },
     });
     expect(Object.keys(op.responses)).toEqual(['2XX', 'default']);
+  });
+
+  it('describes a body only for methods that take one', () => {
+    const get: RouteShape = { ...stats, method: 'GET' };
+    const doc = groupVersionDocument({ models: [], routes: [get] }, 'apis/console.api.people.svc.run/v1alpha1', '1')!;
+    const op = (doc as Document).paths['/apis/console.api.people.svc.run/v1alpha1/persons/{name}/greeting']!.get;
+    expect(op.requestBody).toBeUndefined();
+    expect(op.security).toHaveLength(3);
   });
 
   it.each([

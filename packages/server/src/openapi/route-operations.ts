@@ -51,6 +51,9 @@ export function openApiPath(path: string): { path: string; parameters: string[] 
   return { path: converted || '/', parameters };
 }
 
+/** Methods whose body a route may describe (and custom routes check). */
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
 export function routesPart(routes: readonly RouteShape[], dialect: Dialect): DocumentPart {
   const part: DocumentPart = { paths: {}, components: {} };
   for (const route of routes) {
@@ -73,7 +76,7 @@ export function routesPart(routes: readonly RouteShape[], dialect: Dialect): Doc
         : {
             parameters: parameters.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
           }),
-      ...(doc.requestBody === undefined
+      ...(doc.requestBody === undefined || !BODY_METHODS.has(route.method)
         ? {}
         : {
             requestBody: {
