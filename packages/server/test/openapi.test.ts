@@ -164,7 +164,9 @@ describe('OpenAPI (sqlite)', () => {
       expect({ asset, status: loaded.status }).toEqual({ asset, status: 200 });
       expect(loaded.headers['content-type']).toMatch(types[asset.split('.').pop()!]!);
     }
-    expect((await t.anonymous('GET', '/docs/docs.js')).text).toContain("url: '/openapi.json'");
+    const start = (await t.anonymous('GET', '/docs/docs.js')).text;
+    expect(start).toContain("url: '/openapi.json'");
+    expect(() => new Function(start)).not.toThrow();
     expect((await t.anonymous('GET', '/docs/package.json')).status).toBe(404);
     const zipped = await t.anonymous('GET', '/docs/swagger-ui-bundle.js', undefined, { 'accept-encoding': 'gzip' });
     expect(zipped.headers['content-encoding']).toBe('gzip');
