@@ -15,6 +15,8 @@ export interface Config {
   dataDir: string;
   /** Unset = embedded SQLite in dataDir; `postgres://…` = PostgreSQL. */
   databaseUrl?: string;
+  /** The PostgreSQL schema holding svc's tables (SVC_DATABASE_SCHEMA); unset = `public`. */
+  databaseSchema?: string;
   pluginsDirs: string[];
   adminUsername: string;
   adminPassword?: string;
@@ -44,6 +46,7 @@ const FLAGS: Record<string, string> = {
   '--tls-key': 'SVC_TLS_KEY',
   '--data-dir': 'SVC_DATA_DIR',
   '--database-url': 'SVC_DATABASE_URL',
+  '--database-schema': 'SVC_DATABASE_SCHEMA',
   '--plugins-dir': 'SVC_PLUGINS_DIR',
   '--admin-username': 'SVC_ADMIN_USERNAME',
   '--log-level': 'SVC_LOG_LEVEL',
@@ -106,6 +109,7 @@ export function loadConfig(settings: Settings): Config {
       .filter((h) => h !== ''),
     dataDir: path.resolve(settings.SVC_DATA_DIR || './data'),
     databaseUrl,
+    databaseSchema: settings.SVC_DATABASE_SCHEMA || undefined,
     pluginsDirs: (settings.SVC_PLUGINS_DIR ?? '')
       .split(':')
       .filter((p) => p !== '')

@@ -1,4 +1,3 @@
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import pino, { type Logger } from 'pino';
 import { createApp } from './api/app.js';
@@ -33,9 +32,7 @@ import { UserManagement } from './rbac/user-management.js';
 import { createSetUserRoles } from './rbac/user-roles.js';
 import { ModelRegistry } from './registry/model-registry.js';
 import { ObjectService } from './registry/object-service.js';
-import { withReadCache } from './store/cached-store.js';
-import { openPostgresStore } from './store/postgres.js';
-import { openSqliteStore } from './store/sqlite.js';
+import { openStore } from './store/open-store.js';
 import type { Store } from './store/types.js';
 import { loadTlsMaterial } from './tls/certificates.js';
 import { HOST_VERSION } from './version.js';
@@ -75,7 +72,7 @@ export interface Server {
 /** The composition root: the only place that names SQLite or PostgreSQL and wires the modules together. */
 export interface ServerOptions {
   logger?: Logger;
-  /** PostgreSQL schema to keep the tables in (tests give each server its own); default `public`. */
+  /** PostgreSQL schema to keep the tables in (tests give each server its own); default SVC_DATABASE_SCHEMA, or `public`. */
   databaseSchema?: string;
   /** How long a plugin's start may take before it is FAILED (default 30 s). */
   pluginStartTimeoutMs?: number;
@@ -98,7 +95,11 @@ export async function createServer(config: Config, options: ServerOptions = {}):
       base: undefined,
       redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
     });
-  const store = await openStore(config, options.databaseSchema);
+  const store = await openStore({
+    dataDir: config.dataDir,
+    databaseUrl: config.databaseUrl,
+    schema: options.databaseSchema ?? config.databaseSchema,
+  });
   const registry = new ModelRegistry(store);
   const objects = new ObjectService(store, (error) => logger.error({ err: error }, 'a commit listener failed'));
   const hub = await WatchHub.open(store, objects, registry, (error) =>
@@ -260,11 +261,4 @@ export async function createServer(config: Config, options: ServerOptions = {}):
     },
   };
   return server;
-}
-
-async function openStore(config: Config, schema?: string): Promise<Store> {
-  if (config.databaseUrl) return openPostgresStore({ connectionString: config.databaseUrl, schema });
-  await mkdir(config.dataDir, { recursive: true });
-  // The embedded database belongs to this process alone, so a read cache in front of it can never go stale.
-  return withReadCache(openSqliteStore({ path: path.join(config.dataDir, 'svc.db') }));
 }

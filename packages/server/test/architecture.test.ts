@@ -31,7 +31,10 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   rbac: ['api', 'authn', 'authz', 'objects', 'registry', 'util'],
   content: ['api', 'objects', 'registry', 'util'],
   plugins: ['api', 'authz', 'controllers', 'objects', 'registry', 'util', 'version.ts', 'watch'],
-  cli: ['objects', 'plugins', 'util', 'version.ts'],
+  // The offline commands (`svc export`, `svc import`, `svc admin reset-password`) open the store directly, with no
+  // server running, so `cli` reaches `store` (store/open-store.ts chooses the dialect), and `authn` for what a password
+  // reset means (authn/lost-password.ts), rather than copying the rules of passwords and sessions.
+  cli: ['authn', 'objects', 'plugins', 'store', 'util', 'version.ts'],
   // The composition root and the entry points: the only units that see everything.
   'config.ts': ['util'],
   'main.ts': ['*'],

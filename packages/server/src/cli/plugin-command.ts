@@ -56,7 +56,7 @@ Next:
   cd ${shown}
   npm install
   npm run build && npm test
-  npm run pack          # or: npx svc plugin pack`);
+  npm run pack          # needs svc on the PATH: npm link -w svc-run in the svc repository`);
   return 0;
 }
 
