@@ -16,6 +16,9 @@ import { startGarbageCollector } from './controllers/garbage-collector.js';
 import type { QueueOptions } from './controllers/work-queue.js';
 import { chooseLogFormat, createLogger } from './logger.js';
 import { normalizeModelDefinition } from './objects/model-definition.js';
+import { FRAMEWORK_ROUTES } from './openapi/framework-routes.js';
+import { openApiRoutes } from './openapi/openapi-routes.js';
+import { OpenApiDocuments } from './openapi/openapi-service.js';
 import { pluginConsoleRoutes } from './plugins/console-routes.js';
 import { InstalledCode } from './plugins/installed-code.js';
 import { pluginLogger } from './plugins/plugin-context.js';
@@ -114,6 +117,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   const router = new DynamicRouter<HttpContext>();
   router.add(generatedRoutes(registry, objects, watches));
   router.add(discoveryRoutes(registry));
+  router.add(openApiRoutes(new OpenApiDocuments(registry, router, FRAMEWORK_ROUTES, HOST_VERSION)));
   // Roles before plugins, so the role templates a plugin declares can be created when it starts.
   // A plugin's declarations are bounded by the groups it owns, which the host knows (it is called once plugins start).
   const rbac = await startRbac(registry, objects, (plugin) => plugins.ownedGroups(plugin));

@@ -24,6 +24,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   controllers: ['index', 'objects', 'registry', 'util', 'watch'],
   // The HTTP kernel: parsing, routing, problem+json, generated routes. No feature folder below it.
   api: ['authz', 'index', 'objects', 'registry', 'util', 'version.ts', 'watch'],
+  // The OpenAPI documents and the API reference page: read the models and the router, mounted like a feature.
+  openapi: ['api', 'objects', 'registry', 'util'],
   // Features: each owns its services and its routes (mounted on the kernel's router).
   authn: ['api', 'authz', 'objects', 'registry', 'store', 'util'],
   rbac: ['api', 'authn', 'authz', 'objects', 'registry', 'util'],
