@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { answerClientError } from './problem.js';
 
@@ -27,6 +28,13 @@ export async function listenSecurely(
   server.requestTimeout = app.server.requestTimeout;
   server.on('clientError', answerClientError);
   server.on('upgrade', (request, socket, head) => app.server.emit('upgrade', request, socket, head));
+  // Every socket, upgraded ones included (closeAllConnections forgets a socket once a WebSocket takes it over), so
+  // closing never waits on a client that keeps its connection open.
+  const sockets = new Set<Duplex>();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   server.listen({ host: options.host, port: options.port });
   await Promise.race([once(server, 'listening'), once(server, 'error').then(([error]) => Promise.reject(error))]);
   const port = (server.address() as AddressInfo).port;
@@ -37,6 +45,7 @@ export async function listenSecurely(
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      for (const socket of sockets) socket.destroy();
       await closed;
     },
   };
