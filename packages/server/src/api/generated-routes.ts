@@ -5,10 +5,12 @@ import { parseListQuery } from '../registry/list-query.js';
 import { applyMergePatch } from '../registry/merge-patch.js';
 import type { ModelRegistry, ServedModel } from '../registry/model-registry.js';
 import type { ObjectService, Written } from '../registry/object-service.js';
+import type { WatchSink } from '../watch/sink.js';
 import type { WatchService } from '../watch/watch-service.js';
 import type { DynamicRoute } from './dynamic-router.js';
 import { type HttpContext, JSON_TYPE } from './http-context.js';
 import { sendList } from './list-envelope.js';
+import { sendTableList, sendTableObject, tableEventSink, tableRequested } from './table-responses.js';
 import { watchOverHttp, watchOverWebSocket } from './watch-transports.js';
 import { writeOptionsOf } from './write-options.js';
 
@@ -45,10 +47,16 @@ export function generatedRoutes(
   const handlers = {
     async list(ctx: HttpContext, p: Params) {
       // `watch` (docs/api.md "Watch"): a WebSocket on the collection path, or `?watch=true` as a stream.
-      if (watches && ctx.websocket) return watchOverWebSocket(watches, () => model(p), ctx.request, ctx.websocket);
+      // A Table (docs/api.md "Tables") when Accept asks for one, as kubectl get (and get -w) does.
+      const table = tableRequested(ctx);
+      const wrap = table ? (sink: WatchSink, served: ServedModel) => tableEventSink(sink, served, table) : undefined;
+      if (watches && ctx.websocket) {
+        return watchOverWebSocket(watches, () => model(p), ctx.request, ctx.websocket, wrap);
+      }
       const served = model(p);
       if (watches && ctx.request.method === 'GET' && wantsWatch(ctx.request.target.query))
-        return watchOverHttp(watches, served, ctx.request, ctx.reply);
+        return watchOverHttp(watches, served, ctx.request, ctx.reply, wrap);
+      if (table) return sendTableList(ctx, objects, served, table);
       return sendList(ctx, objects, served);
     },
     async create(ctx: HttpContext, p: Params) {
@@ -64,7 +72,10 @@ export function generatedRoutes(
       return ctx.reply.type(JSON_TYPE).send({ deleted });
     },
     async get(ctx: HttpContext, p: Params) {
-      return sendObject(ctx, await objects.getBytes(model(p), p.name!));
+      const table = tableRequested(ctx);
+      const served = model(p);
+      const bytes = await objects.getBytes(served, p.name!);
+      return table ? sendTableObject(ctx, served, bytes, table) : sendObject(ctx, bytes);
     },
     async update(ctx: HttpContext, p: Params) {
       return sendWritten(ctx, await objects.update(model(p), p.name!, requireJsonBody(ctx), writeOptionsOf(ctx)));
