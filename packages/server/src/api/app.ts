@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { HOST_VERSION } from '../version.js';
 import type { DynamicRouter } from './dynamic-router.js';
 import type { HttpContext } from './http-context.js';
-import { jsonBodyParser } from './json-body.js';
+import { applyBodyParser, jsonBodyParser } from './json-body.js';
 import { lazyChildLoggerFactory } from './lazy-logger.js';
 import { answerClientError, sendProblem } from './problem.js';
 import { querystringParser, refuseUnparsable, rewriteToTarget, targetOf } from './targets.js';
@@ -69,6 +69,8 @@ export function createApp({ logger, router, trustProxy = false }: AppOptions) {
     { parseAs: 'string' },
     jsonBodyParser(app),
   );
+  // Server-side apply (docs/api.md "Server-side apply"): YAML or JSON.
+  app.addContentTypeParser('application/apply-patch+yaml', { parseAs: 'string' }, applyBodyParser(app));
 
   app.setErrorHandler((error, request, reply) => sendProblem(reply, request, error));
   app.setNotFoundHandler((request, reply) =>

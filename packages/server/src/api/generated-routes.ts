@@ -7,6 +7,7 @@ import type { ModelRegistry, ServedModel } from '../registry/model-registry.js';
 import type { ObjectService, Written } from '../registry/object-service.js';
 import type { WatchSink } from '../watch/sink.js';
 import type { WatchService } from '../watch/watch-service.js';
+import { APPLY_TYPE, sendApplied } from './apply-route.js';
 import type { DynamicRoute } from './dynamic-router.js';
 import { type HttpContext, JSON_TYPE } from './http-context.js';
 import { sendList } from './list-envelope.js';
@@ -81,6 +82,7 @@ export function generatedRoutes(
       return sendWritten(ctx, await objects.update(model(p), p.name!, requireJsonBody(ctx), writeOptionsOf(ctx)));
     },
     async patch(ctx: HttpContext, p: Params) {
+      if (contentType(ctx) === APPLY_TYPE) return sendApplied(ctx, objects, model(p), p.name!);
       return sendWritten(ctx, await objects.patch(model(p), p.name!, patchFunction(ctx), writeOptionsOf(ctx)));
     },
     async delete(ctx: HttpContext, p: Params) {
@@ -131,6 +133,8 @@ function requireJsonBody(ctx: HttpContext): unknown {
 /** A function applying the request's patch document to the current object: JSON Patch or JSON Merge Patch. */
 function patchFunction(ctx: HttpContext): (current: ExtensionObject) => unknown {
   const type = contentType(ctx);
+  if (type === APPLY_TYPE) throw unsupportedMediaType('server-side apply is served on the object, not on its status');
+  if (ctx.request.target.query.force !== undefined) throw badRequest('force may only be given to a server-side apply');
   const body = ctx.request.body;
   // Strategic merge patch is applied as a merge patch: Kubernetes refuses it for custom resources, and accepting it
   // lets `kubectl patch` work at its default (docs/api.md "Generated routes").
@@ -155,7 +159,7 @@ function patchFunction(ctx: HttpContext): (current: ExtensionObject) => unknown 
     };
   }
   throw unsupportedMediaType(
-    `PATCH takes application/json-patch+json (RFC 6902) or application/merge-patch+json (RFC 7386), not ${type || 'no content type'}`,
+    `PATCH takes application/json-patch+json (RFC 6902), application/merge-patch+json (RFC 7386) or ${APPLY_TYPE} (server-side apply), not ${type || 'no content type'}`,
   );
 }
 
