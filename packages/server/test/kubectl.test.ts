@@ -36,7 +36,7 @@ describe.each(BACKENDS)('kubectl (%s)', (backend) => {
       .split('\n')
       .map((line) => line.trim().split(/\s+/));
     const byName = new Map(rows.map((r) => [r[0], r]));
-    expect(byName.get('persons')).toEqual(['persons', 'people.svc.run/v1alpha1', 'false', 'Person']);
+    expect(byName.get('persons')).toEqual(['persons', 'ps', 'people.svc.run/v1alpha1', 'false', 'Person']);
     expect(byName.get('users')?.slice(-3)).toEqual(['v1alpha1', 'false', 'User']);
     expect(byName.get('roles')?.slice(-3)).toEqual(['v1alpha1', 'false', 'Role']);
   });

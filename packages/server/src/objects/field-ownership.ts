@@ -59,10 +59,9 @@ export function applyConfiguration(
     const lines = conflicts.map(
       ({ path, entry }) => `conflict with "${entry.manager}" using ${entry.apiVersion}: .${path.join('.')}`,
     );
-    throw conflict(
-      `Apply failed with ${conflicts.length} conflict${conflicts.length === 1 ? '' : 's'}: ${lines.join('; ')} ` +
-        '(apply with force=true to take these fields over)',
-    );
+    // Kubernetes' words: kubectl follows them with how to resolve the conflicts (force, or leave the fields out).
+    const count = `${conflicts.length} conflict${conflicts.length === 1 ? '' : 's'}`;
+    throw conflict(`Apply failed with ${count}: ${lines.join('; ')}`);
   }
   if (conflicts.length > 0) {
     const taken = conflicts.map((c) => c.path);
