@@ -48,12 +48,22 @@ export function generatedRoutes(
   const handlers = {
     async list(ctx: HttpContext, p: Params) {
       // `watch` (docs/api.md "Watch"): a WebSocket on the collection path, or `?watch=true` as a stream.
-      // A Table (docs/api.md "Tables") when Accept asks for one, as kubectl get (and get -w) does.
+      // A Table (docs/api.md "Tables") when Accept asks for one, as kubectl get (and get -w) does. On a WebSocket the
+      // request is read as the watch starts, so a bad parameter is an ERROR event there.
+      if (watches && ctx.websocket) {
+        return watchOverWebSocket(
+          watches,
+          () => model(p),
+          ctx.request,
+          ctx.websocket,
+          (sink, served) => {
+            const table = tableRequested(ctx);
+            return table ? tableEventSink(sink, served, table) : sink;
+          },
+        );
+      }
       const table = tableRequested(ctx);
       const wrap = table ? (sink: WatchSink, served: ServedModel) => tableEventSink(sink, served, table) : undefined;
-      if (watches && ctx.websocket) {
-        return watchOverWebSocket(watches, () => model(p), ctx.request, ctx.websocket, wrap);
-      }
       const served = model(p);
       if (watches && ctx.request.method === 'GET' && wantsWatch(ctx.request.target.query))
         return watchOverHttp(watches, served, ctx.request, ctx.reply, wrap);
