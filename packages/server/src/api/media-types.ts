@@ -39,6 +39,8 @@ export function negotiateAs<T extends { g: string; v: string; as: string }>(
   accept: string | undefined,
   wanted: readonly T[],
 ): T | undefined {
+  // The common case (no kind asked for) costs one search on the hot path of every get and list.
+  if (accept === undefined || !accept.includes('as=')) return undefined;
   for (const entry of parseAccept(accept)) {
     if (entry.type !== 'application/json') continue;
     const { g, v, as } = entry.params;
