@@ -106,6 +106,12 @@ describe.each(BACKENDS)('server-side apply (%s)', (backend) => {
     const badYaml = await apply('wes', 'spec: [unclosed');
     expect(badYaml.status).toBe(400);
     expect(badYaml.body.detail).toMatch(/not valid YAML/);
+    const aliased = await apply('wes', `${config('wes', '  name: &n Wes\n')}  nickname: *n\n`);
+    expect(aliased.status).toBe(400);
+    expect(aliased.body.detail).toBe('the apply configuration could not be read: Alias resolution is disabled');
+    expect((await apply('vic', 'metadata:\n  name: vic\nspec:\n  age: 1\n')).body.detail).toBe(
+      'the apply configuration must have apiVersion "people.svc.run/v1alpha1" and kind "Person", not undefined and undefined',
+    );
     const invalid = await apply('wes', config('wes', '  age: 400\n'));
     expect(invalid.status).toBe(400);
     expect(invalid.body.errors).toEqual([{ path: '/spec/age', message: 'must be <= 150' }]);

@@ -30,12 +30,19 @@ export async function sendApplied(ctx: HttpContext, objects: ObjectService, serv
     throw badRequest(`the apply configuration must be an object (a ${served.model.kind})`);
   }
   const object = config as ExtensionObject;
+  const { model } = served;
+  // Kubernetes requires both in an apply configuration, even where the stored object would supply them.
+  if (object.apiVersion !== model.apiVersion || object.kind !== model.kind) {
+    throw badRequest(
+      `the apply configuration must have apiVersion "${model.apiVersion}" and kind "${model.kind}", ` +
+        `not ${JSON.stringify(object.apiVersion)} and ${JSON.stringify(object.kind)}`,
+    );
+  }
   if (object.metadata === null || typeof object.metadata !== 'object') object.metadata = { name };
   if (object.metadata.name === undefined) object.metadata.name = name;
   if (object.metadata.name !== name) {
     throw badRequest(`the name of the object (${object.metadata.name}) does not match the name on the URL (${name})`);
   }
-  const { model } = served;
   const written = await objects.apply(
     served,
     name,
