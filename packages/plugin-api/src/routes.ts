@@ -1,3 +1,5 @@
+import type { JsonSchema } from './models.js';
+
 /**
  * Custom APIs a plugin adds. The seed's convention: a route declares `<group>/<version>` and is served under
  * `/apis/<group>/<version>/<path>`; a route without that declaration is not mounted.
@@ -30,6 +32,18 @@ export function respond(status: number, body?: unknown, headers?: Record<string,
   return { svcRouteResponse: true, status, body, headers };
 }
 
+/**
+ * JSON Schemas (draft 2020-12) of a custom route's bodies. Both are optional and both appear in the route's OpenAPI
+ * document; a request body that does not match `body` is refused with a 400 naming each offending path before the
+ * handler runs. A schema that does not compile keeps the route from being mounted (a warning says why).
+ */
+export interface RouteSchemas {
+  /** The request body (for POST, PUT and PATCH). */
+  body?: JsonSchema;
+  /** The success response body (documentation only: responses are not checked). */
+  response?: JsonSchema;
+}
+
 export interface CustomRoute {
   /** `<group>/<version>`, for example `console.api.people.svc.run/v1alpha1`. Required. */
   apiVersion: string;
@@ -38,4 +52,10 @@ export interface CustomRoute {
   path: string;
   /** Returns the JSON body (status 200), a `respond(...)` value, or throws an ApiError. */
   handler: (request: RouteRequest) => unknown | Promise<unknown>;
+  /** One line for the OpenAPI document and the API reference at `/docs`. */
+  summary?: string;
+  /** Longer prose for the same (CommonMark). */
+  description?: string;
+  /** Request and response body schemas: documented, and the request body checked (see RouteSchemas). */
+  schema?: RouteSchemas;
 }

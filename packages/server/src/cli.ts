@@ -1,17 +1,26 @@
 #!/usr/bin/env node
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ADMIN_USAGE, adminCommand } from './cli/admin-command.js';
+import { EXPORT_USAGE, exportCommand } from './cli/export-command.js';
+import { IMPORT_USAGE, importCommand } from './cli/import-command.js';
 import { KUBECONFIG_USAGE, kubeconfigCommand } from './cli/kubeconfig.js';
+import { ONLINE_COMMANDS, ONLINE_USAGE, onlineCommand } from './cli/online/commands.js';
 import { PLUGIN_USAGE, pluginCommand } from './cli/plugin-command.js';
 import { didYouMean } from './util/suggest.js';
 import { HOST_VERSION } from './version.js';
 
-const COMMANDS = ['serve', 'plugin', 'kubeconfig', 'help', 'version'];
+const COMMANDS = ['serve', 'plugin', 'kubeconfig', 'export', 'import', 'admin', 'help', 'version', ...ONLINE_COMMANDS];
 
 const SERVE_USAGE =
-  'usage: svc serve [--host H] [--port P] [--https-port P|off] [--tls-cert F --tls-key F] [--data-dir D] [--database-url URL] [--plugins-dir A:B] [--log-level L] ' +
-  '[--watch-history N]\n  Every flag also reads from its SVC_* environment variable (docs/api.md "Settings").';
-const USAGE = `${SERVE_USAGE}\n       svc --version\n       ${PLUGIN_USAGE}\n       ${KUBECONFIG_USAGE}`;
+  'usage: svc serve [--host H] [--port P] [--https-port P|off] [--tls-cert F --tls-key F] [--data-dir D] [--database-url URL] [--database-schema S] [--plugins-dir A:B] [--log-level L] ' +
+  '[--log-format pretty|json] [--access-log true|false] [--watch-history N]\n  Every flag also reads from its SVC_* environment variable (docs/api.md "Settings").';
+const USAGE = `${SERVE_USAGE}\n       svc --version\n       ${PLUGIN_USAGE}\n       ${KUBECONFIG_USAGE}
+       ${firstLine(EXPORT_USAGE)}\n       ${firstLine(IMPORT_USAGE)}\n       ${ADMIN_USAGE}\n       ${ONLINE_USAGE}`;
+
+function firstLine(text: string): string {
+  return text.split('\n', 1)[0]!;
+}
 
 async function serve(args: string[]): Promise<void> {
   // Asking for help or the version never starts anything.
@@ -66,6 +75,24 @@ async function main(argv: string[]): Promise<void> {
       return;
     case 'kubeconfig':
       process.exitCode = await kubeconfigCommand(rest);
+      return;
+    case 'login':
+    case 'logout':
+    case 'get':
+    case 'apply':
+    case 'delete':
+    case 'watch':
+    case 'token':
+      process.exitCode = await onlineCommand(command, rest);
+      return;
+    case 'export':
+      process.exitCode = await exportCommand(rest);
+      return;
+    case 'import':
+      process.exitCode = await importCommand(rest);
+      return;
+    case 'admin':
+      process.exitCode = await adminCommand(rest);
       return;
     case 'help':
     case '--help':

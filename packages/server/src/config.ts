@@ -15,6 +15,8 @@ export interface Config {
   dataDir: string;
   /** Unset = embedded SQLite in dataDir; `postgres://…` = PostgreSQL. */
   databaseUrl?: string;
+  /** The PostgreSQL schema holding svc's tables (SVC_DATABASE_SCHEMA); unset = `public`. */
+  databaseSchema?: string;
   pluginsDirs: string[];
   adminUsername: string;
   adminPassword?: string;
@@ -25,6 +27,10 @@ export interface Config {
   /** A login session ends this long after sign-in however busy (SVC_SESSION_MAX_AGE). */
   sessionMaxAgeMs: number;
   logLevel: string;
+  /** `pretty` (coloured text) or `json` lines (SVC_LOG_FORMAT); unset: pretty when stdout is a terminal. */
+  logFormat?: 'pretty' | 'json';
+  /** One info line per answered request (SVC_ACCESS_LOG, default true). */
+  accessLog: boolean;
   /** Change events kept for watches to resume from (older ones are compacted away). */
   watchHistory: number;
   /**
@@ -44,9 +50,12 @@ const FLAGS: Record<string, string> = {
   '--tls-key': 'SVC_TLS_KEY',
   '--data-dir': 'SVC_DATA_DIR',
   '--database-url': 'SVC_DATABASE_URL',
+  '--database-schema': 'SVC_DATABASE_SCHEMA',
   '--plugins-dir': 'SVC_PLUGINS_DIR',
   '--admin-username': 'SVC_ADMIN_USERNAME',
   '--log-level': 'SVC_LOG_LEVEL',
+  '--log-format': 'SVC_LOG_FORMAT',
+  '--access-log': 'SVC_ACCESS_LOG',
   '--watch-history': 'SVC_WATCH_HISTORY',
 };
 
@@ -106,6 +115,7 @@ export function loadConfig(settings: Settings): Config {
       .filter((h) => h !== ''),
     dataDir: path.resolve(settings.SVC_DATA_DIR || './data'),
     databaseUrl,
+    databaseSchema: settings.SVC_DATABASE_SCHEMA || undefined,
     pluginsDirs: (settings.SVC_PLUGINS_DIR ?? '')
       .split(':')
       .filter((p) => p !== '')
@@ -116,9 +126,18 @@ export function loadConfig(settings: Settings): Config {
     sessionIdleTimeoutMs,
     sessionMaxAgeMs,
     logLevel: settings.SVC_LOG_LEVEL || 'info',
+    logFormat: logFormatSetting(settings.SVC_LOG_FORMAT),
+    accessLog: booleanSetting(settings, 'SVC_ACCESS_LOG', true),
     watchHistory,
     trustProxy: trustProxySetting(settings.SVC_TRUST_PROXY),
   };
+}
+
+function logFormatSetting(raw: string | undefined): Config['logFormat'] {
+  const value = (raw ?? '').trim().toLowerCase();
+  if (value === '') return undefined;
+  if (value === 'pretty' || value === 'json') return value;
+  throw new Error(`SVC_LOG_FORMAT must be pretty or json (unset: pretty on a terminal, else json), got "${raw}"`);
 }
 
 /** `off` turns the HTTPS listener off; otherwise a port (default 8443, `0` picks a free one). */

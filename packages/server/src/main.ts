@@ -1,6 +1,5 @@
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { createApp } from './api/app.js';
 import { discoveryRoutes } from './api/discovery.js';
 import { DynamicRouter } from './api/dynamic-router.js';
@@ -15,7 +14,11 @@ import { postRoutes } from './content/post-routes.js';
 import { ControllerManager } from './controllers/controller-manager.js';
 import { startGarbageCollector } from './controllers/garbage-collector.js';
 import type { QueueOptions } from './controllers/work-queue.js';
+import { chooseLogFormat, createLogger } from './logger.js';
 import { normalizeModelDefinition } from './objects/model-definition.js';
+import { FRAMEWORK_ROUTES } from './openapi/framework-routes.js';
+import { openApiRoutes } from './openapi/openapi-routes.js';
+import { OpenApiDocuments } from './openapi/openapi-service.js';
 import { pluginConsoleRoutes } from './plugins/console-routes.js';
 import { InstalledCode } from './plugins/installed-code.js';
 import { pluginLogger } from './plugins/plugin-context.js';
@@ -30,9 +33,7 @@ import { UserManagement } from './rbac/user-management.js';
 import { createSetUserRoles } from './rbac/user-roles.js';
 import { ModelRegistry } from './registry/model-registry.js';
 import { ObjectService } from './registry/object-service.js';
-import { withReadCache } from './store/cached-store.js';
-import { openPostgresStore } from './store/postgres.js';
-import { openSqliteStore } from './store/sqlite.js';
+import { openStore } from './store/open-store.js';
 import type { Store } from './store/types.js';
 import { loadTlsMaterial } from './tls/certificates.js';
 import { HOST_VERSION } from './version.js';
@@ -72,7 +73,7 @@ export interface Server {
 /** The composition root: the only place that names SQLite or PostgreSQL and wires the modules together. */
 export interface ServerOptions {
   logger?: Logger;
-  /** PostgreSQL schema to keep the tables in (tests give each server its own); default `public`. */
+  /** PostgreSQL schema to keep the tables in (tests give each server its own); default SVC_DATABASE_SCHEMA, or `public`. */
   databaseSchema?: string;
   /** How long a plugin's start may take before it is FAILED (default 30 s). */
   pluginStartTimeoutMs?: number;
@@ -89,14 +90,13 @@ export interface ServerOptions {
 export async function createServer(config: Config, options: ServerOptions = {}): Promise<Server> {
   const logger =
     options.logger ??
-    // Credentials never reach a log line, even if request logging is turned on some day.
-    pino({
-      level: config.logLevel,
-      base: undefined,
-      redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
-    });
-  const store = await openStore(config, options.databaseSchema);
-  const registry = new ModelRegistry(store);
+    (await createLogger(config.logLevel, chooseLogFormat(config.logFormat, process.stdout.isTTY === true)));
+  const store = await openStore({
+    dataDir: config.dataDir,
+    databaseUrl: config.databaseUrl,
+    schema: options.databaseSchema ?? config.databaseSchema,
+  });
+  const registry = new ModelRegistry(store, logger);
   const objects = new ObjectService(store, (error) => logger.error({ err: error }, 'a commit listener failed'));
   const hub = await WatchHub.open(store, objects, registry, (error) =>
     logger.error({ err: error }, 'a watch subscriber failed'),
@@ -117,6 +117,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   const router = new DynamicRouter<HttpContext>();
   router.add(generatedRoutes(registry, objects, watches));
   router.add(discoveryRoutes(registry));
+  router.add(openApiRoutes(new OpenApiDocuments(registry, router, FRAMEWORK_ROUTES, HOST_VERSION)));
   // Roles before plugins, so the role templates a plugin declares can be created when it starts.
   // A plugin's declarations are bounded by the groups it owns, which the host knows (it is called once plugins start).
   const rbac = await startRbac(registry, objects, (plugin) => plugins.ownedGroups(plugin));
@@ -162,7 +163,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   router.add(postRoutes(objects, posts));
   const decisions = new DecisionCache();
   const stopDecisionLog = logDecisionCache(decisions, logger);
-  const app = createApp({ logger, router, trustProxy: config.trustProxy });
+  const app = createApp({ logger, router, trustProxy: config.trustProxy, accessLog: config.accessLog });
   app.register(authn.loginRoutes);
   // The one gate every request passes before its body is read: classify, authenticate, authorize.
   app.addHook(
@@ -256,11 +257,4 @@ export async function createServer(config: Config, options: ServerOptions = {}):
     },
   };
   return server;
-}
-
-async function openStore(config: Config, schema?: string): Promise<Store> {
-  if (config.databaseUrl) return openPostgresStore({ connectionString: config.databaseUrl, schema });
-  await mkdir(config.dataDir, { recursive: true });
-  // The embedded database belongs to this process alone, so a read cache in front of it can never go stale.
-  return withReadCache(openSqliteStore({ path: path.join(config.dataDir, 'svc.db') }));
 }

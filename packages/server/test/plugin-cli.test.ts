@@ -4,7 +4,7 @@
  * `svc plugin pack` archives it, deterministically. Runs the built CLI (dist/cli.js): `npm test` builds first.
  */
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import semver from 'semver';
@@ -105,8 +105,8 @@ describe('svc plugin create and pack', () => {
       type: 'module',
       private: true,
       scripts: { build: 'tsc -p .', test: 'vitest run', pack: 'svc plugin pack' },
-      // The plugin API the host itself runs with: the repository's packages/plugin-api, linked into node_modules.
-      dependencies: { '@svc/plugin-api': `file:${await realpath(path.join(REPO, 'node_modules/@svc/plugin-api'))}` },
+      // The plugin API the host runs with, packed into the plugin's folder (plugin-scaffold-portable.test.ts).
+      dependencies: { '@svc/plugin-api': 'file:vendor/svc-plugin-api-0.1.0.tgz' },
       devDependencies: { typescript: root.devDependencies.typescript, vitest: root.devDependencies.vitest },
       files: ['dist', 'extensions', 'plugin.yaml'],
     });

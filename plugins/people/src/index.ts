@@ -14,6 +14,17 @@ export default definePlugin({
       apiVersion: 'console.api.people.svc.run/v1alpha1',
       method: 'GET',
       path: '/stats',
+      summary: 'How many persons there are, in all and by gender',
+      schema: {
+        response: {
+          type: 'object',
+          required: ['total', 'byGender'],
+          properties: {
+            total: { type: 'integer' },
+            byGender: { type: 'object', additionalProperties: { type: 'integer' } },
+          },
+        },
+      },
       async handler() {
         const counts = await ctx.client.countBy(personModel, 'spec.gender');
         const byGender = Object.fromEntries(GENDERS.map((g) => [g, counts[g] ?? 0]));

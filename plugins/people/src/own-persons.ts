@@ -1,12 +1,5 @@
-import {
-  badRequest,
-  type CustomRoute,
-  type PluginContext,
-  type RouteRequest,
-  respond,
-  unauthorized,
-} from '@svc/plugin-api';
-import { type Person, type PersonSpec, personModel } from './person.js';
+import { type CustomRoute, type PluginContext, type RouteRequest, respond, unauthorized } from '@svc/plugin-api';
+import { type Person, type PersonSpec, personModel, personSpecSchema } from './person.js';
 
 /** The label naming the user a person belongs to, set by the personal-center routes below. */
 export const OWNER_LABEL = 'people.svc.run/owner';
@@ -23,6 +16,8 @@ export function ownPersonRoutes(ctx: Pick<PluginContext, 'client'>): CustomRoute
       apiVersion: UC,
       method: 'GET',
       path: '/persons',
+      summary: 'The persons that belong to you',
+      schema: { response: OWN_PERSON_LIST },
       async handler(request) {
         const owner = ownerOf(request);
         return ctx.client.list<Person>(personModel, {
@@ -35,12 +30,12 @@ export function ownPersonRoutes(ctx: Pick<PluginContext, 'client'>): CustomRoute
       apiVersion: UC,
       method: 'POST',
       path: '/persons',
+      summary: 'Create a person that belongs to you',
+      // The host refuses a body that does not match (400 naming each path) before the handler runs.
+      schema: { body: NEW_OWN_PERSON, response: OWN_PERSON },
       async handler(request) {
         const owner = ownerOf(request);
-        const body = request.body as { metadata?: { name?: unknown }; spec?: PersonSpec } | undefined;
-        if (typeof body?.metadata?.name !== 'string' || typeof body.spec !== 'object') {
-          throw badRequest('send {"metadata": {"name": "<name>"}, "spec": {…}}');
-        }
+        const body = request.body as { metadata: { name: string }; spec: PersonSpec };
         const created = await ctx.client.create<Person>({
           apiVersion: 'people.svc.run/v1alpha1',
           kind: 'Person',
@@ -52,6 +47,39 @@ export function ownPersonRoutes(ctx: Pick<PluginContext, 'client'>): CustomRoute
     },
   ];
 }
+
+/** What a user sends to create one of their persons: a name and a spec (other metadata is ignored: the route sets the owner). */
+const NEW_OWN_PERSON = {
+  type: 'object',
+  required: ['metadata', 'spec'],
+  properties: {
+    apiVersion: { type: 'string' },
+    kind: { type: 'string' },
+    metadata: {
+      type: 'object',
+      required: ['name'],
+      properties: { name: { type: 'string', minLength: 1, maxLength: 253 } },
+    },
+    spec: personSpecSchema,
+  },
+};
+
+const OWN_PERSON = {
+  type: 'object',
+  description: 'A Person labelled with its owner (people.svc.run/owner).',
+  properties: {
+    apiVersion: { type: 'string' },
+    kind: { type: 'string' },
+    metadata: { type: 'object' },
+    spec: personSpecSchema,
+    status: { type: 'object' },
+  },
+};
+
+const OWN_PERSON_LIST = {
+  type: 'object',
+  properties: { items: { type: 'array', items: OWN_PERSON }, total: { type: 'integer' } },
+};
 
 function ownerOf(request: RouteRequest): string {
   if (!request.user) throw unauthorized('sign in to see your own persons');

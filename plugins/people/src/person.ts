@@ -11,6 +11,22 @@ export type Person = ExtensionObject<PersonSpec>;
 
 export const GENDERS = ['MALE', 'FEMALE'] as const;
 
+const SPEC_FIELDS = {
+  name: { type: 'string', maxLength: 100 },
+  age: { type: 'integer', minimum: 0, maximum: 150 },
+  gender: { type: 'string', enum: [...GENDERS] },
+};
+
+/**
+ * A Person's spec on its own, for the custom routes' schemas: the nested person is checked when the Person is written
+ * (its `$ref: "#"` means the whole Person only inside the model's schema).
+ */
+export const personSpecSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { ...SPEC_FIELDS, otherPerson: { type: 'object', description: 'A whole nested Person.' } },
+};
+
 /** The seed's example model: group people.svc.run, version v1alpha1, kind Person. */
 export const personModel: ModelDefinition<Person> = {
   group: 'people.svc.run',
@@ -26,9 +42,7 @@ export const personModel: ModelDefinition<Person> = {
         type: 'object',
         additionalProperties: false,
         properties: {
-          name: { type: 'string', maxLength: 100 },
-          age: { type: 'integer', minimum: 0, maximum: 150 },
-          gender: { type: 'string', enum: [...GENDERS] },
+          ...SPEC_FIELDS,
           // A whole nested Person: the schema refers to itself.
           otherPerson: { $ref: '#' },
         },

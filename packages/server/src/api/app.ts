@@ -4,11 +4,13 @@ import { notFound } from '@svc/plugin-api';
 import Fastify, { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { HOST_VERSION } from '../version.js';
+import { accessLogHook } from './access-log.js';
 import type { DynamicRouter } from './dynamic-router.js';
 import type { HttpContext } from './http-context.js';
 import { applyBodyParser, jsonBodyParser } from './json-body.js';
 import { lazyChildLoggerFactory } from './lazy-logger.js';
 import { answerClientError, sendProblem } from './problem.js';
+import { echoRequestId, requestIdOf } from './request-id.js';
 import { querystringParser, refuseUnparsable, rewriteToTarget, targetOf } from './targets.js';
 
 export const BODY_LIMIT = 4 * 1024 * 1024;
@@ -31,6 +33,8 @@ export interface AppOptions {
   router: DynamicRouter<HttpContext>;
   /** Which peers' `X-Forwarded-For` names the client (the sign-in throttle counts per client); default none. */
   trustProxy?: boolean | number | string;
+  /** One info line per answered request (access-log.ts); default on. */
+  accessLog?: boolean;
 }
 
 /**
@@ -38,12 +42,13 @@ export interface AppOptions {
  * a nesting limit, problem+json for every error (the framework's and the HTTP parser's included), and one catch-all
  * per API prefix that dispatches into the runtime router (generated and plugin routes).
  */
-export function createApp({ logger, router, trustProxy = false }: AppOptions) {
+export function createApp({ logger, router, trustProxy = false, accessLog = true }: AppOptions) {
   const app = Fastify({
     loggerInstance: logger,
-    // No per-request log lines: they cost more than the request on the hot path; errors are still logged.
+    // Fastify's own two lines per request are off: the access log writes one, cheaper (access-log.ts).
     logController: new LogController({ disableRequestLogging: true }),
     childLoggerFactory: lazyChildLoggerFactory,
+    genReqId: requestIdOf,
     bodyLimit: BODY_LIMIT,
     rewriteUrl: rewriteToTarget,
     // Typed through a string: Fastify's overloads pick its HTTP/2 signature for the whole union.
@@ -55,7 +60,9 @@ export function createApp({ logger, router, trustProxy = false }: AppOptions) {
     frameworkErrors: (error, request, reply) => sendProblem(reply, request, error),
   });
   app.decorateRequest('target', { getter: targetOf });
+  app.addHook('onRequest', echoRequestId);
   app.addHook('onRequest', refuseUnparsable);
+  if (accessLog) app.addHook('onResponse', accessLogHook(logger));
 
   // Only JSON bodies: a text/plain body on a write is a 415, not a string handed to a handler.
   app.removeContentTypeParser(['text/plain', 'application/json']);
@@ -106,7 +113,8 @@ export function createApp({ logger, router, trustProxy = false }: AppOptions) {
   app.register(multipart, { throwFileSizeLimit: true, limits: { fileSize: 0, files: 0 } });
   app.register(async (scope) => {
     const others = scope.supportedMethods.filter((method) => method !== 'GET' && method !== 'HEAD');
-    for (const url of ['/api', '/api/*', '/apis', '/apis/*']) {
+    // /openapi and /docs are core routes of the runtime router too (the OpenAPI documents and the API reference).
+    for (const url of ['/api', '/api/*', '/apis', '/apis/*', '/openapi/*', '/openapi.json', '/docs', '/docs/*']) {
       scope.route({ method: 'GET', url, handler: dispatch, wsHandler: dispatchWebSocket });
       scope.route({ method: others, url, handler: dispatch });
     }

@@ -1,6 +1,7 @@
-import type { CustomRoute, RouteRequest, RouteResponse } from '@svc/plugin-api';
+import { type CustomRoute, invalid, type RouteRequest, type RouteResponse } from '@svc/plugin-api';
 import type { Owner } from '../objects/owner.js';
-import type { DynamicRoute } from './dynamic-router.js';
+import { compileBodySchema, type ObjectValidator } from '../objects/schema.js';
+import type { DynamicRoute, RouteDoc } from './dynamic-router.js';
 import { callerOf, type HttpContext, JSON_TYPE } from './http-context.js';
 
 const API_VERSION =
@@ -15,6 +16,16 @@ export function customRouteProblem(route: Partial<CustomRoute>): string | undefi
     return `apiVersion "${route.apiVersion}" is not of the form <group>/<version>`;
   if (typeof route.path !== 'string' || !route.path.startsWith('/')) return `path "${route.path}" must start with "/"`;
   if (typeof route.handler !== 'function') return 'it has no handler function';
+  const { schema } = route;
+  if (schema !== undefined && (schema === null || typeof schema !== 'object' || Array.isArray(schema))) {
+    return 'schema must be an object with optional body and response JSON Schemas';
+  }
+  try {
+    if (schema?.body !== undefined) compileBodySchema(schema.body, 'schema.body');
+    if (schema?.response !== undefined) compileBodySchema(schema.response, 'schema.response');
+  } catch (error) {
+    return (error as Error).message;
+  }
   return undefined;
 }
 
@@ -26,11 +37,15 @@ export function groupOf(route: Pick<CustomRoute, 'apiVersion'>): string {
 export function customRoutes(owner: Owner, route: CustomRoute): DynamicRoute<HttpContext>[] {
   const methods = Array.isArray(route.method) ? route.method : [route.method];
   const path = `/apis/${route.apiVersion}${route.path === '/' ? '' : route.path}`;
+  const checkBody = route.schema?.body === undefined ? undefined : compileBodySchema(route.schema.body, 'schema.body');
+  const doc = docOf(route);
   return methods.map((method) => ({
     method,
     path,
     owner,
+    ...(doc ? { doc } : {}),
     handler: async ({ request, reply }: HttpContext, params) => {
+      if (checkBody && BODY_METHODS.has(request.method)) refuseInvalidBody(checkBody, request.body, method, path);
       const { username } = callerOf(request);
       const routeRequest: RouteRequest = {
         method: request.method,
@@ -50,6 +65,26 @@ export function customRoutes(owner: Owner, route: CustomRoute): DynamicRoute<Htt
       return reply.type(JSON_TYPE).send(JSON.stringify(result ?? null));
     },
   }));
+}
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
+/** A 400 naming every path of the body that breaks the route's declared schema; nothing when it matches. */
+function refuseInvalidBody(check: ObjectValidator, body: unknown, method: string, path: string): void {
+  const errors = check(body);
+  if (errors.length === 0) return;
+  const where = errors.map((e) => `${e.path || '(the body)'} ${e.message}`).join('; ');
+  throw invalid(`the body of ${method} ${path} does not match its schema: ${where}`, errors);
+}
+
+function docOf(route: CustomRoute): RouteDoc | undefined {
+  const doc: RouteDoc = {
+    ...(route.summary === undefined ? {} : { summary: route.summary }),
+    ...(route.description === undefined ? {} : { description: route.description }),
+    ...(route.schema?.body === undefined ? {} : { requestBody: route.schema.body }),
+    ...(route.schema?.response === undefined ? {} : { response: route.schema.response }),
+  };
+  return Object.keys(doc).length === 0 ? undefined : doc;
 }
 
 function isRouteResponse(value: unknown): value is RouteResponse {

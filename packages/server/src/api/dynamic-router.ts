@@ -1,3 +1,4 @@
+import type { JsonSchema } from '@svc/plugin-api';
 import FindMyWay, { type HTTPVersion } from 'find-my-way';
 import type { Owner } from '../objects/owner.js';
 
@@ -5,6 +6,18 @@ export type RouteHandler<Ctx> = (
   context: Ctx,
   params: Record<string, string | undefined>,
 ) => Promise<unknown> | unknown;
+
+/** What the OpenAPI documents say of a route beyond its method and path (openapi/); all optional. */
+export interface RouteDoc {
+  summary?: string;
+  description?: string;
+  /** JSON Schema (2020-12) of the request body. */
+  requestBody?: JsonSchema;
+  /** JSON Schema (2020-12) of the success response body. */
+  response?: JsonSchema;
+  /** The success status, when not 200 (201 for a create). */
+  status?: number;
+}
 
 export interface DynamicRoute<Ctx> {
   method: string;
@@ -19,6 +32,8 @@ export interface DynamicRoute<Ctx> {
    * plugin's routes never carry it.
    */
   public?: boolean;
+  /** For the OpenAPI documents; a route without it is still listed, with its method, path and parameters. */
+  doc?: RouteDoc;
 }
 
 const options = { ignoreTrailingSlash: true, maxParamLength: 1000, caseSensitive: true };

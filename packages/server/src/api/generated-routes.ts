@@ -79,7 +79,14 @@ export function generatedRoutes(
     async deleteCollection(ctx: HttpContext, p: Params) {
       const served = model(p);
       const { labels, fields } = parseListQuery(ctx.request.target.query);
-      const deleted = await objects.deleteCollection(served, { labels, fields }, writeOptionsOf(ctx));
+      const kind = served.model.kind;
+      // A long deletion says how far it got about once a second, tagged with the request's id (progress.ts).
+      const deleted = await objects.deleteCollection(served, { labels, fields }, writeOptionsOf(ctx), (point) =>
+        ctx.request.log.info(
+          { kind, deleted: point.done, total: point.total, elapsedMs: point.elapsedMs },
+          `deleting ${kind} objects: ${point.done} of ${point.total}`,
+        ),
+      );
       return ctx.reply.type(JSON_TYPE).send({ deleted });
     },
     async get(ctx: HttpContext, p: Params) {

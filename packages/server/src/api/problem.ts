@@ -10,6 +10,8 @@ export interface Problem {
   detail: string;
   instance: string;
   errors?: FieldError[];
+  /** An extension member: the request's id, also in its `X-Request-Id` header and its log lines. */
+  requestId?: string;
 }
 
 const TITLES: Record<number, string> = {
@@ -86,8 +88,11 @@ export function toProblem(
 
 export function sendProblem(reply: FastifyReply, request: FastifyRequest, error: unknown): FastifyReply {
   const { problem, headers, reason } = toProblem(error, request.target.path);
+  problem.requestId = request.id;
   if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
   if (headers) reply.headers(headers);
+  // Also set by the first hook; an error raised before the hooks run (a framework error) needs it here.
+  reply.header('x-request-id', request.id);
   reply.code(problem.status);
   if (wantsKubernetesStatus(request.headers.accept)) {
     return reply.type('application/json').send(JSON.stringify(kubernetesStatus(problem, reason)));
@@ -140,6 +145,8 @@ export function kubernetesStatus(problem: Problem, reason?: string) {
     reason: (reason && (known[reason] ?? reason)) || STATUS_REASONS[problem.status] || 'Unknown',
     code: problem.status,
   };
+  // Not a member of meta/v1 Status: Kubernetes clients decode leniently and skip it; a person reading the body sees it.
+  if (problem.requestId) status.requestId = problem.requestId;
   if (problem.errors?.length) {
     status.details = {
       causes: problem.errors.map((e) => ({

@@ -2,9 +2,9 @@ import type { SecretStore } from '../store/types.js';
 
 /**
  * Kinds of authentication's own records in the store's secret store, outside the revisioned history: password hashes,
- * session records and token digests never reach a watch, a list, a history scan or an export. The names are those of
- * the store resources earlier versions kept them in, which the store moves here on open
- * (store/records.ts, SECRET_RESOURCES_ONCE_IN_HISTORY).
+ * session records and token digests never reach a watch, a list or a history scan (a backup, `svc export`, carries the
+ * password hashes and token digests, never sessions). The names are those of the store resources earlier versions
+ * kept them in, which the store moves here on open (store/records.ts, SECRET_RESOURCES_ONCE_IN_HISTORY).
  */
 export const CREDENTIALS_RESOURCE = 'security.svc.run/credentials';
 export const SESSIONS_RESOURCE = 'security.svc.run/sessions';

@@ -7,7 +7,7 @@ import type { Authenticator } from './authenticator.js';
 import type { Credentials } from './credentials.js';
 import type { LoginLimiter } from './login-limiter.js';
 import type { UserSpec } from './models.js';
-import { checkPasswordRules } from './passwords.js';
+import { checkPasswordRules, MIN_PASSWORD_LENGTH } from './passwords.js';
 import type { ManageUser, SetUserRoles } from './ports.js';
 import type { Sessions } from './sessions.js';
 import type { PersonalAccessTokens } from './tokens.js';
@@ -35,6 +35,26 @@ const BASE = '/apis/api.console.svc.run/v1alpha1/users';
  * password, and reset another user's. Mounted as core routes; the authorization hook has allowed the request before
  * they run.
  */
+// The bodies of the routes below, for the OpenAPI documents (the handlers check them, with their own messages).
+const PASSWORD = { type: 'string', minLength: MIN_PASSWORD_LENGTH };
+const NEW_USER = {
+  type: 'object',
+  required: ['name', 'password'],
+  properties: {
+    name: { type: 'string' },
+    password: PASSWORD,
+    email: { type: 'string' },
+    displayName: { type: 'string' },
+    roles: { type: 'array', items: { type: 'string' } },
+  },
+};
+const OWN_PASSWORD = {
+  type: 'object',
+  required: ['oldPassword', 'password'],
+  properties: { oldPassword: { type: 'string' }, password: PASSWORD },
+};
+const NEW_PASSWORD = { type: 'object', required: ['password'], properties: { password: PASSWORD } };
+
 export function consoleUserRoutes(deps: ConsoleUserRouteDeps): DynamicRoute<HttpContext>[] {
   const caller = async (ctx: HttpContext): Promise<Principal & { username: string }> => {
     const principal = callerOf(ctx.request);
@@ -42,17 +62,25 @@ export function consoleUserRoutes(deps: ConsoleUserRouteDeps): DynamicRoute<Http
     return principal as Principal & { username: string };
   };
   return [
-    { method: 'POST', path: BASE, owner: 'core', handler: async (ctx) => createUser(deps, ctx, await caller(ctx)) },
+    {
+      method: 'POST',
+      path: BASE,
+      owner: 'core',
+      doc: { summary: 'Create a user', requestBody: NEW_USER, status: 201 },
+      handler: async (ctx) => createUser(deps, ctx, await caller(ctx)),
+    },
     {
       method: 'PUT',
       path: `${BASE}/-/password`,
       owner: 'core',
+      doc: { summary: 'Change your own password (ends your other sessions)', requestBody: OWN_PASSWORD },
       handler: async (ctx) => changeOwnPassword(deps, ctx, await caller(ctx)),
     },
     {
       method: 'PUT',
       path: `${BASE}/:name/password`,
       owner: 'core',
+      doc: { summary: "Reset a user's password (ends all their sessions)", requestBody: NEW_PASSWORD },
       handler: async (ctx, params) => resetPassword(deps, ctx, await caller(ctx), params.name!),
     },
   ];

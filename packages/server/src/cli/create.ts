@@ -10,6 +10,7 @@ import { RESERVED_PLUGIN_NAMES } from '../objects/domains.js';
 import { nameProblems } from '../objects/names.js';
 import { HOST_VERSION } from '../version.js';
 import { displayNameOf, type ScaffoldOptions, scaffoldFiles } from './scaffold/index.js';
+import { packPluginApi, vendoredPluginApiPath } from './scaffold/vendor.js';
 
 /** A mistake in what the user asked for: the command exits with code 2. */
 export class UsageError extends Error {
@@ -60,13 +61,15 @@ export async function createPlugin(name: string, parent: string): Promise<Create
       `${folder} already exists and is not empty: choose another name, or another parent with --dir`,
     );
   }
-  const files = scaffoldFiles(scaffoldOptions(name));
+  const options = scaffoldOptions(name);
+  const files = scaffoldFiles(options);
   for (const [file, content] of Object.entries(files)) {
     const target = path.join(folder, file);
     await mkdir(path.dirname(target), { recursive: true });
     await writeFile(target, content, { flag: 'wx' });
   }
-  return { folder, files: Object.keys(files) };
+  await packPluginApi(pluginApiFolder(), path.join(folder, options.pluginApiTarball));
+  return { folder, files: [...Object.keys(files), options.pluginApiTarball] };
 }
 
 export function scaffoldOptions(name: string): ScaffoldOptions {
@@ -75,10 +78,14 @@ export function scaffoldOptions(name: string): ScaffoldOptions {
     name,
     displayName: displayNameOf(name),
     requires: host ? `>=${host.major}.${host.minor}.0` : `>=${HOST_VERSION}`,
-    pluginApiPath: pluginApiFolder(),
+    pluginApiTarball: vendoredPluginApiPath(pluginApiVersion()),
     ...repositoryRanges(),
-    svcBin: path.join(SERVER_ROOT, 'bin', 'svc.js'),
   };
+}
+
+function pluginApiVersion(): string {
+  return (JSON.parse(readFileSync(path.join(pluginApiFolder(), 'package.json'), 'utf8')) as { version: string })
+    .version;
 }
 
 /** The folder of the @svc/plugin-api this host runs with (symbolic links resolved). */

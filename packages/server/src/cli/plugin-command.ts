@@ -1,11 +1,16 @@
-/** `svc plugin create|pack`: the plugin author's commands. */
+/** `svc plugin …`: the plugin author's commands (create, pack) and, through online/plugin-admin.ts, management. */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { PackError, packPlugin } from '../plugins/pack.js';
+import { didYouMean } from '../util/suggest.js';
 import { createPlugin, UsageError } from './create.js';
+import { PLUGIN_ADMIN_COMMANDS, PLUGIN_ADMIN_USAGE, pluginAdminCommand } from './online/plugin-admin.js';
 
 export const PLUGIN_USAGE = `svc plugin create <name> [--dir <parent>]   scaffold a plugin in <parent>/<name> (default parent: .)
-       svc plugin pack [folder] [--out <dir>]     write <name>-<version>.tgz of a built plugin folder (default: .) into <dir> (default: .)`;
+       svc plugin pack [folder] [--out <dir>]     write <name>-<version>.tgz of a built plugin folder (default: .) into <dir> (default: .)
+       ${PLUGIN_ADMIN_USAGE}`;
+
+const PLUGIN_COMMANDS = ['create', 'pack', ...PLUGIN_ADMIN_COMMANDS];
 
 /** Runs `svc plugin …` and returns the exit code: 0, 1 when the work failed, 2 for a usage mistake. */
 export async function pluginCommand(args: string[]): Promise<number> {
@@ -16,14 +21,21 @@ export async function pluginCommand(args: string[]): Promise<number> {
         return await create(rest);
       case 'pack':
         return await pack(rest);
+      case 'install':
+      case 'enable':
+      case 'disable':
+      case 'upgrade':
+      case 'uninstall':
+      case 'logs':
+        return await pluginAdminCommand(sub, rest, process.env);
       case 'help':
       case '--help':
       case '-h':
         return help();
       case undefined:
-        throw new UsageError('which command: create or pack?', true);
+        throw new UsageError(`which command: ${PLUGIN_COMMANDS.join(', ')}?`, true);
       default:
-        throw new UsageError(`unknown plugin command "${sub}"`, true);
+        throw new UsageError(`unknown plugin command "${sub}"${didYouMean(sub, PLUGIN_COMMANDS)}`, true);
     }
   } catch (error) {
     if (error instanceof UsageError) {
@@ -56,7 +68,7 @@ Next:
   cd ${shown}
   npm install
   npm run build && npm test
-  npm run pack          # or: npx svc plugin pack`);
+  npm run pack          # needs svc on the PATH: npm link -w svc-run in the svc repository`);
   return 0;
 }
 

@@ -36,22 +36,37 @@ function schemaChecker(): Ajv2020 {
 }
 
 export function compileModelSchema(definition: ModelDefinition): ObjectValidator {
-  const model = `${String(definition.kind)} (${definition.group ? `${definition.group}/` : ''}${String(definition.version)})`;
+  const model = `model ${String(definition.kind)} (${definition.group ? `${definition.group}/` : ''}${String(definition.version)})`;
   if (definition.schema === undefined) return () => [];
+  let prepared: JsonSchema;
+  try {
+    prepared = prepareSchema(definition.schema);
+  } catch (error) {
+    throw new Error(`${model}: invalid schema: ${(error as Error).message}`);
+  }
+  return compileBodySchema(prepared, model);
+}
+
+/**
+ * Compiles a JSON Schema that describes a whole body as it is (a custom route's request body): unlike a model's
+ * schema nothing is added to it. Throws, naming `what`, when the schema is not valid 2020-12 JSON Schema.
+ */
+export function compileBodySchema(schema: JsonSchema, what: string): ObjectValidator {
   let validate: ValidateFunction;
   try {
-    const schema = prepareSchema(definition.schema);
+    if (schema === null || typeof schema !== 'object' || Array.isArray(schema))
+      throw new Error('must be a JSON object');
     const checker = schemaChecker();
     if (!checker.validateSchema(schema)) throw new Error(checker.errorsText(checker.errors, { dataVar: 'schema' }));
     const ajv = new Ajv2020({ ...AJV_OPTIONS, validateSchema: false });
     addFormats(ajv);
     validate = ajv.compile(schema);
   } catch (error) {
-    throw new Error(`model ${model}: invalid schema: ${(error as Error).message}`);
+    throw new Error(`${what}: invalid schema: ${(error as Error).message}`);
   }
-  return (object) => {
+  return (body) => {
     try {
-      return validate(object) ? [] : toFieldErrors(validate.errors ?? []);
+      return validate(body) ? [] : toFieldErrors(validate.errors ?? []);
     } catch (error) {
       // A deeply nested body through a recursive `$ref` can exhaust the stack: the client's fault, not a 500.
       if (error instanceof RangeError) return [{ path: '', message: 'is nested too deeply to validate' }];

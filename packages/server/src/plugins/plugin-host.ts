@@ -141,7 +141,7 @@ export class PluginHost {
     if (missing.length > 0) {
       return this.fail(record, 'DependenciesNotMet', `required plugins are not started: ${missing.join(', ')}`);
     }
-    record.phase = 'STARTING';
+    this.enter(record, 'STARTING');
     delete record.reason;
     delete record.failure;
     const contributions: PluginContributions = { models: [], routes: [], reconcilers: [] };
@@ -168,7 +168,7 @@ export class PluginHost {
       this.starting.delete(name);
     }
     this.running.set(name, { instance, contributions, declared });
-    record.phase = 'STARTED';
+    this.enter(record, 'STARTED');
     record.startedAt = new Date().toISOString();
     logger.info(`started (${contributions.models.length} models, ${contributions.routes.length} routes)`);
     return record;
@@ -184,7 +184,7 @@ export class PluginHost {
     const running = this.running.get(name);
     if (!running) {
       if (record.phase !== 'STOPPED') {
-        record.phase = 'STOPPED';
+        this.enter(record, 'STOPPED');
         delete record.reason;
         delete record.failure;
       }
@@ -194,10 +194,10 @@ export class PluginHost {
     if (dependents.length > 0 && !options.restarting) {
       throw new Error(`plugin "${name}" is required by running plugins: ${dependents.join(', ')}`);
     }
-    record.phase = 'STOPPING';
+    this.enter(record, 'STOPPING');
     this.running.delete(name);
     await this.undo(name, running, true);
-    record.phase = 'STOPPED';
+    this.enter(record, 'STOPPED');
     delete record.startedAt;
     return record;
   }
@@ -247,12 +247,23 @@ export class PluginHost {
   }
 
   private fail(record: PluginRecord, failure: PluginRecord['failure'], reason: string): PluginRecord {
-    record.phase = 'FAILED';
+    this.enter(record, 'FAILED', reason);
     record.reason = reason;
     record.failure = failure;
     delete record.startedAt;
     this.logs.logger(record.name).error(`plugin failed to start: ${reason}`);
     return record;
+  }
+
+  /** Every phase change goes through here, so each is one info line: which plugin, from, to, and why it failed. */
+  private enter(record: PluginRecord, phase: PluginPhase, reason?: string): void {
+    const from = record.phase;
+    record.phase = phase;
+    const why = reason === undefined ? '' : `: ${reason}`;
+    this.deps.logger.info(
+      { plugin: record.name, from, to: phase, ...(reason === undefined ? {} : { reason }) },
+      `plugin ${record.name}: ${from} -> ${phase}${why}`,
+    );
   }
 
   private mustGet(name: string): PluginRecord {

@@ -67,6 +67,14 @@ export function permissionRoutes(deps: PermissionRouteDeps): DynamicRoute<HttpCo
       method: 'POST',
       path: `${BASE}/users/:name/permissions`,
       owner: 'core',
+      doc: {
+        summary: "Set a user's roles (ends their sessions)",
+        requestBody: {
+          type: 'object',
+          required: ['roles'],
+          properties: { roles: { type: 'array', items: { type: 'string' } } },
+        },
+      },
       handler: async (ctx, p) => {
         const username = await subject(ctx, p.name);
         const body = ctx.request.body as { roles?: unknown } | undefined;
@@ -82,6 +90,14 @@ export function permissionRoutes(deps: PermissionRouteDeps): DynamicRoute<HttpCo
       method: 'POST',
       path: `${BASE}/accessreviews`,
       owner: 'core',
+      doc: {
+        summary: 'Whether a user (or you) may send a request, and why',
+        requestBody: {
+          type: 'object',
+          required: ['method', 'path'],
+          properties: { method: { type: 'string' }, path: { type: 'string' }, user: { type: 'string' } },
+        },
+      },
       handler: async (ctx) => {
         const body = ctx.request.body as { method?: unknown; path?: unknown; user?: unknown } | undefined;
         if (typeof body?.method !== 'string' || typeof body.path !== 'string' || !body.path.startsWith('/')) {

@@ -3,7 +3,14 @@ import { ModelIndex } from '../index/model-index.js';
 import type { NormalizedModel } from '../objects/model-definition.js';
 import type { Owner } from '../objects/owner.js';
 import type { Store } from '../store/types.js';
+import { Progress } from '../util/progress.js';
 import { decodeObject } from './codec.js';
+
+/** Where the registry reports long index builds (pino's logger fits). */
+export interface ProgressLog {
+  info(fields: Record<string, unknown>, message: string): void;
+  debug(fields: Record<string, unknown>, message: string): void;
+}
 
 /** A model being served: its normalized definition, its in-memory indexes and who registered it. */
 export interface ServedModel {
@@ -27,7 +34,10 @@ export class ModelRegistry {
   private readonly byKind = new Map<string, ServedModel>();
   private readonly listeners = new Set<ModelListener>();
 
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly log?: ProgressLog,
+  ) {}
 
   async register(model: NormalizedModel, owner: Owner): Promise<ServedModel> {
     const existing = this.byKind.get(kindKey(model.apiVersion, model.kind)) ?? this.byRoute.get(this.routeOf(model));
@@ -40,10 +50,21 @@ export class ModelRegistry {
     // One bulk load rather than an apply per object (index-loader.ts). Each batch is decoded as it arrives, and only
     // the objects' index records are kept: not their bytes, nor the objects.
     const loader = index.loader();
+    const label = `${model.apiVersion} ${model.kind}`;
+    const progress = new Progress(({ done, elapsedMs }) =>
+      this.log?.info({ model: label, objects: done, elapsedMs }, `building indexes of ${label}: ${done} objects read`),
+    );
     for await (const batch of this.store.scan(model.resource)) {
       for (const record of batch) loader.add(decodeObject(record.value));
+      progress.add(batch.length);
     }
     loader.finish();
+    const { done, elapsedMs, long } = progress.finish();
+    // Quick builds (most) only at debug: one line per model at every boot would drown the lines that matter.
+    this.log?.[long ? 'info' : 'debug'](
+      { model: label, objects: done, elapsedMs },
+      `built indexes of ${label}: ${done} objects in ${elapsedMs} ms`,
+    );
     const served: ServedModel = { model, index, owner };
     this.byRoute.set(this.routeOf(model), served);
     this.byKind.set(kindKey(model.apiVersion, model.kind), served);

@@ -12,6 +12,7 @@ import {
   type StoredRecord,
 } from '../store/types.js';
 import { KeyedQueue } from '../util/keyed-queue.js';
+import { Progress, type ProgressPoint } from '../util/progress.js';
 import { type Actor, Admission, SYSTEM } from './admission.js';
 import { canonicalize, decodeObject, deepCopy, encodeObject } from './codec.js';
 import type { ServedModel } from './model-registry.js';
@@ -243,16 +244,22 @@ export class ObjectService {
     });
   }
 
+  /**
+   * Deletes every object the query selects; returns how many. `onProgress` hears of long deletions about once a second
+   * (with the total), never once per object.
+   */
   async deleteCollection(
     served: ServedModel,
     query: Pick<IndexQuery, 'labels' | 'fields'>,
     options: WriteOptions = {},
+    onProgress?: (point: ProgressPoint & { total: number }) => void,
   ): Promise<number> {
     const { names } = served.index.query({ ...query, sort: [] });
     // All or nothing where admission can refuse: every deletion is checked before the first one is made.
     if (this.admission.has(served.model.resource)) await this.admitDeletions(served, names, options);
     if (options.dryRun) return names.length;
     let deleted = 0;
+    const progress = new Progress((point) => onProgress?.({ ...point, total: names.length }));
     // In slices, so the store can commit many deletions together without holding every promise at once.
     for (let i = 0; i < names.length; i += 256) {
       const results = await Promise.allSettled(
@@ -263,6 +270,7 @@ export class ObjectService {
         // Removed concurrently by someone else: not ours to count, and not an error.
         else if ((result.reason as { status?: number }).status !== 404) throw result.reason;
       }
+      progress.add(results.length);
     }
     return deleted;
   }

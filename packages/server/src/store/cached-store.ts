@@ -52,6 +52,7 @@ export function withReadCache(store: Store, maxBytes = 4 * 1024 * 1024): Store {
     },
     scan: (resource, batchSize) => store.scan(resource, batchSize),
     count: (resource) => store.count(resource),
+    resources: () => store.resources(),
     create: async (resource, name, encode) => remember(await store.create(resource, name, encode)),
     update: async (resource, name, expected, encode) => remember(await store.update(resource, name, expected, encode)),
     async delete(resource, name, expected) {
@@ -63,6 +64,10 @@ export function withReadCache(store: Store, maxBytes = 4 * 1024 * 1024): Store {
     changesSince: (after, limit) => store.changesSince(after, limit),
     compact: (keep) => store.compact(keep),
     oldestResumableRevision: () => store.oldestResumableRevision(),
+    async skipTo(revision) {
+      await store.skipTo(revision);
+      latest = undefined;
+    },
     close: () => store.close(),
   };
 }

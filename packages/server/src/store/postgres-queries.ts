@@ -51,6 +51,12 @@ export const TABLES_EXIST: NamedQuery = {
   text: "SELECT to_regclass('meta') IS NOT NULL AND to_regclass('secrets') IS NOT NULL AS exist",
 };
 
+/** Whether the schema holds an svc store at all (any version's). */
+export const STORE_EXISTS: NamedQuery = {
+  name: 'store_exists',
+  text: "SELECT to_regclass('meta') IS NOT NULL AS exist",
+};
+
 /**
  * No surrogate id (SQLite's is its free rowid): nothing reads one, and its index would cost every create.
  * Run once at open, after CREATE SCHEMA and inside a transaction holding the store's advisory lock (concurrent
@@ -165,6 +171,12 @@ export const SCAN_OBJECTS: NamedQuery = {
   text: 'SELECT resource, name, revision, value FROM objects WHERE resource = $1 AND name > $2 ORDER BY name LIMIT $3',
 };
 
+/** COLLATE "C": the same byte order as SQLite's, so both stores list resources alike. */
+export const SELECT_RESOURCES: NamedQuery = {
+  name: 'select_resources',
+  text: 'SELECT resource FROM objects GROUP BY resource ORDER BY resource COLLATE "C"',
+};
+
 export const COUNT_OBJECTS: NamedQuery = {
   name: 'count_objects',
   text: 'SELECT count(*) AS count FROM objects WHERE resource = $1',
@@ -196,4 +208,10 @@ export const DROP_EVENTS: NamedQuery = { name: 'drop_events', text: 'DELETE FROM
 export const MARK_COMPACTED: NamedQuery = {
   name: 'mark_compacted',
   text: 'UPDATE meta SET compacted = GREATEST(compacted, $1) WHERE id = 1',
+};
+
+/** $1: the revision a restored store continues after (Store.skipTo). */
+export const SKIP_TO: NamedQuery = {
+  name: 'skip_to',
+  text: 'UPDATE meta SET revision = GREATEST(revision, $1), compacted = GREATEST(compacted, $1) WHERE id = 1',
 };

@@ -26,6 +26,11 @@ const PAGE: NamedQuery = {
   text: 'SELECT name, value FROM secrets WHERE kind = $1 AND name > $2 ORDER BY name LIMIT $3',
 };
 
+const KINDS: NamedQuery = {
+  name: 'secret_kinds',
+  text: 'SELECT kind FROM secrets GROUP BY kind ORDER BY kind COLLATE "C"',
+};
+
 /** $1: text[] of resources. An index probe on the objects' primary key. */
 export const SECRETS_LEFT_IN_HISTORY: NamedQuery = {
   name: 'secrets_left_in_history',
@@ -51,6 +56,7 @@ export function postgresSecrets(pool: pg.Pool): SecretStore {
     put: async (kind, name, value) => void (await run(pool, PUT, [kind, name, value])),
     replace: async (kind, name, value) => ((await run(pool, REPLACE, [kind, name, value])).rowCount ?? 0) > 0,
     delete: async (kind, name) => ((await run(pool, DELETE, [kind, name])).rowCount ?? 0) > 0,
+    kinds: async () => (await run<{ kind: string }>(pool, KINDS, [])).rows.map((row) => row.kind),
     async *scan(kind, batchSize = DEFAULT_SCAN_BATCH_SIZE) {
       checkPositiveInteger('batchSize', batchSize);
       let after = '';

@@ -13,6 +13,7 @@ import {
   checkEncoded,
   checkKeep,
   checkPositiveInteger,
+  checkRevision,
   DEFAULT_SCAN_BATCH_SIZE,
   type EventRow,
   inNameOrder,
@@ -30,6 +31,8 @@ export interface PostgresStoreOptions {
   schema?: string;
   /** Connections in the pool. Default 10. */
   poolSize?: number;
+  /** False: fail rather than create the schema and tables (an offline command given a mistyped schema). */
+  create?: boolean;
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -104,6 +107,11 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   }
 
   try {
+    if (options.create === false && !(await run<{ exist: boolean }>(pool, q.STORE_EXISTS, [])).rows[0]!.exist) {
+      throw new Error(
+        `no svc store in schema ${schema} of this database: check --database-schema (SVC_DATABASE_SCHEMA)`,
+      );
+    }
     const resources = [...SECRET_RESOURCES_ONCE_IN_HISTORY];
     const made = (await run<{ exist: boolean }>(pool, q.TABLES_EXIST, [])).rows[0]!.exist;
     // Secrets move out of the history on the first open by a version with the secrets table, and whenever a version
@@ -155,6 +163,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     },
     scan,
     count: async (resource) => (await run<{ count: number }>(pool, q.COUNT_OBJECTS, [resource])).rows[0]!.count,
+    resources: async () => (await run<{ resource: string }>(pool, q.SELECT_RESOURCES, [])).rows.map((r) => r.resource),
     // The writes call the encoder before they know whether their precondition holds: the check is part of the
     // write statement, which saves a round trip inside the lock, and a wasted encoding is rare and harmless.
     create: (resource, name, encode) =>
@@ -200,6 +209,11 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       });
     },
     oldestResumableRevision: async () => (await meta()).compacted,
+    skipTo: (revision) =>
+      inTransaction(async (client) => {
+        await run(client, q.LOCK_WRITERS, [LOCK_CLASS, lockKey]);
+        await run(client, q.SKIP_TO, [checkRevision(revision)]);
+      }),
     close: () => (closing ??= pool.end()),
   };
 }

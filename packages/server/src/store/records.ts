@@ -89,3 +89,10 @@ export function checkKeep(keep: number): number {
   if (!Number.isSafeInteger(keep) || keep < 0) throw new RangeError(`keep must be a non-negative integer, got ${keep}`);
   return keep;
 }
+
+export function checkRevision(revision: number): number {
+  if (!Number.isSafeInteger(revision) || revision < 0) {
+    throw new RangeError(`revision must be a non-negative integer, got ${revision}`);
+  }
+  return revision;
+}

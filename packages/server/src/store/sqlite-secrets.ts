@@ -27,12 +27,14 @@ export function openSqliteSecrets(db: Database.Database): SecretStore {
     page: db.prepare<[string, string, number], { name: string; value: Buffer }>(
       'SELECT name, value FROM secrets WHERE kind = ? AND name > ? ORDER BY name LIMIT ?',
     ),
+    kinds: db.prepare<[], string>('SELECT DISTINCT kind FROM secrets ORDER BY kind').pluck(),
   };
   return {
     get: async (kind, name) => sql.get.get(kind, name),
     put: async (kind, name, value) => void sql.put.run(kind, name, value),
     replace: async (kind, name, value) => sql.replace.run(value, kind, name).changes > 0,
     delete: async (kind, name) => sql.remove.run(kind, name).changes > 0,
+    kinds: async () => sql.kinds.all(),
     async *scan(kind, batchSize = DEFAULT_SCAN_BATCH_SIZE) {
       checkPositiveInteger('batchSize', batchSize);
       let after = '';

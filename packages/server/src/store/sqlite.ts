@@ -10,6 +10,7 @@ import {
   checkEncoded,
   checkKeep,
   checkPositiveInteger,
+  checkRevision,
   DEFAULT_SCAN_BATCH_SIZE,
   type EventRow,
   type MetaRow,
@@ -89,6 +90,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
       'SELECT resource, name, revision, value FROM objects WHERE resource = ? AND name > ? ORDER BY name LIMIT ?',
     ),
     count: db.prepare<[string], number>('SELECT count(*) FROM objects WHERE resource = ?').pluck(),
+    resources: db.prepare<[], string>('SELECT DISTINCT resource FROM objects ORDER BY resource').pluck(),
     insert: db.prepare<[string, string, number, Buffer]>(
       'INSERT INTO objects (resource, name, revision, value) VALUES (?, ?, ?, ?)',
     ),
@@ -210,6 +212,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
       }),
     scan,
     count: async (resource) => sql.count.get(resource)!,
+    resources: async () => sql.resources.all(),
     create: (resource, name, encode) => batch.run(() => create(resource, name, encode)),
     update: (resource, name, expected, encode) => batch.run(() => update(resource, name, expected, encode)),
     delete: (resource, name, expected) => batch.run(() => remove(resource, name, expected)),
@@ -217,6 +220,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
       changesSince(after, limit === undefined ? -1 : checkPositiveInteger('limit', limit)),
     compact: async (keep) => compact.immediate(checkKeep(keep)),
     oldestResumableRevision: async () => sql.meta.get()!.compacted,
+    skipTo: async (revision) => void sql.markCompacted.run(checkRevision(revision), revision),
     close: async () => {
       batch.flush();
       if (db.open) db.close();

@@ -99,6 +99,22 @@ export function describeStoreHistory({ store, openStore }: SuiteContext): void {
       await expect(store().changesSince(revisions[3]!)).rejects.toBeInstanceOf(CompactedError);
       expect(await store().currentRevision()).toBe(revisions[4]);
     });
+
+    it('skipTo continues an empty store after a revision, as if the history up to it were compacted', async () => {
+      await store().skipTo(500);
+      expect(await store().currentRevision()).toBe(500);
+      expect(await store().oldestResumableRevision()).toBe(500);
+      await expect(store().changesSince(499)).rejects.toMatchObject({ requested: 499, oldest: 500 });
+      const created = await store().create(WIDGETS, 'a', encodeAs('a1'));
+      expect(created.revision).toBe(501);
+      expect(decoded(created).revision).toBe(501);
+      expect((await store().changesSince(500)).map((change) => change.revision)).toEqual([501]);
+      // Never backwards.
+      await store().skipTo(10);
+      expect(await store().currentRevision()).toBe(501);
+      expect(await store().oldestResumableRevision()).toBe(500);
+      await expect(store().skipTo(-1)).rejects.toThrow('revision must be a non-negative integer, got -1');
+    });
   });
 
   describe('durability', () => {

@@ -46,6 +46,16 @@ export function describeStoreSecrets({ store, openStore }: SuiteContext): void {
       expect(await all(secrets, SESSIONS)).toEqual([['alice', 'a session']]);
     });
 
+    it('lists the kinds that hold records, sorted', async () => {
+      const { secrets } = store();
+      expect(await secrets.kinds()).toEqual([]);
+      await secrets.put(SESSIONS, 'alice', bytes('a session'));
+      await secrets.put(CREDENTIALS, 'alice', bytes('a hash'));
+      expect(await secrets.kinds()).toEqual(['security.svc.run/credentials', 'security.svc.run/sessions']);
+      await secrets.delete(SESSIONS, 'alice');
+      expect(await secrets.kinds()).toEqual(['security.svc.run/credentials']);
+    });
+
     it('takes no revision, leaves no event and no object, and survives a reopen', async () => {
       const before = await store().create(WIDGETS, 'a', encodeAs('a'));
       await store().secrets.put(SESSIONS, 's1', bytes('scrypt$secret'));

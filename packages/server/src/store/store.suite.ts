@@ -83,6 +83,16 @@ export function describeStoreConformance(
         expect(decoded((await store.get(WIDGETS, 'a'))!).text).toBe('widget');
         expect(decoded((await store.get(GADGETS, 'a'))!).text).toBe('gadget');
       });
+
+      it('lists the resources that hold objects, sorted, and forgets an emptied one', async () => {
+        expect(await store.resources()).toEqual([]);
+        await store.create(WIDGETS, 'a', encodeAs('widget'));
+        const gadget = await store.create(GADGETS, 'a', encodeAs('gadget'));
+        await store.create(WIDGETS, 'b', encodeAs('widget'));
+        expect(await store.resources()).toEqual(['example.com/widgets', 'gadgets']);
+        await store.delete(GADGETS, 'a', gadget.revision);
+        expect(await store.resources()).toEqual(['example.com/widgets']);
+      });
     });
 
     describe('update and delete', () => {

@@ -81,8 +81,9 @@ export class CompactedError extends Error {
 
 /**
  * Records kept beside the store but outside its history: password hashes, session records, token digests. A write here
- * takes no revision and appends no event, so no watch, list, history scan or export ever carries one. Last writer
- * wins; the records of one `kind` are keyed by `name`.
+ * takes no revision and appends no event, so no watch, list or history scan ever carries one; only a backup
+ * (`svc export`, unless --no-secrets) reads them, on purpose. Last writer wins; the records of one `kind` are keyed by
+ * `name`.
  */
 export interface SecretStore {
   get(kind: string, name: string): Promise<Buffer | undefined>;
@@ -94,6 +95,8 @@ export interface SecretStore {
   delete(kind: string, name: string): Promise<boolean>;
   /** Every record of a kind as [name, value], in batches, by name. */
   scan(kind: string, batchSize?: number): AsyncIterable<Array<[string, Buffer]>>;
+  /** The kinds that have at least one record, sorted (for a backup, which must not need to know them). */
+  kinds(): Promise<string[]>;
 }
 
 export interface Store {
@@ -109,6 +112,11 @@ export interface Store {
   /** Every record of a resource, streamed in batches (used to build indexes at model registration). */
   scan(resource: ResourceKey, batchSize?: number): AsyncIterable<StoredRecord[]>;
   count(resource: ResourceKey): Promise<number>;
+  /**
+   * The resources that hold at least one object, sorted. Only a backup needs it: the server itself learns its
+   * resources from the models it registers, but `svc export` reads the store without starting any plugin.
+   */
+  resources(): Promise<ResourceKey[]>;
   /** Fails with KeyExistsError when the name is taken. */
   create(resource: ResourceKey, name: string, encode: Encoder): Promise<StoredRecord>;
   /** Fails with RevisionConflictError unless the stored revision equals `expectedRevision`. */
@@ -127,5 +135,12 @@ export interface Store {
   compact(keep: number): Promise<number>;
   /** The oldest revision a watch may resume from (changesSince(oldestResumable) still succeeds). */
   oldestResumableRevision(): Promise<number>;
+  /**
+   * Raises the revision counter to `revision` (if it is lower) and marks the history up to it compacted. For a store
+   * restored from a backup of a store at `revision`: its writes take later revisions only, so a client's
+   * resourceVersion from before the restore is never reused, and a watch resuming from one gets CompactedError (a 410:
+   * re-list) instead of events that mean something else.
+   */
+  skipTo(revision: number): Promise<void>;
   close(): Promise<void>;
 }

@@ -6,13 +6,11 @@ export interface ScaffoldOptions {
   displayName: string;
   /** `spec.requires`, for example `>=0.1.0`. */
   requires: string;
-  /** Absolute path of this host's packages/plugin-api, for the `file:` dependency. */
-  pluginApiPath: string;
+  /** The plugin API packed inside the plugin folder, relative to it (vendor/…tgz), for the `file:` dependency. */
+  pluginApiTarball: string;
   /** Version ranges of the host repository's own TypeScript and vitest. */
   typescriptRange: string;
   vitestRange: string;
-  /** Absolute path of this host's `svc` command (bin/svc.js), for the plugin's README. */
-  svcBin: string;
 }
 
 /** The API group of the plugin's own model and its console / public forms. */

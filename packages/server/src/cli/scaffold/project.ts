@@ -34,8 +34,8 @@ export function packageJson(o: ScaffoldOptions): string {
       test: 'vitest run',
       pack: 'svc plugin pack',
     },
-    // The host supplies @svc/plugin-api at run time; this copy is for types and tests.
-    dependencies: { '@svc/plugin-api': `file:${o.pluginApiPath}` },
+    // The host supplies @svc/plugin-api at run time; this copy, packed into the folder, is for types and tests.
+    dependencies: { '@svc/plugin-api': `file:${o.pluginApiTarball}` },
     devDependencies: { typescript: o.typescriptRange, vitest: o.vitestRange },
   };
   return `${JSON.stringify(pkg, null, 2)}\n`;
@@ -73,9 +73,10 @@ export default defineConfig({
 }
 
 export function gitignore(): string {
+  // Only the archives `npm run pack` writes at the top: vendor/ holds the plugin API the build depends on.
   return `node_modules/
 dist/
-*.tgz
+/*.tgz
 *.tsbuildinfo
 `;
 }
@@ -87,11 +88,11 @@ export function readme(o: ScaffoldOptions): string {
 An svc plugin, made by \`svc plugin create ${o.name}\`.
 
 \`\`\`sh
-npm install          # @svc/plugin-api comes from the host at ${o.pluginApiPath}
+npm install          # @svc/plugin-api from ${o.pluginApiTarball} (in this folder: keep it, commit it)
 npm run build        # src/ → dist/
 npm test             # vitest: the reconciler's logic
-npm run pack         # ${o.name}-0.1.0.tgz, ready to install (needs \`svc\` on the PATH;
-                     # otherwise: node ${o.svcBin} plugin pack)
+npm run pack         # ${o.name}-0.1.0.tgz, ready to install (needs \`svc\` on the PATH:
+                     # \`npm link -w svc-run\` in the svc repository puts it there)
 \`\`\`
 
 Try it without packing: \`svc serve --plugins-dir <the folder holding this one>\` loads the folder as it is (rebuild,

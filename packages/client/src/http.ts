@@ -1,0 +1,128 @@
+import { problemOf, SvcApiError } from './errors.js';
+
+/** How to reach svc. */
+export interface ClientOptions {
+  /** The server's address, such as `http://127.0.0.1:8090` or `https://svc.example.com:8443`. */
+  baseUrl: string | URL;
+  /** A personal access token (`pat_…`), sent as `Authorization: Bearer`. */
+  token?: string;
+  /** PEM certificate(s) to trust over HTTPS, such as svc's own `<data dir>/tls/ca.crt`. Uses the `undici` package. */
+  ca?: string | string[];
+  /** An undici `Dispatcher` (an `Agent` with TLS options, a proxy) handed to fetch as is. */
+  dispatcher?: unknown;
+  /** The fetch to use (default: the global one). */
+  fetch?: typeof fetch;
+  /** Headers sent with every request. */
+  headers?: Record<string, string>;
+}
+
+export type Query = Record<string, string | number | boolean | readonly string[] | undefined>;
+
+export interface RequestOptions {
+  query?: Query;
+  /**
+   * A JSON value, sent as `contentType` (default `application/json`); a string or bytes are sent as they are, and a
+   * FormData as multipart.
+   */
+  body?: unknown;
+  contentType?: string;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+/** A request that never reached svc (refused connection, TLS failure, bad address). */
+export class SvcConnectionError extends Error {
+  override readonly name = 'SvcConnectionError';
+}
+
+const ACCEPT = 'application/json, application/problem+json';
+
+interface Fetcher {
+  fetch: typeof fetch;
+  dispatcher?: unknown;
+  madeAgent?: { destroy(): Promise<void> };
+}
+
+/** The one place requests leave: the base URL, the token, TLS trust, JSON in and out, problems as SvcApiError. */
+export class Transport {
+  readonly baseUrl: URL;
+  private fetcher: Promise<Fetcher> | undefined;
+
+  constructor(private readonly options: ClientOptions) {
+    this.baseUrl = new URL(options.baseUrl);
+  }
+
+  url(path: string, query: Query = {}): URL {
+    const url = new URL(path.replace(/^\//, ''), this.baseUrl.href.endsWith('/') ? this.baseUrl : `${this.baseUrl}/`);
+    for (const [key, value] of Object.entries(query)) {
+      if (value === undefined) continue;
+      for (const one of Array.isArray(value) ? value : [value]) url.searchParams.append(key, String(one));
+    }
+    return url;
+  }
+
+  /** Sends a request; answers the Response when it is 2xx, throws SvcApiError with the problem otherwise. */
+  async send(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
+    const url = this.url(path, options.query);
+    const headers: Record<string, string> = { accept: ACCEPT, ...this.options.headers, ...options.headers };
+    if (this.options.token) headers.authorization = `Bearer ${this.options.token}`;
+    let body: BodyInit | undefined;
+    if (options.body instanceof FormData) {
+      // fetch writes the multipart content type, with its boundary.
+      body = options.body;
+    } else if (options.body !== undefined) {
+      const raw = typeof options.body === 'string' || options.body instanceof Uint8Array;
+      body = raw ? (options.body as BodyInit) : JSON.stringify(options.body);
+      headers['content-type'] = options.contentType ?? 'application/json';
+    }
+    const { fetch: doFetch, dispatcher } = await (this.fetcher ??= this.makeFetcher());
+    let response: Response;
+    try {
+      const init: RequestInit & { dispatcher?: unknown } = { method, headers, body, signal: options.signal };
+      if (dispatcher) init.dispatcher = dispatcher;
+      response = await doFetch(url, init);
+    } catch (error) {
+      if ((error as Error).name === 'AbortError') throw error;
+      const cause = (error as { cause?: { message?: string; code?: string } }).cause;
+      throw new SvcConnectionError(`cannot reach ${url.origin}: ${cause?.message ?? (error as Error).message}`, {
+        cause: error,
+      });
+    }
+    if (!response.ok) throw new SvcApiError(problemOf(response.status, response.statusText, await readBody(response)));
+    return response;
+  }
+
+  /** Sends a request and answers its JSON body. */
+  async json<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    const response = await this.send(method, path, options);
+    return (await readBody(response)) as T;
+  }
+
+  /** Drops the connections of the Agent made for `ca` (a given dispatcher or fetch is the caller's to close). */
+  async close(): Promise<void> {
+    const made = this.fetcher && (await this.fetcher).madeAgent;
+    this.fetcher = undefined;
+    await made?.destroy();
+  }
+
+  private async makeFetcher(): Promise<Fetcher> {
+    const { ca, dispatcher } = this.options;
+    if (this.options.fetch) return { fetch: this.options.fetch, dispatcher };
+    if (dispatcher || !ca) return { fetch: globalThis.fetch, dispatcher };
+    // Node's global fetch takes no CA; undici's own fetch and Agent (the same library, from npm) do. Loaded only
+    // here, so the client runs without it in a browser or over plain HTTP.
+    const undici = await import('undici');
+    const agent = new undici.Agent({ connect: { ca } });
+    return { fetch: undici.fetch as unknown as typeof fetch, dispatcher: agent, madeAgent: agent };
+  }
+}
+
+async function readBody(response: Response): Promise<unknown> {
+  const text = await response.text();
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

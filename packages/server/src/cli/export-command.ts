@@ -1,0 +1,140 @@
+/** `svc export`: every stored object, secret record and installed plugin's code as multi-document YAML. */
+import { open } from 'node:fs/promises';
+import type { Writable } from 'node:stream';
+import { SESSIONS_RESOURCE } from '../authn/internal-records.js';
+import { openStore, type StoreLocation } from '../store/open-store.js';
+import type { Store } from '../store/types.js';
+import { HOST_VERSION } from '../version.js';
+import {
+  BACKUP_API_VERSION,
+  type BackupHeader,
+  objectIdentity,
+  pluginCodeDocument,
+  type ResourceEntry,
+  recordDocument,
+  secretsDocument,
+  yamlDocument,
+} from './backup-format.js';
+import {
+  describeLocation,
+  exitCodeOf,
+  parseCommandLine,
+  STORE_HELP,
+  STORE_OPTIONS,
+  STORE_USAGE,
+  storeLocationOf,
+} from './offline-command.js';
+import { packInstalledPlugins } from './plugin-code-backup.js';
+
+export const EXPORT_USAGE = `svc export ${STORE_USAGE} [-o FILE|-] [--no-secrets] [--no-plugin-code]
+  Writes every stored object as multi-document YAML (default: to standard output), read straight from the store: the
+  server may be stopped or running (it only reads; objects written meanwhile may or may not be in it). Includes the
+  secret records needed to sign in after a restore (password hashes, token digests; never sessions) unless
+  --no-secrets, and the code of plugins installed from archives under <data dir>/plugins unless --no-plugin-code.
+${STORE_HELP}`;
+
+const OPTIONS = {
+  ...STORE_OPTIONS,
+  output: { type: 'string', short: 'o' },
+  'no-secrets': { type: 'boolean' },
+  'no-plugin-code': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export function exportCommand(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  return exitCodeOf('export', EXPORT_USAGE, async () => {
+    const { values } = parseCommandLine(args, OPTIONS);
+    if (values.help) return void console.log(`usage: ${EXPORT_USAGE}`);
+    const location = storeLocationOf(values, env);
+    const toFile = values.output !== undefined && values.output !== '-';
+    const store = await openStore(location);
+    try {
+      // A backup with password hashes is readable by its owner only.
+      const file = toFile ? await open(values.output!, 'w', 0o600) : undefined;
+      const out = file ? file.createWriteStream() : process.stdout;
+      const counts = await writeBackup(store, location, out, {
+        secrets: !values['no-secrets'],
+        pluginCode: !values['no-plugin-code'],
+      });
+      if (file) await new Promise<void>((resolve, reject) => out.on('error', reject).end(resolve));
+      if (counts.secrets > 0) {
+        console.error(
+          'svc export: warning: the backup holds password hashes and token digests; keep it as safe as the database (--no-secrets leaves them out)',
+        );
+      }
+      console.error(
+        `svc export: ${counts.objects} objects of ${counts.resources} resources, ${counts.secrets} secret records and ` +
+          `${counts.plugins} plugins' code from ${describeLocation(location)}${toFile ? ` to ${values.output}` : ''}`,
+      );
+    } finally {
+      await store.close();
+    }
+  });
+}
+
+interface Counts {
+  resources: number;
+  objects: number;
+  secrets: number;
+  plugins: number;
+}
+
+async function writeBackup(
+  store: Store,
+  location: StoreLocation,
+  out: Writable,
+  include: { secrets: boolean; pluginCode: boolean },
+): Promise<Counts> {
+  // A reader that goes away (`svc export | head`) fails the write that follows, whose callback reports it: the stream's
+  // 'error' event, emitted too, must not end the process unhandled.
+  out.on('error', () => undefined);
+  const write = (document: unknown) =>
+    new Promise<void>((resolve, reject) =>
+      out.write(yamlDocument(document), (error) => (error ? reject(error) : resolve())),
+    );
+  const entries = await resourceEntries(store);
+  const header: BackupHeader = {
+    apiVersion: BACKUP_API_VERSION,
+    kind: 'Backup',
+    metadata: { creationTimestamp: new Date().toISOString() },
+    source: { dialect: store.dialect, revision: await store.currentRevision(), hostVersion: HOST_VERSION },
+    resources: entries,
+  };
+  await write(header);
+  const counts: Counts = { resources: entries.length, objects: 0, secrets: 0, plugins: 0 };
+  for (const entry of entries) {
+    for await (const batch of store.scan(entry.resource)) {
+      for (const record of batch) await write(recordDocument(entry, record.name, record.value));
+      counts.objects += batch.length;
+    }
+  }
+  if (include.secrets) {
+    // Sessions are left out: a restore signs everyone out, and a backup needs no live sign-ins.
+    for (const kind of (await store.secrets.kinds()).filter((k) => k !== SESSIONS_RESOURCE)) {
+      for await (const batch of store.secrets.scan(kind)) {
+        await write(secretsDocument(kind, batch));
+        counts.secrets += batch.length;
+      }
+    }
+  }
+  if (include.pluginCode) {
+    for await (const [name, archive] of packInstalledPlugins(location.dataDir)) {
+      await write(pluginCodeDocument(name, archive));
+      counts.plugins++;
+    }
+  }
+  return counts;
+}
+
+/** Each resource with the apiVersion and kind of its first object (records of another shape are written raw). */
+async function resourceEntries(store: Store): Promise<ResourceEntry[]> {
+  const entries: ResourceEntry[] = [];
+  for (const resource of await store.resources()) {
+    for await (const [first] of store.scan(resource, 1)) {
+      const identity = first && objectIdentity(first.value, first.name);
+      entries.push({ resource, apiVersion: identity?.apiVersion ?? '', kind: identity?.kind ?? '' });
+      break;
+    }
+  }
+  return entries;
+}

@@ -1,0 +1,85 @@
+/** `svc plugin install|enable|disable|upgrade|uninstall|logs`: the console's plugin management, from a terminal. */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { SvcClient } from '@svc/client';
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, parse, UsageError, wantsHelp } from './args.js';
+import { connect } from './connect.js';
+import { runCommand } from './report.js';
+
+export const PLUGIN_ADMIN_USAGE = `svc plugin install <archive>            upload a .tgz or .zip (installed, not started)
+       svc plugin enable|disable <name>         start or stop it, waiting for the outcome
+       svc plugin upgrade <name> <archive>      replace its code
+       svc plugin uninstall <name>
+       svc plugin logs <name>                   what it logged during its latest start
+${CONNECTION_USAGE}`;
+
+export const PLUGIN_ADMIN_COMMANDS = ['install', 'enable', 'disable', 'upgrade', 'uninstall', 'logs'] as const;
+
+const CONSOLE = '/apis/api.console.svc.run/v1alpha1/plugins';
+const OBJECTS = '/apis/plugin.svc.run/v1alpha1/plugins';
+/** How many positionals each command takes. */
+const ARITY: Record<string, number> = { install: 1, enable: 1, disable: 1, upgrade: 2, uninstall: 1, logs: 1 };
+
+interface PluginObject {
+  metadata: { name: string };
+  spec?: { version?: string };
+  status?: { phase?: string; conditions?: Array<{ message?: string }> };
+}
+
+export function pluginAdminCommand(sub: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  return runCommand(`plugin ${sub}`, PLUGIN_ADMIN_USAGE, async () => {
+    if (wantsHelp(args)) return void console.log(`usage: ${PLUGIN_ADMIN_USAGE}`);
+    const { values, positionals } = parse(args, CONNECTION_OPTIONS);
+    if (positionals.length !== ARITY[sub]) {
+      throw new UsageError(`${sub} takes ${ARITY[sub] === 2 ? 'a plugin name and an archive' : 'one argument'}`);
+    }
+    const client = await connect(values, env);
+    const [first, second] = positionals as [string, string | undefined];
+    const name = encodeURIComponent(first);
+    switch (sub) {
+      case 'install':
+        return show('installed', await upload(client, `${CONSOLE}/install`, first));
+      case 'upgrade':
+        return show('upgraded', await upload(client, `${CONSOLE}/${name}/upgrade`, second!));
+      case 'enable':
+      case 'disable': {
+        const body = { enable: sub === 'enable' };
+        const object = await client.request<PluginObject>('PUT', `${CONSOLE}/${name}/plugin-state`, { body });
+        show(`${sub}d`, object);
+        return object.status?.phase === 'FAILED' ? 1 : 0;
+      }
+      case 'uninstall':
+        await client.request('DELETE', `${OBJECTS}/${name}`);
+        return void console.log(`plugin/${first} uninstalled`);
+      default: {
+        const logs = await client.request<{ phase?: string; reason?: string; entries: LogEntry[] }>(
+          'GET',
+          `${CONSOLE}/${name}/logs`,
+        );
+        for (const e of logs.entries) console.log(`${e.time} ${e.level.toUpperCase().padEnd(5)} ${e.message}`);
+        console.log(`phase: ${logs.phase ?? 'unknown'}${logs.reason ? ` (${logs.reason})` : ''}`);
+      }
+    }
+  });
+}
+
+interface LogEntry {
+  time: string;
+  level: string;
+  message: string;
+}
+
+async function upload(client: SvcClient, url: string, archive: string): Promise<PluginObject> {
+  const form = new FormData();
+  form.append('file', new Blob([await readFile(archive)]), path.basename(archive));
+  return client.request<PluginObject>('POST', url, { body: form });
+}
+
+function show(what: string, object: PluginObject): void {
+  const phase = object.status?.phase;
+  const reason = phase === 'FAILED' ? object.status?.conditions?.[0]?.message : undefined;
+  const version = object.spec?.version ? ` ${object.spec.version}` : '';
+  console.log(
+    `plugin/${object.metadata.name}${version} ${what}${phase ? ` (${phase})` : ''}${reason ? `: ${reason}` : ''}`,
+  );
+}

@@ -1,0 +1,37 @@
+/**
+ * The plugin API a new plugin builds against, packed into the plugin's own folder (`vendor/<file>.tgz`, the layout
+ * `npm pack` writes: every entry under `package/`). The plugin depends on it by a relative `file:` path, so the folder
+ * can be moved, committed or copied to another machine and `npm install` still finds it, with no registry.
+ */
+import { readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { create } from 'tar';
+
+/** Where the tarball goes inside the plugin folder, e.g. `vendor/svc-plugin-api-0.1.0.tgz`. */
+export function vendoredPluginApiPath(version: string): string {
+  return `vendor/svc-plugin-api-${version}.tgz`;
+}
+
+/** The same date npm pack gives every entry, so packing the same files twice gives the same bytes. */
+const FIXED_MTIME = new Date('1985-10-26T08:15:00.000Z');
+
+/** Packs the plugin API's package.json and built `dist/` from `apiFolder` into `target`. */
+export async function packPluginApi(apiFolder: string, target: string): Promise<void> {
+  const manifest = JSON.parse(readFileSync(path.join(apiFolder, 'package.json'), 'utf8')) as { files?: string[] };
+  const files = ['package.json', ...(manifest.files ?? ['dist'])].sort();
+  const chunks: Buffer[] = [];
+  try {
+    for await (const chunk of create(
+      { cwd: apiFolder, gzip: true, portable: true, prefix: 'package', mtime: FIXED_MTIME },
+      files,
+    )) {
+      chunks.push(chunk as Buffer);
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    throw new Error(`${apiFolder} is not built (${(error as Error).message}): run npm run build in the svc repository`);
+  }
+  await mkdir(path.dirname(target), { recursive: true });
+  await writeFile(target, Buffer.concat(chunks), { flag: 'wx' });
+}

@@ -1,0 +1,42 @@
+import type { RouteShape } from './route-operations.js';
+
+/**
+ * The routes served beside the runtime router (api/app.ts and authn/login-routes.ts register them on Fastify itself),
+ * for the 3.1 document: everything else it lists comes from the router.
+ */
+export const FRAMEWORK_ROUTES: readonly RouteShape[] = [
+  {
+    method: 'POST',
+    path: '/login',
+    owner: 'core',
+    public: true,
+    doc: {
+      summary: 'Sign in: sets the session cookie and the XSRF-TOKEN cookie (echo it in X-XSRF-TOKEN on writes)',
+      requestBody: {
+        type: 'object',
+        required: ['username', 'password'],
+        properties: { username: { type: 'string' }, password: { type: 'string' } },
+      },
+    },
+  },
+  { method: 'POST', path: '/logout', owner: 'core', public: true, doc: { summary: 'Sign out: ends the session' } },
+  {
+    method: 'GET',
+    path: '/version',
+    owner: 'core',
+    public: true,
+    doc: {
+      summary: 'The server version, as Kubernetes /version',
+      response: {
+        type: 'object',
+        properties: {
+          major: { type: 'string' },
+          minor: { type: 'string' },
+          gitVersion: { type: 'string' },
+          svcVersion: { type: 'string' },
+        },
+      },
+    },
+  },
+  { method: 'GET', path: '/healthz', owner: 'core', public: true, doc: { summary: 'Liveness' } },
+];

@@ -1,0 +1,115 @@
+/**
+ * The routes of the runtime router that are not a model's generated routes (plugins' custom routes, the features' own
+ * routes, discovery) as OpenAPI operations, with the schemas their declarations give (RouteDoc). Pure.
+ */
+import type { RouteDoc } from '../api/dynamic-router.js';
+import type { DocumentPart } from './model-operations.js';
+import { componentKey, type Dialect, schemaComponents } from './schema-dialects.js';
+import { errorResponses, SECURED } from './shared-components.js';
+
+/** What a document needs of a route (DynamicRoute has it). */
+export interface RouteShape {
+  method: string;
+  path: string;
+  owner: string;
+  public?: boolean;
+  doc?: RouteDoc;
+}
+
+/** The router's pattern for every model's generated routes: expanded per model instead (model-operations.ts). */
+export function isGeneratedRoute(route: Pick<RouteShape, 'path'>): boolean {
+  return route.path.includes('/:plural');
+}
+
+/** The group and version a route is served under (`''` for the core group), or undefined outside /api and /apis. */
+export function groupVersionOf(path: string): { group: string; version: string } | undefined {
+  const segments = path.split('/').filter((s) => s !== '');
+  const concrete = (s: string | undefined) => s !== undefined && !s.startsWith(':') && s !== '*';
+  if (segments[0] === 'apis' && concrete(segments[1]) && concrete(segments[2])) {
+    return { group: segments[1]!, version: segments[2]! };
+  }
+  if (segments[0] === 'api' && concrete(segments[1])) return { group: '', version: segments[1]! };
+  return undefined;
+}
+
+/** find-my-way's `/persons/:name` and `/docs/*` as OpenAPI's `/persons/{name}` and `/docs/{path}`. Pure. */
+export function openApiPath(path: string): { path: string; parameters: string[] } {
+  const parameters: string[] = [];
+  const converted = path
+    .split('/')
+    .map((segment) => {
+      if (segment === '*') {
+        parameters.push('path');
+        return '{path}';
+      }
+      if (!segment.startsWith(':')) return segment;
+      const name = segment.slice(1).replace(/\(.*$/, '');
+      parameters.push(name);
+      return `{${name}}`;
+    })
+    .join('/');
+  return { path: converted || '/', parameters };
+}
+
+/** Methods whose body a route may describe (and custom routes check). */
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
+export function routesPart(routes: readonly RouteShape[], dialect: Dialect): DocumentPart {
+  const part: DocumentPart = { paths: {}, components: {} };
+  for (const route of routes) {
+    const { path, parameters } = openApiPath(route.path);
+    const operationId = componentKey(`${route.method.toLowerCase()}${camel(path)}`);
+    const doc = route.doc ?? {};
+    const schemaRef = (schema: unknown, suffix: string) => {
+      const name = `route.${operationId}.${suffix}`;
+      Object.assign(part.components, schemaComponents(schema, name, dialect));
+      return { $ref: `#/components/schemas/${name}` };
+    };
+    const success = String(doc.status ?? (doc.response === undefined ? 200 : '2XX'));
+    const operation: Record<string, unknown> = {
+      operationId,
+      summary: doc.summary ?? `${route.method} ${path}`,
+      ...(doc.description === undefined ? {} : { description: doc.description }),
+      tags: [tagOf(route)],
+      ...(parameters.length === 0
+        ? {}
+        : {
+            parameters: parameters.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+          }),
+      ...(doc.requestBody === undefined || !BODY_METHODS.has(route.method)
+        ? {}
+        : {
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema: schemaRef(doc.requestBody, 'Request') } },
+            },
+          }),
+      responses: {
+        [success]: {
+          description: 'Success',
+          ...(doc.response === undefined
+            ? {}
+            : { content: { 'application/json': { schema: schemaRef(doc.response, 'Response') } } }),
+        },
+        ...errorResponses(),
+      },
+      security: route.public ? [] : SECURED,
+    };
+    part.paths[path] = { ...part.paths[path], [route.method.toLowerCase()]: operation };
+  }
+  return part;
+}
+
+function tagOf(route: RouteShape): string {
+  const gv = groupVersionOf(route.path);
+  if (gv) return gv.group === '' ? gv.version : `${gv.group}/${gv.version}`;
+  return route.public ? 'discovery' : route.owner;
+}
+
+function camel(path: string): string {
+  return path
+    .split(/[^A-Za-z0-9]+/)
+    .filter((w) => w !== '')
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join('');
+}

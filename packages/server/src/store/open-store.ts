@@ -1,0 +1,45 @@
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { withReadCache } from './cached-store.js';
+import { openPostgresStore } from './postgres.js';
+import { openSqliteStore } from './sqlite.js';
+import type { Store } from './types.js';
+
+/** Where a store lives: the embedded SQLite file under `dataDir`, or a PostgreSQL database (and schema). */
+export interface StoreLocation {
+  dataDir: string;
+  /** `postgres://…`; unset = SQLite in `<dataDir>/svc.db`. */
+  databaseUrl?: string;
+  /** PostgreSQL schema (default `public`). */
+  schema?: string;
+  /** False: fail rather than create an empty store (an offline command given a mistyped --data-dir or schema). */
+  create?: boolean;
+}
+
+/** The SQLite database file of a data directory. */
+export function sqliteFileOf(dataDir: string): string {
+  return path.join(dataDir, 'svc.db');
+}
+
+/**
+ * Opens the store the settings name: the one place that chooses a dialect, shared by the server (main.ts) and the
+ * offline commands (`svc export`, `svc import`, `svc admin`), which open the store directly, with no HTTP server.
+ */
+export async function openStore(location: StoreLocation): Promise<Store> {
+  if (location.databaseUrl)
+    return openPostgresStore({
+      connectionString: location.databaseUrl,
+      schema: location.schema,
+      create: location.create,
+    });
+  const file = sqliteFileOf(location.dataDir);
+  if (location.create === false && !existsSync(file)) {
+    throw new Error(`no svc database at ${file}: give the server's data directory with --data-dir (or SVC_DATA_DIR)`);
+  }
+  await mkdir(location.dataDir, { recursive: true });
+  // The embedded database belongs to this process alone, so a read cache in front of it can never go stale. (An
+  // offline command may write beside a running server: the server's cache never sees those writes, which is why
+  // `svc admin reset-password` writes only secrets, which bypass the cache.)
+  return withReadCache(openSqliteStore({ path: file }));
+}

@@ -1,0 +1,65 @@
+/**
+ * Issue 15 item 5: the scaffold depends on svc's packages portably. `svc plugin create` packs the plugin API into the
+ * new folder (vendor/…tgz) and depends on it by a relative path, so the folder can be moved (or committed, or copied
+ * to another machine) and `npm install` + build still work, with no absolute path anywhere in package.json.
+ */
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { list } from 'tar';
+import { afterAll, describe, expect, it } from 'vitest';
+import { REPO } from './harness.js';
+import { svc } from './offline-cli.js';
+
+function npm(args: string[], cwd: string): Promise<{ code: number; output: string }> {
+  // The nested vitest and npm must not think they run inside this one (nor in the repository's workspace).
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !key.startsWith('VITEST') && !key.startsWith('npm_')),
+  );
+  return new Promise((resolve) => {
+    execFile('npm', args, { cwd, env: { ...env, NO_COLOR: '1' }, timeout: 240_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, output: `${stdout}${stderr}` }),
+    );
+  });
+}
+
+describe('a scaffolded plugin, moved away from where it was made', () => {
+  let tmp: string;
+  afterAll(() => rm(tmp, { recursive: true, force: true }));
+
+  it('installs, builds and tests with the plugin API packed in its own folder', async () => {
+    tmp = await mkdtemp(path.join(tmpdir(), 'svc-portable-'));
+    const made = path.join(tmp, 'made-here');
+    const created = await svc(['plugin', 'create', 'portable', '--dir', made]);
+    expect(created.code, created.stderr).toBe(0);
+    const moved = path.join(tmp, 'somewhere', 'else');
+    await mkdir(path.dirname(moved), { recursive: true });
+    await rename(path.join(made, 'portable'), moved);
+
+    const text = await readFile(path.join(moved, 'package.json'), 'utf8');
+    expect(JSON.parse(text).dependencies).toEqual({ '@svc/plugin-api': 'file:vendor/svc-plugin-api-0.1.0.tgz' });
+    for (const absolute of [REPO, tmp, '"file:/']) expect(text).not.toContain(absolute);
+    const entries: string[] = [];
+    await list({
+      file: path.join(moved, 'vendor/svc-plugin-api-0.1.0.tgz'),
+      onReadEntry: (e) => void entries.push(e.path),
+    });
+    expect(entries).toContain('package/package.json');
+    expect(entries).toContain('package/dist/index.d.ts');
+    expect(entries.every((entry) => entry.startsWith('package/'))).toBe(true);
+    // The archives `npm run pack` writes stay out of git; the vendored plugin API does not.
+    expect(await readFile(path.join(moved, '.gitignore'), 'utf8')).toContain('\n/*.tgz\n');
+
+    // TypeScript and vitest from npm's cache when it has them (the registry otherwise); the plugin API from vendor/.
+    const installed = await npm(['install', '--prefer-offline', '--no-audit', '--no-fund'], moved);
+    expect(installed.code, installed.output).toBe(0);
+    const pluginApi = JSON.parse(await readFile(path.join(moved, 'node_modules/@svc/plugin-api/package.json'), 'utf8'));
+    expect(pluginApi.name).toBe('@svc/plugin-api');
+    const built = await npm(['run', 'build'], moved);
+    expect(built.code, built.output).toBe(0);
+    const tested = await npm(['test'], moved);
+    expect(tested.code, tested.output).toBe(0);
+    expect(tested.output).toMatch(/Tests\s+\d+ passed/);
+  }, 300_000);
+});
