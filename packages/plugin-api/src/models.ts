@@ -34,6 +34,28 @@ export interface ModelDefinition<T extends AnyExtensionObject = ExtensionObject>
   indexes?: IndexSpec<T>[];
   /** When true, `…/{name}/status` is served and writes to the main route cannot change `status`. */
   statusSubresource?: boolean;
+  /** Short names kubectl accepts for the plural (`kubectl get ps`), as a CRD's `names.shortNames`. */
+  shortNames?: string[];
+  /** Groups of resources this one belongs to (`kubectl get all`), as a CRD's `names.categories`. */
+  categories?: string[];
+  /**
+   * Columns of the table `kubectl get` prints (a CRD's `additionalPrinterColumns`), after Name and before Age; each
+   * value is read from the object at `jsonPath` (a dotted path such as `.spec.age`).
+   */
+  printerColumns?: PrinterColumn[];
+}
+
+/** One declared column of the table view (docs/api.md "Tables"). */
+export interface PrinterColumn {
+  name: string;
+  /** As OpenAPI: `string`, `integer`, `number`, `boolean` or `date`. */
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  /** A simple JSONPath: `.spec.name`, `.status.conditions[0].type`. */
+  jsonPath: string;
+  description?: string;
+  /** 0 (default) is always shown; higher only in `kubectl get -o wide`. */
+  priority?: number;
+  format?: string;
 }
 
 /** Identifies a model: a definition, or its apiVersion and kind. */

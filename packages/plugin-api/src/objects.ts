@@ -16,6 +16,19 @@ export interface ObjectMeta {
   resourceVersion?: string;
   /** Set at create, never changes. */
   uid?: string;
+  /** Who set which fields through server-side apply (docs/api.md "Server-side apply"); written only by svc. */
+  managedFields?: ManagedFieldsEntry[];
+}
+
+/** One field manager's entry, as Kubernetes' `metadata.managedFields`. */
+export interface ManagedFieldsEntry {
+  manager: string;
+  operation: 'Apply' | 'Update';
+  apiVersion: string;
+  time: string;
+  fieldsType: 'FieldsV1';
+  /** The fields owned, as nested `f:<name>` keys, `{}` at each owned field. */
+  fieldsV1: Record<string, unknown>;
 }
 
 export interface ExtensionObject<Spec = Record<string, unknown>, Status = Record<string, unknown>> {

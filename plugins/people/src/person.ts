@@ -53,4 +53,12 @@ export const personModel: ModelDefinition<Person> = {
   // status is written by the person controller through …/persons/{name}/status, never by the main route.
   statusSubresource: true,
   indexes: [{ name: 'spec.name', unique: true }, { name: 'spec.age' }, { name: 'spec.gender' }],
+  // What `kubectl get persons` (or `kubectl get ps`) shows between Name and Age.
+  shortNames: ['ps'],
+  printerColumns: [
+    { name: 'Full Name', type: 'string', jsonPath: '.spec.name', description: "The person's name" },
+    { name: 'Years', type: 'integer', jsonPath: '.spec.age', description: "The person's age in years" },
+    { name: 'Gender', type: 'string', jsonPath: '.spec.gender' },
+    { name: 'Age Group', type: 'string', jsonPath: '.status.ageGroup', priority: 1 },
+  ],
 };

@@ -7,7 +7,7 @@ import { HOST_VERSION } from '../version.js';
 import { accessLogHook } from './access-log.js';
 import type { DynamicRouter } from './dynamic-router.js';
 import type { HttpContext } from './http-context.js';
-import { jsonBodyParser } from './json-body.js';
+import { applyBodyParser, jsonBodyParser } from './json-body.js';
 import { lazyChildLoggerFactory } from './lazy-logger.js';
 import { answerClientError, sendProblem } from './problem.js';
 import { echoRequestId, requestIdOf } from './request-id.js';
@@ -76,6 +76,8 @@ export function createApp({ logger, router, trustProxy = false, accessLog = true
     { parseAs: 'string' },
     jsonBodyParser(app),
   );
+  // Server-side apply (docs/api.md "Server-side apply"): YAML or JSON.
+  app.addContentTypeParser('application/apply-patch+yaml', { parseAs: 'string' }, applyBodyParser(app));
 
   app.setErrorHandler((error, request, reply) => sendProblem(reply, request, error));
   app.setNotFoundHandler((request, reply) =>

@@ -1,16 +1,46 @@
 import { notFound } from '@svc/plugin-api';
-import type { ModelRegistry, ServedModel } from '../registry/model-registry.js';
+import type { ModelRegistry } from '../registry/model-registry.js';
+import { aggregatedDiscovery, groupsOf, resourceList, versionsOf } from './discovery-documents.js';
 import type { DynamicRoute } from './dynamic-router.js';
 import { type HttpContext, JSON_TYPE } from './http-context.js';
+import { negotiateAs } from './media-types.js';
+
+/** The aggregated discovery kinds a client may ask `/api` and `/apis` for, in Accept's `g`, `v`, `as` terms. */
+const AGGREGATED = [
+  { g: 'apidiscovery.k8s.io', v: 'v2', as: 'APIGroupDiscoveryList' },
+  { g: 'apidiscovery.k8s.io', v: 'v2beta1', as: 'APIGroupDiscoveryList' },
+] as const;
 
 /**
- * Kubernetes' legacy discovery documents, built from the models served at the moment of the request, so a plugin's
- * models appear and go as it starts and stops: `/api` (APIVersions), `/apis` (APIGroupList), `/apis/<group>`
- * (APIGroup) and `/api/<version>`, `/apis/<group>/<version>` (APIResourceList). The routes are public (readable
- * without signing in, as the API server's discovery is); a plugin's own route at one of these paths is not.
+ * Kubernetes' discovery, built from the models served, so a plugin's models appear and go as it starts and stops:
+ * `/api` (APIVersions) and `/apis` (APIGroupList), or, when `Accept` asks for it as kubectl 1.30+ does, the aggregated
+ * APIGroupDiscoveryList (answered with the content type naming its kind, as the API server does); `/apis/<group>`
+ * (APIGroup) and `/api/<version>`, `/apis/<group>/<version>` (APIResourceList). The documents are built once and kept
+ * until a model is registered or unregistered. The routes are public (readable without signing in, as the API
+ * server's discovery is); a plugin's own route at one of these paths is not.
  */
 export function discoveryRoutes(registry: ModelRegistry): DynamicRoute<HttpContext>[] {
-  const send = ({ reply }: HttpContext, body: unknown) => reply.type(JSON_TYPE).send(JSON.stringify(body));
+  const cache = new Map<string, Buffer | undefined>();
+  registry.onChange(() => cache.clear());
+  const cached = (key: string, build: () => unknown): Buffer | undefined => {
+    if (!cache.has(key)) {
+      const document = build();
+      cache.set(key, document === undefined ? undefined : Buffer.from(JSON.stringify(document)));
+    }
+    return cache.get(key);
+  };
+  const models = () => registry.all().map((served) => served.model);
+  // Bytes, so the content type goes out as set: for a string Fastify would quote its parameters and add a charset.
+  const send = ({ reply }: HttpContext, body: Buffer, type = JSON_TYPE) =>
+    reply.header('content-type', type).send(body);
+  /** The aggregated document of `root` when the request asks for one; true once sent. */
+  const sentAggregated = (ctx: HttpContext, root: 'core' | 'groups'): boolean => {
+    const wanted = negotiateAs(ctx.request.headers.accept, AGGREGATED);
+    if (!wanted) return false;
+    const body = cached(`${root} ${wanted.v}`, () => aggregatedDiscovery(models(), root, wanted.v))!;
+    send(ctx, body, `application/json;g=${wanted.g};v=${wanted.v};as=${wanted.as}`);
+    return true;
+  };
   const route = (path: string, handler: DynamicRoute<HttpContext>['handler']): DynamicRoute<HttpContext> => ({
     method: 'GET',
     path,
@@ -18,65 +48,36 @@ export function discoveryRoutes(registry: ModelRegistry): DynamicRoute<HttpConte
     public: true,
     handler,
   });
+  const resources = (ctx: HttpContext, group: string, version: string) => {
+    const body = cached(`resources ${group}/${version}`, () => resourceList(models(), group, version));
+    if (body === undefined)
+      throw notFound(`no resources are served in ${group === '' ? version : `${group}/${version}`}`);
+    return send(ctx, body);
+  };
   return [
-    route('/api', (ctx) =>
-      send(ctx, {
+    route('/api', (ctx) => {
+      if (sentAggregated(ctx, 'core')) return;
+      // Not cached: it names the address the client reached.
+      const body = {
         kind: 'APIVersions',
-        versions: versionsOf(registry.all(), ''),
+        versions: versionsOf(models(), ''),
         serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: ctx.request.headers.host ?? '' }],
-      }),
-    ),
-    route('/api/:version', (ctx, p) => send(ctx, resourceList(registry.all(), '', p.version!))),
-    route('/apis', (ctx) => send(ctx, { kind: 'APIGroupList', apiVersion: 'v1', groups: groupsOf(registry.all()) })),
-    route('/apis/:group', (ctx, p) => {
-      const group = groupsOf(registry.all()).find((g) => g.name === p.group);
-      if (!group) throw notFound(`no API group "${p.group}" is served`);
-      return send(ctx, { kind: 'APIGroup', apiVersion: 'v1', ...group });
+      };
+      return send(ctx, Buffer.from(JSON.stringify(body)));
     }),
-    route('/apis/:group/:version', (ctx, p) => send(ctx, resourceList(registry.all(), p.group!, p.version!))),
+    route('/api/:version', (ctx, p) => resources(ctx, '', p.version!)),
+    route('/apis', (ctx) => {
+      if (sentAggregated(ctx, 'groups')) return;
+      return send(
+        ctx,
+        cached('groups', () => ({ kind: 'APIGroupList', apiVersion: 'v1', groups: groupsOf(models()) }))!,
+      );
+    }),
+    route('/apis/:group', (ctx, p) => {
+      const group = groupsOf(models()).find((g) => g.name === p.group);
+      if (!group) throw notFound(`no API group "${p.group}" is served`);
+      return send(ctx, Buffer.from(JSON.stringify({ kind: 'APIGroup', apiVersion: 'v1', ...group })));
+    }),
+    route('/apis/:group/:version', (ctx, p) => resources(ctx, p.group!, p.version!)),
   ];
-}
-
-/** The API groups served, each with its versions (the first, in name order, preferred). Pure. */
-function groupsOf(models: readonly ServedModel[]) {
-  const names = [...new Set(models.map((s) => s.model.group).filter((g) => g !== ''))].sort();
-  return names.map((name) => {
-    const versions = versionsOf(models, name).map((version) => ({ groupVersion: `${name}/${version}`, version }));
-    return { name, versions, preferredVersion: versions[0]! };
-  });
-}
-
-function versionsOf(models: readonly ServedModel[], group: string): string[] {
-  return [...new Set(models.filter((s) => s.model.group === group).map((s) => s.model.version))].sort();
-}
-
-const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
-const STATUS_VERBS = ['get', 'patch', 'update'];
-
-/** The APIResourceList of one group version; a 404 when nothing is served there. Pure but for the error. */
-function resourceList(models: readonly ServedModel[], group: string, version: string) {
-  const served = models
-    .filter((s) => s.model.group === group && s.model.version === version)
-    .sort((a, b) => a.model.plural.localeCompare(b.model.plural));
-  const groupVersion = group === '' ? version : `${group}/${version}`;
-  if (served.length === 0) throw notFound(`no resources are served in ${groupVersion}`);
-  const resources = served.flatMap(({ model }) => {
-    const resource = {
-      name: model.plural,
-      singularName: model.singular,
-      namespaced: false,
-      kind: model.kind,
-      verbs: VERBS,
-    };
-    if (!model.statusSubresource) return [resource];
-    const status = {
-      name: `${model.plural}/status`,
-      singularName: '',
-      namespaced: false,
-      kind: model.kind,
-      verbs: STATUS_VERBS,
-    };
-    return [resource, status];
-  });
-  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion, resources };
 }

@@ -5,10 +5,13 @@ import { parseListQuery } from '../registry/list-query.js';
 import { applyMergePatch } from '../registry/merge-patch.js';
 import type { ModelRegistry, ServedModel } from '../registry/model-registry.js';
 import type { ObjectService, Written } from '../registry/object-service.js';
+import type { WatchSink } from '../watch/sink.js';
 import type { WatchService } from '../watch/watch-service.js';
+import { APPLY_TYPE, sendApplied } from './apply-route.js';
 import type { DynamicRoute } from './dynamic-router.js';
 import { type HttpContext, JSON_TYPE } from './http-context.js';
 import { sendList } from './list-envelope.js';
+import { sendTableList, sendTableObject, tableEventSink, tableRequested } from './table-responses.js';
 import { watchOverHttp, watchOverWebSocket } from './watch-transports.js';
 import { writeOptionsOf } from './write-options.js';
 
@@ -45,10 +48,26 @@ export function generatedRoutes(
   const handlers = {
     async list(ctx: HttpContext, p: Params) {
       // `watch` (docs/api.md "Watch"): a WebSocket on the collection path, or `?watch=true` as a stream.
-      if (watches && ctx.websocket) return watchOverWebSocket(watches, () => model(p), ctx.request, ctx.websocket);
+      // A Table (docs/api.md "Tables") when Accept asks for one, as kubectl get (and get -w) does. On a WebSocket the
+      // request is read as the watch starts, so a bad parameter is an ERROR event there.
+      if (watches && ctx.websocket) {
+        return watchOverWebSocket(
+          watches,
+          () => model(p),
+          ctx.request,
+          ctx.websocket,
+          (sink, served) => {
+            const table = tableRequested(ctx);
+            return table ? tableEventSink(sink, served, table) : sink;
+          },
+        );
+      }
+      const table = tableRequested(ctx);
+      const wrap = table ? (sink: WatchSink, served: ServedModel) => tableEventSink(sink, served, table) : undefined;
       const served = model(p);
       if (watches && ctx.request.method === 'GET' && wantsWatch(ctx.request.target.query))
-        return watchOverHttp(watches, served, ctx.request, ctx.reply);
+        return watchOverHttp(watches, served, ctx.request, ctx.reply, wrap);
+      if (table) return sendTableList(ctx, objects, served, table);
       return sendList(ctx, objects, served);
     },
     async create(ctx: HttpContext, p: Params) {
@@ -71,12 +90,16 @@ export function generatedRoutes(
       return ctx.reply.type(JSON_TYPE).send({ deleted });
     },
     async get(ctx: HttpContext, p: Params) {
-      return sendObject(ctx, await objects.getBytes(model(p), p.name!));
+      const table = tableRequested(ctx);
+      const served = model(p);
+      const bytes = await objects.getBytes(served, p.name!);
+      return table ? sendTableObject(ctx, served, bytes, table) : sendObject(ctx, bytes);
     },
     async update(ctx: HttpContext, p: Params) {
       return sendWritten(ctx, await objects.update(model(p), p.name!, requireJsonBody(ctx), writeOptionsOf(ctx)));
     },
     async patch(ctx: HttpContext, p: Params) {
+      if (contentType(ctx) === APPLY_TYPE) return sendApplied(ctx, objects, model(p), p.name!);
       return sendWritten(ctx, await objects.patch(model(p), p.name!, patchFunction(ctx), writeOptionsOf(ctx)));
     },
     async delete(ctx: HttpContext, p: Params) {
@@ -127,6 +150,8 @@ function requireJsonBody(ctx: HttpContext): unknown {
 /** A function applying the request's patch document to the current object: JSON Patch or JSON Merge Patch. */
 function patchFunction(ctx: HttpContext): (current: ExtensionObject) => unknown {
   const type = contentType(ctx);
+  if (type === APPLY_TYPE) throw unsupportedMediaType('server-side apply is served on the object, not on its status');
+  if (ctx.request.target.query.force !== undefined) throw badRequest('force may only be given to a server-side apply');
   const body = ctx.request.body;
   // Strategic merge patch is applied as a merge patch: Kubernetes refuses it for custom resources, and accepting it
   // lets `kubectl patch` work at its default (docs/api.md "Generated routes").
@@ -151,7 +176,7 @@ function patchFunction(ctx: HttpContext): (current: ExtensionObject) => unknown 
     };
   }
   throw unsupportedMediaType(
-    `PATCH takes application/json-patch+json (RFC 6902) or application/merge-patch+json (RFC 7386), not ${type || 'no content type'}`,
+    `PATCH takes application/json-patch+json (RFC 6902), application/merge-patch+json (RFC 7386) or ${APPLY_TYPE} (server-side apply), not ${type || 'no content type'}`,
   );
 }
 

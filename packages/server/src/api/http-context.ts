@@ -1,5 +1,7 @@
 import type { WebSocket } from '@fastify/websocket';
+import { forbidden } from '@svc/plugin-api';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Decision } from '../authz/authorizer.js';
 import { ANONYMOUS, type Principal } from '../authz/principal.js';
 import type { Actor } from '../registry/admission.js';
 
@@ -7,6 +9,11 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the authorization hook before any handler runs. */
     principal?: Principal;
+    /**
+     * Set by the authorization hook on PATCH requests: whether the caller may also `verb` the same target. A
+     * server-side apply that creates the object needs `create` besides `patch`, as in Kubernetes.
+     */
+    authorizeAlso?: (verb: string) => Decision;
   }
 }
 
@@ -32,4 +39,12 @@ export function callerOf(request: FastifyRequest): Principal {
 /** The caller as the object service's admission checks see it (an actor of kind `user`). */
 export function actorOf({ request }: HttpContext): Actor {
   return { kind: 'user', principal: callerOf(request) };
+}
+
+/** Throws the 403 a caller gets when the gate does not also allow `verb` on this request's target. */
+export function requireAlso(request: FastifyRequest, verb: string): void {
+  const decision = request.authorizeAlso?.(verb) ?? { allowed: false, reason: 'no authorization gate decided it' };
+  if (decision.allowed) return;
+  const who = callerOf(request).username;
+  throw forbidden(`${who ? `user "${who}"` : 'an anonymous caller'} may not ${verb} this: ${decision.reason}`);
 }

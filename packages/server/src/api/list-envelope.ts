@@ -14,6 +14,17 @@ export async function sendList(
   served: ServedModel,
   narrow: (query: IndexQuery) => IndexQuery = (query) => query,
 ) {
+  const { page, info, meta } = await readList(ctx, objects, served, narrow);
+  return ctx.reply.type(JSON_TYPE).send(listEnvelope(meta, page.items, info));
+}
+
+/** The page a list request asks for, and what its envelope (or table) says about it. */
+export async function readList(
+  ctx: HttpContext,
+  objects: ObjectService,
+  served: ServedModel,
+  narrow: (query: IndexQuery) => IndexQuery = (query) => query,
+) {
   const query = narrow(parseListQuery(ctx.request.target.query));
   const page = await objects.list(served, query);
   const info = pageInfo(page.total, query.page ?? 1, query.size);
@@ -23,7 +34,7 @@ export async function sendList(
     meta.continue = continueToken(info.page + 1);
     meta.remainingItemCount = info.total - info.page * info.size;
   }
-  return ctx.reply.type(JSON_TYPE).send(listEnvelope(meta, page.items, info));
+  return { page, info, meta };
 }
 
 /** The list envelope, built around already-serialized items so they are never parsed again. */

@@ -7,7 +7,7 @@
 import type { WebSocket } from '@fastify/websocket';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServedModel } from '../registry/model-registry.js';
-import { httpStreamSink, webSocketSink } from '../watch/sink.js';
+import { httpStreamSink, type WatchSink, webSocketSink } from '../watch/sink.js';
 import type { PreparedWatch, WatchService } from '../watch/watch-service.js';
 import { callerOf } from './http-context.js';
 
@@ -16,11 +16,13 @@ export function watchOverWebSocket(
   served: () => ServedModel,
   request: FastifyRequest,
   socket: WebSocket,
+  wrap: (sink: WatchSink, served: ServedModel) => WatchSink = (sink) => sink,
 ): void {
-  const sink = webSocketSink(socket);
+  let sink = webSocketSink(socket);
   let prepared: PreparedWatch;
   try {
     prepared = watches.prepare(served(), request.target.query);
+    sink = wrap(sink, prepared.served);
   } catch (error) {
     watches.refuse(sink, error);
     return;
@@ -33,11 +35,13 @@ export function watchOverHttp(
   served: ServedModel,
   request: FastifyRequest,
   reply: FastifyReply,
+  wrap: (sink: WatchSink, served: ServedModel) => WatchSink = (sink) => sink,
 ): FastifyReply {
   const prepared = watches.prepare(served, request.target.query);
   // The stream is written directly: Fastify sends nothing more for this request.
   reply.hijack();
-  watches.start(prepared, httpStreamSink(reply.raw, headersSetByHooks(reply)), callerOf(request));
+  const sink = wrap(httpStreamSink(reply.raw, headersSetByHooks(reply)), served);
+  watches.start(prepared, sink, callerOf(request));
   return reply;
 }
 

@@ -97,6 +97,11 @@ describe('normalizeModelDefinition', () => {
     ['a kind with digits', { kind: 'Person2' }],
     ['no schema', { schema: undefined }],
     ['a status subresource', { statusSubresource: true }],
+    ['short names and categories', { shortNames: ['ps', 'pp'], categories: ['all'] }],
+    [
+      'printer columns',
+      { printerColumns: [{ name: 'Ready', type: 'string', jsonPath: '.status.conditions[0].status', priority: 1 }] },
+    ],
   ])('accepts %s', (_name, overrides) => {
     expect(() => normalizeModelDefinition(personModel(overrides as Partial<ModelDefinition>), people)).not.toThrow();
   });
@@ -128,6 +133,33 @@ describe('normalizeModelDefinition', () => {
     ['a non-path name without indexFunc', { indexes: [{ name: 'by name' }] }, /must be a field path/],
     ['an unnamed index', { indexes: [{}] }, /indexes\[0\]\.name must be a non-empty string/],
     ['indexes not an array', { indexes: {} }, /indexes must be an array/],
+    ['a short name with a dash', { shortNames: ['p-s'] }, /shortNames: "p-s" must be lowercase letters/],
+    ['categories not an array', { categories: 'all' }, /categories must be an array/],
+    [
+      'a column without a path',
+      { printerColumns: [{ name: 'X', type: 'string' }] },
+      /printerColumns\[0\]\.jsonPath must be a path such as \.spec\.age/,
+    ],
+    [
+      'a column path with a filter',
+      { printerColumns: [{ name: 'X', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")]' }] },
+      /jsonPath must be a path/,
+    ],
+    [
+      'a column of an unknown type',
+      { printerColumns: [{ name: 'X', type: 'text', jsonPath: '.spec.a' }] },
+      /printerColumns\[0\]\.type must be one of string, integer, number, boolean, date/,
+    ],
+    [
+      'a column named like a default one',
+      { printerColumns: [{ name: 'age', type: 'integer', jsonPath: '.spec.age' }] },
+      /printerColumns\[0\]: a column "age" is already shown/,
+    ],
+    [
+      'a negative priority',
+      { printerColumns: [{ name: 'X', type: 'string', jsonPath: '.spec.a', priority: -1 }] },
+      /priority must be a non-negative integer/,
+    ],
     [
       'a schema with unknown keywords',
       { schema: { type: 'object', propertys: {} } },

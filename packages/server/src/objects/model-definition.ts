@@ -2,9 +2,10 @@
  * Checks a model declaration (the seed's "Model declaration attributes" and IndexSpec tables) and who may declare it
  * (docs/api.md "Plugins"), and derives what the rest of the server keys on: apiVersion, store resource, validator.
  */
-import type { IndexSpec, JsonSchema, ModelDefinition } from '@svc/plugin-api';
+import type { IndexSpec, JsonSchema, ModelDefinition, PrinterColumn } from '@svc/plugin-api';
 import { isGroupOwnedBy, isValidPluginName, pluginServiceGroups, RESERVED_PLUGIN_NAMES } from './domains.js';
 import { subdomainProblems } from './names.js';
+import { normalizePrinterColumns, normalizeResourceNames } from './printer-columns.js';
 import { compileModelSchema, type ObjectValidator } from './schema.js';
 
 export { isGroupOwnedBy, isServiceDomain, RESERVED_PLUGIN_NAMES, SERVICE_DOMAINS } from './domains.js';
@@ -43,6 +44,11 @@ export interface NormalizedModel {
   /** Declared indexes only; the defaults are implied. */
   indexes: NormalizedIndex[];
   statusSubresource: boolean;
+  /** Discovery's short names and categories (empty when none are declared). */
+  shortNames: string[];
+  categories: string[];
+  /** Declared table columns, in order (the table adds Name first and Age last). */
+  printerColumns: PrinterColumn[];
   validate: ObjectValidator;
 }
 
@@ -94,6 +100,9 @@ export function normalizeModelDefinition(def: ModelDefinition, owner: ModelOwner
     problems.push('statusSubresource must be a boolean');
   }
   const indexes = normalizeIndexes(def.indexes, problems);
+  const shortNames = normalizeResourceNames(def.shortNames, 'shortNames', problems);
+  const categories = normalizeResourceNames(def.categories, 'categories', problems);
+  const printerColumns = normalizePrinterColumns(def.printerColumns, problems);
   if (problems.length > 0) throw new Error(`invalid model ${label}: ${problems.join('; ')}`);
 
   return {
@@ -108,6 +117,9 @@ export function normalizeModelDefinition(def: ModelDefinition, owner: ModelOwner
     schema: def.schema,
     indexes,
     statusSubresource: def.statusSubresource === true,
+    shortNames,
+    categories,
+    printerColumns,
     // compileModelSchema names the model and the reason itself when the schema does not compile.
     validate: compileModelSchema(def),
   };

@@ -104,10 +104,16 @@ describe("a model's part of a document", () => {
     const patch = part.paths['/apis/people.svc.run/v1alpha1/persons/{name}']!.patch as Record<string, unknown>;
     expect(patch['x-kubernetes-group-version-kind']).toEqual(gvk);
     // kubectl leaves validation to the server only when the kind's PATCH takes fieldValidation.
-    expect((patch.parameters as Array<{ name: string }>).map((p) => p.name)).toEqual(['dryRun', 'fieldValidation']);
+    expect((patch.parameters as Array<{ name: string }>).map((p) => p.name)).toEqual([
+      'dryRun',
+      'fieldValidation',
+      'fieldManager',
+      'force',
+    ]);
     expect(Object.keys((patch.requestBody as { content: object }).content)).toEqual([
       'application/merge-patch+json',
       'application/json-patch+json',
+      'application/apply-patch+yaml',
     ]);
     expect(part.components['run.svc.people.v1alpha1.PersonList']!['x-kubernetes-group-version-kind']).toEqual([
       { ...gvk, kind: 'PersonList' },

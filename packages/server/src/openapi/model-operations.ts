@@ -80,6 +80,15 @@ export function modelPart(model: ModelShape, dialect: Dialect): DocumentPart {
       'application/json-patch+json': { schema: ref(`${META}.Patch`) },
     },
   };
+  // Server-side apply (docs/api.md "Server-side apply"): on the object only, with its manager and force.
+  const applyBody = {
+    required: true,
+    content: { ...patchBody.content, 'application/apply-patch+yaml': { schema: ref(`${META}.Patch`) } },
+  };
+  const apply = [
+    queryParameter('fieldManager', 'Who applies; required for application/apply-patch+yaml.'),
+    queryParameter('force', 'Apply only: take over fields other managers own.', { type: 'boolean' }),
+  ];
   const nameParameter = { name: 'name', in: 'path', required: true, description: 'metadata.name', schema: STRING };
   const plural = model.plural;
   const base = collectionPath(model);
@@ -107,9 +116,9 @@ export function modelPart(model: ModelShape, dialect: Dialect): DocumentPart {
         requestBody: body,
         responses: ok(object),
       }),
-      patch: op('patch', 'patch', `Patch a ${model.kind}`, {
-        parameters: write,
-        requestBody: patchBody,
+      patch: op('patch', 'patch', `Patch a ${model.kind}, or apply a configuration on the server`, {
+        parameters: [...write, ...apply],
+        requestBody: applyBody,
         responses: ok(object),
       }),
       delete: op('delete', 'delete', `Delete a ${model.kind} (it stays while it has finalizers)`, {

@@ -42,6 +42,13 @@ export function createAuthorizationHook({
     const isWebSocket = request.headers.upgrade?.toLowerCase() === 'websocket';
     const principal = await authenticate(request);
     request.principal = principal;
+    // Only a PATCH may need a second verb (server-side apply creating the object); not cached, it is rare.
+    if (request.method === 'PATCH') {
+      request.authorizeAlso = (verb) => {
+        const info = classifyRequest({ method: request.method, target: request.target });
+        return roles.authorize(principal, attributesOf({ ...info, verb }, request.method, request.target.routePath));
+      };
+    }
     // The URL is the canonical form of the parsed target (api/targets.ts), so equal lines are equal requests.
     const line = `${request.method} ${isWebSocket ? 'ws:' : ''}${request.url}`;
     const entry = decisions.decide(roles.expandFor(principal), line, modelChanges + router.version, () => {

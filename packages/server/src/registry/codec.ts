@@ -24,6 +24,7 @@ const METADATA_ORDER: (keyof ObjectMeta)[] = [
   'labels',
   'annotations',
   'finalizers',
+  'managedFields',
 ];
 
 /** Rebuilds an object with its fields in a stable, readable order: apiVersion, kind, metadata, spec, status, rest. */

@@ -64,6 +64,8 @@ export interface WriteOptions {
   dryRun?: boolean;
   /** A delete's preconditions (Kubernetes' DeleteOptions): the object must still be this one, at this revision. */
   preconditions?: { uid?: string; resourceVersion?: string };
+  /** Set by `apply`: the object's `metadata.managedFields` are the apply's, not the stored ones. */
+  applied?: boolean;
 }
 
 /**
@@ -125,33 +127,67 @@ export class ObjectService {
     const object = this.validated(served, body, 'create', options);
     const meta = object.metadata;
     if (!meta.name) meta.name = this.freshName(served, meta.generateName ?? '');
-    return this.writes.run(objectKey(served, meta.name), async () => {
-      if (served.index.has(meta.name)) throw nameTaken(served, meta.name);
-      meta.uid = randomUUID();
-      meta.creationTimestamp = this.now().toISOString();
-      meta.version = 0;
-      delete meta.deletionTimestamp;
-      if (served.model.statusSubresource) delete object.status;
-      const stored = canonicalize(object);
-      const admitting = this.admission.run({
-        operation: 'create',
-        served,
-        object: stored,
-        actor: options.actor ?? SYSTEM,
-        dryRun: options.dryRun,
-      });
-      if (admitting) await admitting;
-      if (options.dryRun) return dryRunAnswer(served, stored, false);
-      reserve(served, undefined, stored);
-      const record = await this.store
-        .create(served.model.resource, meta.name, (revision) => encodeObject(stored, revision))
-        .catch((error: unknown) => {
-          served.index.apply(stored, undefined);
-          throw error instanceof KeyExistsError ? nameTaken(served, meta.name) : error;
-        });
-      this.announce({ type: 'ADDED', revision: record.revision, served, object: stored, bytes: record.value });
-      return { object: stored, bytes: record.value, removed: false };
+    return this.writes.run(objectKey(served, meta.name), () => this.insert(served, object, options));
+  }
+
+  /**
+   * Server-side apply (docs/api.md "Server-side apply"): `merge` makes the object from the current one (undefined when
+   * there is none, and then the object is created, after `options.beforeCreate`). A merge that changes nothing is
+   * answered with the stored object, and nothing is written.
+   */
+  apply(
+    served: ServedModel,
+    name: string,
+    merge: (current: ExtensionObject | undefined) => { object: ExtensionObject; changed: boolean },
+    options: WriteOptions & { beforeCreate?: () => void } = {},
+  ): Promise<Written & { created: boolean }> {
+    const applying = { ...options, applied: true };
+    return this.writes.run(objectKey(served, name), async () => {
+      const record = await this.store.get(served.model.resource, name);
+      if (!record) {
+        options.beforeCreate?.();
+        const object = this.validated(served, merge(undefined).object, 'create', applying);
+        return { ...(await this.insert(served, object, applying)), created: true };
+      }
+      const current = { record, object: decodeObject(record.value) };
+      const { object: merged, changed } = merge(deepCopy(current.object));
+      if (!changed) return { object: current.object, bytes: record.value, removed: false, created: false };
+      const object = this.validated(served, merged, 'update', applying);
+      checkLock(served, current.object, object);
+      return { ...(await this.replace(served, current, object, applying)), created: false };
     });
+  }
+
+  /** Creates `object` (validated, named); runs in the object's write queue. */
+  private async insert(served: ServedModel, object: ExtensionObject, options: WriteOptions): Promise<Written> {
+    const meta = object.metadata;
+    if (served.index.has(meta.name)) throw nameTaken(served, meta.name);
+    meta.uid = randomUUID();
+    meta.creationTimestamp = this.now().toISOString();
+    meta.version = 0;
+    delete meta.deletionTimestamp;
+    // Field managers are recorded by server-side apply only.
+    if (!options.applied) delete meta.managedFields;
+    if (served.model.statusSubresource) delete object.status;
+    const stored = canonicalize(object);
+    const admitting = this.admission.run({
+      operation: 'create',
+      served,
+      object: stored,
+      actor: options.actor ?? SYSTEM,
+      dryRun: options.dryRun,
+    });
+    if (admitting) await admitting;
+    if (options.dryRun) return dryRunAnswer(served, stored, false);
+    reserve(served, undefined, stored);
+    const record = await this.store
+      .create(served.model.resource, meta.name, (revision) => encodeObject(stored, revision))
+      .catch((error: unknown) => {
+        served.index.apply(stored, undefined);
+        throw error instanceof KeyExistsError ? nameTaken(served, meta.name) : error;
+      });
+    this.announce({ type: 'ADDED', revision: record.revision, served, object: stored, bytes: record.value });
+    return { object: stored, bytes: record.value, removed: false };
   }
 
   update(served: ServedModel, name: string, body: unknown, options: WriteOptions = {}): Promise<Written> {
@@ -274,6 +310,11 @@ export class ObjectService {
     meta.deletionTimestamp = deleting ? meta.deletionTimestamp : prev.metadata.deletionTimestamp;
     meta.version = (prev.metadata.version ?? 0) + 1;
     delete meta.generateName;
+    // Field managers are server-side apply's: any other write keeps them as stored, whatever its body says.
+    if (!options.applied) {
+      if (prev.metadata.managedFields === undefined) delete meta.managedFields;
+      else meta.managedFields = prev.metadata.managedFields;
+    }
     if (options.subresource === 'status') {
       // The status subresource writes only status: everything else stays as stored.
       const status = next.status;
