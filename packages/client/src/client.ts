@@ -43,6 +43,16 @@ export class SvcClient {
     return findResource(await this.discover(), name);
   }
 
+  /** Signs in with a password; the client then acts in that session (see Transport.signIn). */
+  signIn(username: string, password: string): Promise<void> {
+    return this.transport.signIn(username, password);
+  }
+
+  /** Ends the session `signIn` began. */
+  signOut(): Promise<void> {
+    return this.transport.signOut();
+  }
+
   /** Drops the client's own connections (those it opened for `ca`); for a clean exit or a test's end. */
   close(): Promise<void> {
     return this.transport.close();

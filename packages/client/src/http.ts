@@ -47,6 +47,8 @@ interface Fetcher {
 export class Transport {
   readonly baseUrl: URL;
   private fetcher: Promise<Fetcher> | undefined;
+  /** A password sign-in's session: its cookies, and the CSRF token every unsafe request echoes. */
+  private session: { cookie: string; xsrf: string } | undefined;
 
   constructor(private readonly options: ClientOptions) {
     this.baseUrl = new URL(options.baseUrl);
@@ -66,6 +68,10 @@ export class Transport {
     const url = this.url(path, options.query);
     const headers: Record<string, string> = { accept: ACCEPT, ...this.options.headers, ...options.headers };
     if (this.options.token) headers.authorization = `Bearer ${this.options.token}`;
+    if (this.session) {
+      headers.cookie = this.session.cookie;
+      if (method !== 'GET' && method !== 'HEAD') headers['x-xsrf-token'] = this.session.xsrf;
+    }
     let body: BodyInit | undefined;
     if (options.body instanceof FormData) {
       // fetch writes the multipart content type, with its boundary.
@@ -90,6 +96,27 @@ export class Transport {
     }
     if (!response.ok) throw new SvcApiError(problemOf(response.status, response.statusText, await readBody(response)));
     return response;
+  }
+
+  /**
+   * Signs in with a password (`POST /login`); later requests carry the session cookie and its CSRF header. For programs
+   * outside a browser (a browser keeps the cookie itself); a personal access token is the usual credential.
+   */
+  async signIn(username: string, password: string): Promise<void> {
+    const response = await this.send('POST', '/login', { body: { username, password } });
+    const cookies = response.headers.getSetCookie().map((c) => c.split(';', 1)[0]!);
+    const xsrf = cookies.find((c) => c.startsWith('XSRF-TOKEN='))?.slice('XSRF-TOKEN='.length) ?? '';
+    this.session = { cookie: cookies.join('; '), xsrf };
+  }
+
+  /** Ends a password sign-in's session (`POST /logout`); nothing when there is none. */
+  async signOut(): Promise<void> {
+    if (!this.session) return;
+    try {
+      await this.send('POST', '/logout');
+    } finally {
+      this.session = undefined;
+    }
   }
 
   /** Sends a request and answers its JSON body. */

@@ -4,18 +4,17 @@ import { fileURLToPath } from 'node:url';
 import { ADMIN_USAGE, adminCommand } from './cli/admin-command.js';
 import { EXPORT_USAGE, exportCommand } from './cli/export-command.js';
 import { IMPORT_USAGE, importCommand } from './cli/import-command.js';
-import { KUBECONFIG_USAGE, kubeconfigCommand } from './cli/kubeconfig.js';
 import { ONLINE_COMMANDS, ONLINE_USAGE, onlineCommand } from './cli/online/commands.js';
 import { PLUGIN_USAGE, pluginCommand } from './cli/plugin-command.js';
 import { didYouMean } from './util/suggest.js';
 import { HOST_VERSION } from './version.js';
 
-const COMMANDS = ['serve', 'plugin', 'kubeconfig', 'export', 'import', 'admin', 'help', 'version', ...ONLINE_COMMANDS];
+const COMMANDS = ['serve', 'plugin', 'export', 'import', 'admin', 'help', 'version', ...ONLINE_COMMANDS];
 
 const SERVE_USAGE =
   'usage: svc serve [--host H] [--port P] [--https-port P|off] [--tls-cert F --tls-key F] [--data-dir D] [--database-url URL] [--database-schema S] [--plugins-dir A:B] [--log-level L] ' +
   '[--log-format pretty|json] [--access-log true|false] [--watch-history N]\n  Every flag also reads from its SVC_* environment variable (docs/api.md "Settings").';
-const USAGE = `${SERVE_USAGE}\n       svc --version\n       ${PLUGIN_USAGE}\n       ${KUBECONFIG_USAGE}
+const USAGE = `${SERVE_USAGE}\n       svc --version\n       ${PLUGIN_USAGE}
        ${firstLine(EXPORT_USAGE)}\n       ${firstLine(IMPORT_USAGE)}\n       ${ADMIN_USAGE}\n       ${ONLINE_USAGE}`;
 
 function firstLine(text: string): string {
@@ -73,9 +72,6 @@ async function main(argv: string[]): Promise<void> {
     case 'plugin':
       process.exitCode = await pluginCommand(rest);
       return;
-    case 'kubeconfig':
-      process.exitCode = await kubeconfigCommand(rest);
-      return;
     case 'login':
     case 'logout':
     case 'get':
@@ -83,6 +79,7 @@ async function main(argv: string[]): Promise<void> {
     case 'delete':
     case 'watch':
     case 'token':
+    case 'kubeconfig':
       process.exitCode = await onlineCommand(command, rest);
       return;
     case 'export':

@@ -2,7 +2,7 @@ import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { kubeconfigYaml } from '../src/cli/kubeconfig.js';
+import { kubeconfigYaml } from '../src/cli/online/kubeconfig.js';
 import { type Backend, startTestServer, type TestServer } from './harness.js';
 
 export const KUBECTL = process.env.SVC_TEST_KUBECTL ?? '/usr/bin/kubectl';

@@ -1,6 +1,7 @@
 /** The commands that talk to a running svc, by name: what cli.ts dispatches to. */
 import { APPLY_USAGE, applyCommand, DELETE_USAGE, deleteCommand } from './apply.js';
 import { GET_USAGE, getCommand, WATCH_USAGE, watchCommand } from './get.js';
+import { KUBECONFIG_USAGE, kubeconfigCommand } from './kubeconfig.js';
 import { LOGIN_USAGE, LOGOUT_USAGE, loginCommand, logoutCommand } from './login.js';
 import { TOKEN_USAGE, tokenCommand } from './token.js';
 
@@ -14,6 +15,7 @@ const COMMANDS: Record<string, { run: Command; usage: string }> = {
   delete: { run: deleteCommand, usage: DELETE_USAGE },
   watch: { run: watchCommand, usage: WATCH_USAGE },
   token: { run: tokenCommand, usage: TOKEN_USAGE },
+  kubeconfig: { run: kubeconfigCommand, usage: KUBECONFIG_USAGE },
 };
 
 export const ONLINE_COMMANDS = Object.keys(COMMANDS);

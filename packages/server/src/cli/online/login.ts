@@ -1,10 +1,11 @@
 /** `svc login <url>` and `svc logout`: a personal access token made by signing in, kept in the user's config dir. */
 import { readFile } from 'node:fs/promises';
+import { SvcClient } from '@svc/client';
 import { readSecret } from '../secret-input.js';
-import { ServerSession } from '../server-session.js';
 import { expiryOf, parse, UsageError, wantsHelp } from './args.js';
 import { configPath, forgetLogin, readLogin, writeLogin } from './config-file.js';
-import { CommandError, runCommand } from './report.js';
+import { createPersonalToken, tokenPath } from './personal-token.js';
+import { describeError, runCommand } from './report.js';
 
 export const LOGIN_USAGE = `svc login <url> [--username U] [--password-stdin] [--certificate-authority FILE]
                  [--token-name N] [--expires 90d|never]
@@ -21,9 +22,6 @@ const LOGIN_OPTIONS = {
   expires: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
-
-const TOKENS = '/apis/uc.api.security.svc.run/v1alpha1/personalaccesstokens';
-const PERMISSIONS = '/apis/api.console.svc.run/v1alpha1/users/-/permissions';
 
 export function loginCommand(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   return runCommand('login', LOGIN_USAGE, async () => {
@@ -44,28 +42,24 @@ export function loginCommand(args: string[], env: NodeJS.ProcessEnv): Promise<nu
       ? (await readSecret({ fromStdin: true })).replace(/\r?\n$/, '')
       : (env.SVC_PASSWORD ?? (await readSecret({ prompt: `password for ${username} at ${server.origin}: ` })));
 
-    const session = new ServerSession(server, { ca });
+    const session = new SvcClient({ baseUrl: server.origin, ca });
     await session.signIn(username, password);
     try {
-      const permissions = (await session.request('GET', PERMISSIONS)).body as { roles?: string[] };
-      const roles = (permissions.roles ?? []).filter((r) => r !== 'anonymous' && r !== 'authenticated');
-      const spec: Record<string, unknown> = { name: values['token-name'] ?? `svc login ${server.host}`, roles };
-      if (expiresAt) spec.expiresAt = expiresAt;
-      const created = (await session.request('POST', TOKENS, { spec })).body as {
-        metadata: { name: string; annotations?: Record<string, string> };
-      };
-      const token = created.metadata.annotations?.['security.svc.run/access-token'];
-      if (!token) throw new CommandError('the server created a token but did not answer its secret');
+      const token = await createPersonalToken((method, path, body) => session.request(method, path, { body }), {
+        name: values['token-name'] ?? `svc login ${server.host}`,
+        expiresAt,
+      });
       const file = await writeLogin(env, {
         server: server.origin,
-        token,
-        tokenName: created.metadata.name,
+        token: token.secret,
+        tokenName: token.name,
         username,
         ca,
       });
       console.log(`Signed in to ${server.origin} as ${username}; the token is stored in ${file}`);
     } finally {
       await session.signOut();
+      await session.close();
     }
   });
 }
@@ -78,13 +72,14 @@ export function logoutCommand(args: string[], env: NodeJS.ProcessEnv): Promise<n
     const stored = await readLogin(env);
     if (!stored) return void console.log(`Not signed in (no ${configPath(env)})`);
     if (stored.tokenName) {
-      const session = new ServerSession(new URL(stored.server), { ca: stored.ca, token: stored.token });
+      const client = new SvcClient({ baseUrl: stored.server, ca: stored.ca, token: stored.token });
       // The token goes on the server too; if the server cannot be reached, it still expires on its own.
-      await session
-        .request('DELETE', `${TOKENS}/${encodeURIComponent(stored.tokenName)}`)
+      await client
+        .request('DELETE', tokenPath(stored.tokenName))
         .catch((error: Error) =>
-          console.error(`svc logout: the token was not deleted on the server: ${error.message}`),
-        );
+          console.error(`svc logout: the token was not deleted on the server: ${describeError(error)}`),
+        )
+        .finally(() => client.close());
     }
     await forgetLogin(env);
     console.log(`Signed out of ${stored.server}`);

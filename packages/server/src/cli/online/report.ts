@@ -1,6 +1,5 @@
 /** How a command's failure reaches the person: the problem's detail and field errors, and the exit code. */
 import { SvcApiError, SvcConnectionError } from '@svc/client';
-import { ServerError } from '../server-session.js';
 import { UsageError } from './args.js';
 
 /** A failure that is the work's, not the command line's (exit 1), with a message meant for people. */
@@ -32,7 +31,6 @@ export async function runCommand(name: string, usage: string, work: () => Promis
       error instanceof SvcApiError ||
       error instanceof SvcConnectionError ||
       error instanceof CommandError ||
-      error instanceof ServerError ||
       typeof (error as NodeJS.ErrnoException).code === 'string'
     ) {
       console.error(`svc ${name}: ${describeError(error)}`);

@@ -1,0 +1,42 @@
+/** Making a personal access token for the signed-in user: `svc login`, `svc token create` and `svc kubeconfig`. */
+import { CommandError } from './report.js';
+
+const TOKENS = '/apis/uc.api.security.svc.run/v1alpha1/personalaccesstokens';
+const PERMISSIONS = '/apis/api.console.svc.run/v1alpha1/users/-/permissions';
+
+/** One JSON request as the caller, answering the parsed body (an SvcClient's request, adapted). */
+export type Requester = (method: string, path: string, body?: unknown) => Promise<unknown>;
+
+export interface MadeToken {
+  /** The token object's name (to revoke or delete it). */
+  name: string;
+  /** The secret, answered this once. */
+  secret: string;
+  /** Whose token it is, as the server says. */
+  username: string;
+}
+
+/**
+ * Creates a token named `name`, holding `roles` or, when none are given, every role the caller is bound to (the
+ * built-in `anonymous` and `authenticated` come with any sign-in and are not granted).
+ */
+export async function createPersonalToken(
+  request: Requester,
+  options: { name: string; expiresAt?: string; roles?: readonly string[] },
+): Promise<MadeToken> {
+  const permissions = (await request('GET', PERMISSIONS)) as { username?: string; roles?: string[] };
+  const roles = options.roles?.length
+    ? [...options.roles]
+    : (permissions.roles ?? []).filter((r) => r !== 'anonymous' && r !== 'authenticated');
+  const spec: Record<string, unknown> = { name: options.name, roles };
+  if (options.expiresAt) spec.expiresAt = options.expiresAt;
+  const created = (await request('POST', TOKENS, { spec })) as {
+    metadata: { name: string; annotations?: Record<string, string> };
+  };
+  const secret = created.metadata.annotations?.['security.svc.run/access-token'];
+  if (!secret) throw new CommandError('the server created a token but did not answer its secret');
+  return { name: created.metadata.name, secret, username: permissions.username ?? '' };
+}
+
+/** Where a token goes to be deleted (`svc logout`). */
+export const tokenPath = (name: string) => `${TOKENS}/${encodeURIComponent(name)}`;
