@@ -3,7 +3,7 @@ export { discoverResources, findResource, type ResourceInfo, resourceNames } fro
 export { type Problem, problemOf, SvcApiError } from './errors.js';
 export { type ClientOptions, type Query, type RequestOptions, SvcConnectionError, Transport } from './http.js';
 export { Informer, type InformerHandlers, type InformerOptions } from './informer.js';
-export { collectionPath, objectPath } from './paths.js';
+export { collectionPath, listQuery, objectPath } from './paths.js';
 export { ResourceClient } from './resource.js';
 export type * from './types.js';
 export { lines, splitLines, Watch } from './watch.js';

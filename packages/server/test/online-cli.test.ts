@@ -88,7 +88,7 @@ describe('the svc command line against a server', () => {
     const table = await svc('get', 'persons');
     expect(table.code).toBe(0);
     const lines = table.stdout.trim().split('\n');
-    expect(lines[0]).toMatch(/^NAME\s+AGE$/);
+    expect(lines[0]).toMatch(/^NAME\s+FULL NAME\s+YEARS\s+GENDER\s+AGE$/);
     expect(
       lines
         .slice(1)

@@ -1,10 +1,13 @@
 /** `svc get <resource> [name]` and `svc watch <resource>`. */
 import type { ExtensionObject } from '@svc/client';
-import { SvcApiError } from '@svc/client';
+import { collectionPath, listQuery, objectPath, SvcApiError } from '@svc/client';
+
+const TABLE_ACCEPT = 'application/json;as=Table;v=v1;g=meta.k8s.io, application/problem+json';
+
 import { didYouMean } from '../../util/suggest.js';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, parse, UsageError, wantsHelp, wholeNumber } from './args.js';
 import { connect } from './connect.js';
-import { OUTPUT_FORMATS, type OutputFormat, objectTable, render } from './output.js';
+import { OUTPUT_FORMATS, type OutputFormat, render, type ServerTable, serverTableText } from './output.js';
 import { runCommand } from './report.js';
 import { resolveResource } from './resources.js';
 
@@ -40,21 +43,31 @@ export function getCommand(args: string[], env: NodeJS.ProcessEnv): Promise<numb
     const client = await connect(values, env);
     const info = await resolveResource(client, positionals[0]!);
     const resource = client.resource<ExtensionObject>(info);
-    const now = new Date();
-    if (positionals[1] !== undefined) {
-      const object = await resource.get(positionals[1]);
-      process.stdout.write(format === 'table' ? `${objectTable([object], now)}\n` : render(object, format));
-      return;
+    const query = {
+      labelSelector: values.selector,
+      fieldSelector: values['field-selector'],
+      sort: values.sort,
+      limit,
+    };
+    if (format === 'table') {
+      // The server's Table: the model's printer columns, as kubectl shows them.
+      const path = positionals[1] === undefined ? collectionPath(info) : objectPath(info, positionals[1]);
+      const answer = await client.request<ServerTable>('GET', path, {
+        query: positionals[1] === undefined ? listQuery(query) : {},
+        headers: { accept: TABLE_ACCEPT },
+      });
+      if (!answer.rows?.length) return void console.error(`No ${info.plural} found.`);
+      return void console.log(serverTableText(answer));
     }
+    if (positionals[1] !== undefined)
+      return void process.stdout.write(render(await resource.get(positionals[1]), format));
     const list = await resource.list({
       labelSelector: values.selector,
       fieldSelector: values['field-selector'],
       sort: values.sort,
       limit,
     });
-    if (format !== 'table') return void process.stdout.write(render(list.items, format));
-    if (list.items.length === 0) return void console.error(`No ${info.plural} found.`);
-    console.log(objectTable(list.items, now));
+    process.stdout.write(render(list.items, format));
   });
 }
 

@@ -1,20 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { expiryOf } from './args.js';
 import { includes, readManifests } from './manifests.js';
-import { age, table } from './output.js';
+import { serverTableText, table } from './output.js';
 
 describe('the online commands, pure parts', () => {
   const now = new Date('2026-01-02T03:04:05.000Z');
-
-  it.each([
-    ['2026-01-02T03:04:00.000Z', '5s'],
-    ['2026-01-02T03:00:05.000Z', '4m'],
-    ['2026-01-01T03:04:05.000Z', '24h'],
-    ['2025-12-01T03:04:05.000Z', '32d'],
-    [undefined, '<unknown>'],
-  ])('shows the age of %s as %s', (timestamp, shown) => {
-    expect(age(timestamp, now)).toBe(shown);
-  });
 
   it('pads table columns to the widest cell', () => {
     expect(
@@ -23,6 +13,16 @@ describe('the online commands, pure parts', () => {
         ['a-long-name', '5s'],
       ]),
     ).toBe('NAME          AGE\na-long-name   5s');
+  });
+
+  it("prints a server's Table: priority-0 columns, upper-cased, empty cells for nothing", () => {
+    const answer = {
+      columnDefinitions: [{ name: 'Name' }, { name: 'Full Name' }, { name: 'Age Group', priority: 1 }, { name: 'Age' }],
+      rows: [{ cells: ['ada', 'Ada Lovelace', 'adult', '3m'] }, { cells: ['kid', null, 'child', '12s'] }],
+    };
+    expect(serverTableText(answer)).toBe(
+      'NAME   FULL NAME      AGE\nada    Ada Lovelace   3m\nkid' + ' '.repeat(19) + '12s',
+    );
   });
 
   it.each([

@@ -5,16 +5,6 @@ import { stringify } from 'yaml';
 export type OutputFormat = 'table' | 'yaml' | 'json';
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'yaml', 'json'];
 
-/** `5s`, `3m`, `2h`, `4d`: the age of a timestamp, as kubectl shows it. */
-export function age(timestamp: string | undefined, now: Date): string {
-  if (!timestamp) return '<unknown>';
-  const seconds = Math.max(0, Math.floor((now.getTime() - Date.parse(timestamp)) / 1000));
-  if (seconds < 120) return `${seconds}s`;
-  if (seconds < 7200) return `${Math.floor(seconds / 60)}m`;
-  if (seconds < 172_800) return `${Math.floor(seconds / 3600)}h`;
-  return `${Math.floor(seconds / 86_400)}d`;
-}
-
 /** Columns padded to their widest cell, separated by three spaces. */
 export function table(rows: readonly string[][]): string {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
@@ -28,16 +18,23 @@ export function table(rows: readonly string[][]): string {
     .join('\n');
 }
 
-/** NAME, AGE, and STATUS `Terminating` for an object being deleted. */
-export function objectTable(objects: readonly ExtensionObject[], now: Date): string {
-  const rows = objects.map((o) => [
-    o.metadata.name,
-    o.metadata.deletionTimestamp ? 'Terminating' : '',
-    age(o.metadata.creationTimestamp, now),
+/** The part of a `meta.k8s.io` Table a terminal shows. */
+export interface ServerTable {
+  columnDefinitions?: Array<{ name: string; priority?: number }>;
+  rows?: Array<{ cells: unknown[]; object?: { metadata?: { deletionTimestamp?: string } } }>;
+}
+
+/**
+ * A server's Table as text, as kubectl prints it: the priority-0 columns, upper-cased headers, empty cells for
+ * nothing. Pure.
+ */
+export function serverTableText(answer: ServerTable): string {
+  const columns = (answer.columnDefinitions ?? []).map((c, i) => ({ ...c, i })).filter((c) => !c.priority);
+  const cellText = (cell: unknown) => (cell === null || cell === undefined ? '' : String(cell));
+  return table([
+    columns.map((c) => c.name.toUpperCase()),
+    ...(answer.rows ?? []).map((row) => columns.map((c) => cellText(row.cells[c.i]))),
   ]);
-  const anyStatus = rows.some((r) => r[1] !== '');
-  const header = anyStatus ? ['NAME', 'STATUS', 'AGE'] : ['NAME', 'AGE'];
-  return table([header, ...rows.map((r) => (anyStatus ? r : [r[0]!, r[2]!]))]);
 }
 
 /** One object, or a list of them as a Kubernetes `List` (which `svc apply -f` reads back). */
