@@ -1,4 +1,4 @@
-import type { AnyExtensionObject, ExtensionObject, ListOptions, ListResult } from '@svc/plugin-api';
+import type { AnyExtensionObject, ExtensionObject, ListOptions, ListResult, WatchStatus } from '@svc/plugin-api';
 
 export type { AnyExtensionObject, ExtensionObject, ListOptions, ListResult };
 
@@ -40,15 +40,7 @@ export type JsonPatchOperation =
   | { op: 'remove'; path: string }
   | { op: 'move' | 'copy'; from: string; path: string };
 
-/** The Kubernetes Status an ERROR event carries. */
-export interface WatchStatus {
-  kind: 'Status';
-  apiVersion: 'v1';
-  status: 'Failure';
-  code: number;
-  reason: string;
-  message: string;
-}
+export type { WatchStatus };
 
 /** A watch event (docs/api.md "Watch"); ERROR events are thrown as SvcApiError rather than handed out. */
 export type WatchEvent<T> =

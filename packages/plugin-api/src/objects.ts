@@ -66,3 +66,13 @@ export interface ListOptions {
 
 /** Any object, whatever its spec and status types: the constraint of generic APIs. */
 export type AnyExtensionObject = ExtensionObject<object, object>;
+
+/** The Kubernetes Status a watch's ERROR event carries (410 when its revision was compacted away). */
+export interface WatchStatus {
+  kind: 'Status';
+  apiVersion: 'v1';
+  status: 'Failure';
+  code: number;
+  reason: string;
+  message: string;
+}

@@ -3,7 +3,7 @@
  * a newline. The same bytes serve both transports: a WebSocket text message (the newline is harmless JSON whitespace)
  * and one line of the `?watch=true` stream. Built around the object's stored bytes, so an object is never re-serialized.
  */
-import type { ExtensionObject } from '@svc/plugin-api';
+import type { ExtensionObject, WatchStatus } from '@svc/plugin-api';
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
@@ -41,14 +41,7 @@ export function bookmarkEvent(model: { apiVersion: string; kind: string }, revis
   return encodeEvent('BOOKMARK', Buffer.from(JSON.stringify(object)));
 }
 
-export interface WatchStatus {
-  kind: 'Status';
-  apiVersion: 'v1';
-  status: 'Failure';
-  code: number;
-  reason: string;
-  message: string;
-}
+export type { WatchStatus };
 
 /** The Kubernetes Status object an ERROR event carries. */
 export function statusObject(code: number, reason: string, message: string): WatchStatus {
