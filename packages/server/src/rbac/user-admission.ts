@@ -42,13 +42,14 @@ export function installUserAdmission(deps: UserAdmissionDeps): void {
     management.checkKeepsSuperAdministrator(
       { binding: { name, object: binding } },
       `this change of RoleBinding "${name}"`,
+      request.hold,
     );
   });
   objects.admission.add(deps.roleModel.model.resource, (request) => {
     if (request.actor.kind === 'system' || request.operation === 'create') return;
     const name = request.object.metadata.name;
     const role = isGone(request) ? undefined : toRole(request.object);
-    management.checkKeepsSuperAdministrator({ role: { name, role } }, `this change of Role "${name}"`);
+    management.checkKeepsSuperAdministrator({ role: { name, role } }, `this change of Role "${name}"`, request.hold);
   });
 }
 
@@ -67,7 +68,7 @@ function admitUser(deps: UserAdmissionDeps, request: AdmissionRequest): void {
         : 'change';
   deps.management.checkMayManage(actor, name, action);
   if (losesAccess && actor.kind !== 'system')
-    deps.management.checkMayLoseAccess(name, deleting ? 'deleted' : 'disabled');
+    deps.management.checkMayLoseAccess(name, deleting ? 'deleted' : 'disabled', request.hold);
 }
 
 /**

@@ -5,6 +5,9 @@ import { renderRule } from '../authz/rules.js';
 import type { Actor } from '../registry/admission.js';
 import type { RoleService, WhatIf } from './role-service.js';
 
+/** An admission request's `hold`: keeps a reservation until the write settles. */
+type Hold = (release: () => void) => void;
+
 /**
  * Who may manage whom: the one place that decides it. Acting on another user's account (resetting their password,
  * disabling or deleting them, changing their roles, revoking their tokens) can hand the actor that user's power, so it
@@ -13,6 +16,13 @@ import type { RoleService, WhatIf } from './role-service.js';
  * holder of `super-role` can be neither disabled, deleted nor stripped of it, whoever asks.
  */
 export class UserManagement {
+  /**
+   * Users that a write in flight is taking super-role or access from (counted per write): not counted as enabled
+   * super administrators until that write settles, so two concurrent writes cannot each leave the other's target as
+   * "the last one" and both pass.
+   */
+  private readonly leaving = new Map<string, number>();
+
   constructor(
     private readonly roles: RoleService,
     /** Whether a user exists, is not disabled and is not being deleted (authentication knows). */
@@ -41,10 +51,14 @@ export class UserManagement {
     );
   }
 
-  /** Refuses (409) disabling or deleting `target` when they are the last enabled super administrator. */
-  checkMayLoseAccess(target: string, how: 'disabled' | 'deleted'): void {
+  /**
+   * Refuses (409) disabling or deleting `target` when they are the last enabled super administrator; otherwise holds
+   * `target` as leaving until the write settles.
+   */
+  checkMayLoseAccess(target: string, how: 'disabled' | 'deleted', hold?: Hold): void {
     const holders = this.enabledSuperAdministrators();
     if (holders.has(target) && holders.size === 1) throw lastSuperAdministrators([target], `cannot be ${how}`);
+    if (holders.has(target)) this.holdAsLeaving([target], hold);
   }
 
   /** Refuses (409) setting `target`'s roles to `roles` when that strips the last enabled super administrator. */
@@ -56,18 +70,37 @@ export class UserManagement {
     }
   }
 
-  /** Refuses (409) a binding or role write after which no enabled user would hold `super-role` any more. */
-  checkKeepsSuperAdministrator(whatIf: WhatIf, what: string): void {
+  /**
+   * Refuses (409) a binding or role write after which no enabled user would hold `super-role` any more; otherwise holds
+   * those it takes super-role from as leaving until the write settles.
+   */
+  checkKeepsSuperAdministrator(whatIf: WhatIf, what: string, hold?: Hold): void {
     const before = this.enabledSuperAdministrators();
     if (before.size === 0) return;
     const after = this.enabledSuperAdministrators(whatIf);
-    if (after.size > 0) return;
-    throw lastSuperAdministrators([...before].sort(), `would lose ${SUPER_ROLE} through ${what}`);
+    if (after.size === 0) throw lastSuperAdministrators([...before].sort(), `would lose ${SUPER_ROLE} through ${what}`);
+    this.holdAsLeaving(
+      [...before].filter((u) => !after.has(u)),
+      hold,
+    );
+  }
+
+  private holdAsLeaving(usernames: readonly string[], hold: Hold | undefined): void {
+    if (!hold || usernames.length === 0) return;
+    for (const u of usernames) this.leaving.set(u, (this.leaving.get(u) ?? 0) + 1);
+    hold(() => {
+      for (const u of usernames) {
+        const count = (this.leaving.get(u) ?? 1) - 1;
+        if (count > 0) this.leaving.set(u, count);
+        else this.leaving.delete(u);
+      }
+    });
   }
 
   private enabledSuperAdministrators(whatIf?: WhatIf): Set<string> {
     const holders = this.roles.holdersOf(SUPER_ROLE, whatIf);
-    for (const username of holders) if (!this.isEnabled(username)) holders.delete(username);
+    for (const username of holders)
+      if (!this.isEnabled(username) || this.leaving.has(username)) holders.delete(username);
     return holders;
   }
 }

@@ -18,6 +18,13 @@ export interface AdmissionRequest {
   actor: Actor;
   /** Only asking whether the write would be admitted (a collection checked whole before any of it is deleted). */
   dryRun?: boolean;
+  /**
+   * Keeps what a check decided true until the write has settled (stored, refused later, or failed): `release` is called
+   * then. A check that counts something the write is about to change (the last enabled super administrator) reserves
+   * it here, so a concurrent write's check cannot count it too. Absent where nothing can be held (a collection's dry
+   * run).
+   */
+  hold?: (release: () => void) => void;
 }
 
 /**

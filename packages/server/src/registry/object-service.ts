@@ -170,21 +170,33 @@ export class ObjectService {
     if (!options.applied) delete meta.managedFields;
     if (served.model.statusSubresource) delete object.status;
     const stored = canonicalize(object);
+    const held: Array<() => void> = [];
     const admitting = this.admission.run({
       operation: 'create',
       served,
       object: stored,
       actor: options.actor ?? SYSTEM,
       dryRun: options.dryRun,
+      hold: (release) => void held.push(release),
     });
-    if (admitting) await admitting;
-    if (options.dryRun) return dryRunAnswer(served, stored, false);
+    try {
+      if (admitting) await admitting;
+      if (options.dryRun) return dryRunAnswer(served, stored, false);
+      return await this.storeNew(served, stored);
+    } finally {
+      for (const release of held) release();
+    }
+  }
+
+  /** Stores an admitted new object, keeping the index's reservation in step with the outcome. */
+  private async storeNew(served: ServedModel, stored: ExtensionObject): Promise<Written> {
+    const name = stored.metadata.name;
     reserve(served, undefined, stored);
     const record = await this.store
-      .create(served.model.resource, meta.name, (revision) => encodeObject(stored, revision))
+      .create(served.model.resource, name, (revision) => encodeObject(stored, revision))
       .catch((error: unknown) => {
         served.index.apply(stored, undefined);
-        throw error instanceof KeyExistsError ? nameTaken(served, meta.name) : error;
+        throw error instanceof KeyExistsError ? nameTaken(served, name) : error;
       });
     this.announce({ type: 'ADDED', revision: record.revision, served, object: stored, bytes: record.value });
     return { object: stored, bytes: record.value, removed: false };
@@ -327,9 +339,8 @@ export class ObjectService {
       else next.status = prev.status;
     }
     const stored = canonicalize(next);
-    const resource = served.model.resource;
-    const name = prev.metadata.name;
     const removing = Boolean(stored.metadata.deletionTimestamp && !stored.metadata.finalizers?.length);
+    const held: Array<() => void> = [];
     const admitting = this.admission.run({
       operation: deleting ? 'delete' : 'update',
       served,
@@ -338,12 +349,30 @@ export class ObjectService {
       subresource: options.subresource,
       actor: options.actor ?? SYSTEM,
       dryRun: options.dryRun,
+      hold: (release) => void held.push(release),
     });
-    if (admitting) await admitting;
-    if (options.dryRun) {
-      stored.metadata.resourceVersion = prev.metadata.resourceVersion;
-      return dryRunAnswer(served, stored, removing);
+    try {
+      if (admitting) await admitting;
+      if (options.dryRun) {
+        stored.metadata.resourceVersion = prev.metadata.resourceVersion;
+        return dryRunAnswer(served, stored, removing);
+      }
+      return await this.storeReplacement(served, current, stored, removing);
+    } finally {
+      for (const release of held) release();
     }
+  }
+
+  /** Stores an admitted replacement (or the removal it amounts to), keeping the index in step with the outcome. */
+  private async storeReplacement(
+    served: ServedModel,
+    current: { record: StoredRecord; object: ExtensionObject },
+    stored: ExtensionObject,
+    removing: boolean,
+  ): Promise<Written> {
+    const prev = current.object;
+    const resource = served.model.resource;
+    const name = prev.metadata.name;
     reserve(served, prev, removing ? undefined : stored);
     let record: StoredRecord;
     try {

@@ -21,7 +21,7 @@ describe('the online commands, pure parts', () => {
       rows: [{ cells: ['ada', 'Ada Lovelace', 'adult', '3m'] }, { cells: ['kid', null, 'child', '12s'] }],
     };
     expect(serverTableText(answer)).toBe(
-      'NAME   FULL NAME      AGE\nada    Ada Lovelace   3m\nkid' + ' '.repeat(19) + '12s',
+      `NAME   FULL NAME      AGE\nada    Ada Lovelace   3m\nkid${' '.repeat(19)}12s`,
     );
   });
 
