@@ -1,0 +1,11 @@
+import { createApp } from 'vue';
+import App from './App.vue';
+import HasPermission from './components/HasPermission.vue';
+import { router } from './router';
+import './style.css';
+
+const app = createApp(App);
+// Global, so pages (and later plugin UIs) guard their parts without an import, as Halo's console does.
+app.component('HasPermission', HasPermission);
+app.use(router);
+app.mount('#app');
