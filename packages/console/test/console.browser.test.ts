@@ -4,15 +4,18 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, TEST_ADMIN, type TestServer } from '../../server/test/harness.js';
+import { REPO, startTestServer, TEST_ADMIN, type TestServer } from '../../server/test/harness.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const available = existsSync(CHROMIUM) || Boolean(process.env.CI);
 if (!available) console.warn(`console browser tests skipped: ${CHROMIUM} is missing (apt-get install -y chromium)`);
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+// Screenshots of each page the tests reach, to look at (test-results/ is not tracked).
+const SHOTS = path.join(REPO, 'test-results/console');
 const NOBODY = { username: 'nobody', password: 'nobody-password' };
 
 describe.skipIf(!available)('the console in Chromium', () => {
@@ -80,6 +83,7 @@ describe.skipIf(!available)('the console in Chromium', () => {
     await page.goto(`${base}/`);
     await page.getByRole('heading', { name: 'Sign in to svc' }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/console/login');
+    await page.screenshot({ path: path.join(SHOTS, 'sign-in.png') });
     expect(await seriousViolations(page)).toEqual([]);
     await context.close();
   });
@@ -105,6 +109,9 @@ describe.skipIf(!available)('the console in Chromium', () => {
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     const menu = page.getByRole('navigation', { name: 'Main' });
     expect(await menu.getByRole('link').allTextContents()).toEqual(['People', 'Users']);
+    // v-permission keeps what `*` allows.
+    await page.getByText('You may see every user').waitFor();
+    await page.screenshot({ path: path.join(SHOTS, 'overview-admin.png') });
     expect(await seriousViolations(page)).toEqual([]);
 
     await menu.getByRole('link', { name: 'People' }).click();
@@ -112,12 +119,14 @@ describe.skipIf(!available)('the console in Chromium', () => {
     // HasPermission shows its slot: `*` allows plugin:people:manage.
     await page.getByText('You may manage persons').waitFor();
     await page.getByRole('table', { name: 'Persons' }).waitFor();
+    await page.screenshot({ path: path.join(SHOTS, 'people-admin.png') });
 
     await page.getByRole('navigation', { name: 'Account' }).getByRole('link', { name: 'admin' }).click();
     await page.getByRole('heading', { name: 'Profile' }).waitFor();
     expect(await page.getByRole('list', { name: 'Roles' }).getByRole('listitem').allTextContents()).toEqual([
       'super-role',
     ]);
+    await page.screenshot({ path: path.join(SHOTS, 'profile-admin.png') });
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in to svc' }).waitFor();
@@ -138,10 +147,16 @@ describe.skipIf(!available)('the console in Chromium', () => {
     const menu = page.getByRole('navigation', { name: 'Main' });
     expect(await menu.getByRole('link').count()).toBe(0);
     await menu.getByText('No pages for your roles yet.').waitFor();
+    await page.screenshot({ path: path.join(SHOTS, 'no-permission.png') });
+    expect(await seriousViolations(page)).toEqual([]);
 
     await page.goto(`${base}/console/people`);
     await page.getByRole('heading', { name: 'No permission' }).waitFor();
     expect(await page.getByText('You may manage persons').count()).toBe(0);
+    await page.goto(`${base}/console/`);
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    // v-permission removed what the user may not see.
+    expect(await page.getByText('You may see every user').count()).toBe(0);
     await page.goto(`${base}/console/profile`);
     await page.getByRole('heading', { name: 'Profile' }).waitFor();
     await page.getByText('none').waitFor();
