@@ -14,6 +14,12 @@ export interface ClientOptions {
   fetch?: typeof fetch;
   /** Headers sent with every request. */
   headers?: Record<string, string>;
+  /**
+   * In a browser, the page's cookies (`() => document.cookie`): requests then go with the browser's own session
+   * (`credentials: 'same-origin'`), unsafe ones echo its `XSRF-TOKEN` cookie as `X-XSRF-TOKEN`, and `signIn` leaves the
+   * session cookie to the browser (which hides Set-Cookie from scripts).
+   */
+  documentCookies?: () => string;
 }
 
 export type Query = Record<string, string | number | boolean | readonly string[] | undefined>;
@@ -68,10 +74,14 @@ export class Transport {
     const url = this.url(path, options.query);
     const headers: Record<string, string> = { accept: ACCEPT, ...this.options.headers, ...options.headers };
     if (this.options.token) headers.authorization = `Bearer ${this.options.token}`;
+    const unsafe = method !== 'GET' && method !== 'HEAD';
     if (this.session) {
       headers.cookie = this.session.cookie;
-      if (method !== 'GET' && method !== 'HEAD') headers['x-xsrf-token'] = this.session.xsrf;
+      if (unsafe) headers['x-xsrf-token'] = this.session.xsrf;
     }
+    const documentCookies = this.options.documentCookies;
+    const pageXsrf = documentCookies && unsafe ? cookieValue(documentCookies(), 'XSRF-TOKEN') : undefined;
+    if (pageXsrf !== undefined) headers['x-xsrf-token'] = pageXsrf;
     let body: BodyInit | undefined;
     if (options.body instanceof FormData) {
       // fetch writes the multipart content type, with its boundary.
@@ -86,6 +96,7 @@ export class Transport {
     try {
       const init: RequestInit & { dispatcher?: unknown } = { method, headers, body, signal: options.signal };
       if (dispatcher) init.dispatcher = dispatcher;
+      if (documentCookies) init.credentials = 'same-origin';
       response = await doFetch(url, init);
     } catch (error) {
       if ((error as Error).name === 'AbortError') throw error;
@@ -104,6 +115,7 @@ export class Transport {
    */
   async signIn(username: string, password: string): Promise<void> {
     const response = await this.send('POST', '/login', { body: { username, password } });
+    if (this.options.documentCookies) return;
     const cookies = response.headers.getSetCookie().map((c) => c.split(';', 1)[0]!);
     const xsrf = cookies.find((c) => c.startsWith('XSRF-TOKEN='))?.slice('XSRF-TOKEN='.length) ?? '';
     this.session = { cookie: cookies.join('; '), xsrf };
@@ -111,6 +123,10 @@ export class Transport {
 
   /** Ends a password sign-in's session (`POST /logout`); nothing when there is none. */
   async signOut(): Promise<void> {
+    if (this.options.documentCookies) {
+      await this.send('POST', '/logout');
+      return;
+    }
     if (!this.session) return;
     try {
       await this.send('POST', '/logout');
@@ -142,6 +158,15 @@ export class Transport {
     const agent = new undici.Agent({ connect: { ca } });
     return { fetch: undici.fetch as unknown as typeof fetch, dispatcher: agent, madeAgent: agent };
   }
+}
+
+/** The decoded value of cookie `name` in a `document.cookie` string (`a=1; XSRF-TOKEN=x`), if it is there. */
+export function cookieValue(cookies: string, name: string): string | undefined {
+  for (const pair of cookies.split(';')) {
+    const at = pair.indexOf('=');
+    if (at > 0 && pair.slice(0, at).trim() === name) return decodeURIComponent(pair.slice(at + 1).trim());
+  }
+  return undefined;
 }
 
 async function readBody(response: Response): Promise<unknown> {

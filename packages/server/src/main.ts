@@ -9,6 +9,7 @@ import { listenSecurely, type SecureListener } from './api/secure-listener.js';
 import { type Authentication, setupAuthentication } from './authn/index.js';
 import type { LoginClock, LoginLimits } from './authn/login-limiter.js';
 import type { Config } from './config.js';
+import { mountConsole } from './console/console-routes.js';
 import { postModel } from './content/post-model.js';
 import { postRoutes } from './content/post-routes.js';
 import { ControllerManager } from './controllers/controller-manager.js';
@@ -165,6 +166,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   const stopDecisionLog = logDecisionCache(decisions, logger);
   const app = createApp({ logger, router, trustProxy: config.trustProxy, accessLog: config.accessLog });
   app.register(authn.loginRoutes);
+  mountConsole(app, router);
   // The one gate every request passes before its body is read: classify, authenticate, authorize.
   app.addHook(
     'onRequest',

@@ -4,7 +4,7 @@ import { actorOf, callerOf, type HttpContext, JSON_TYPE } from '../api/http-cont
 import type { Principal } from '../authz/principal.js';
 import { classifyRequest } from '../authz/request-info.js';
 import { parseRequestTarget } from '../authz/request-target.js';
-import { annotationList, HIDDEN_LABEL, UI_PERMISSIONS_ANNOTATION } from '../authz/roles.js';
+import { annotationList, HIDDEN_LABEL, SUPER_ROLE, UI_PERMISSIONS_ANNOTATION } from '../authz/roles.js';
 import type { createAttributeResolver } from './authorization-hook.js';
 import type { RoleService } from './role-service.js';
 import type { SetUserRoles } from './user-roles.js';
@@ -39,7 +39,8 @@ export function permissionRoutes(deps: PermissionRouteDeps): DynamicRoute<HttpCo
     const principal: Principal = { username, via: 'session' };
     const expanded = roles.expandFor(principal);
     const visible = [...expanded.roleNames].filter((name) => roles.role(name)?.labels[HIDDEN_LABEL] !== 'true').sort();
-    const uiPermissions = new Set<string>();
+    // The super administrator may see every part of the console, plugin UIs included.
+    const uiPermissions = new Set<string>(expanded.roleNames.has(SUPER_ROLE) ? ['*'] : []);
     for (const name of expanded.roleNames) {
       for (const p of annotationList(roles.role(name) ?? { annotations: {} }, UI_PERMISSIONS_ANNOTATION) ?? [])
         uiPermissions.add(p);
