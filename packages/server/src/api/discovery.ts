@@ -1,7 +1,7 @@
 import { notFound } from '@svc/plugin-api';
 import type { ModelRegistry } from '../registry/model-registry.js';
 import { aggregatedDiscovery, groupsOf, resourceList, versionsOf } from './discovery-documents.js';
-import type { DynamicRoute } from './dynamic-router.js';
+import { type DynamicRoute, publicGet, type RouteHandler } from './dynamic-router.js';
 import { type HttpContext, JSON_TYPE } from './http-context.js';
 import { negotiateAs } from './media-types.js';
 
@@ -41,13 +41,7 @@ export function discoveryRoutes(registry: ModelRegistry): DynamicRoute<HttpConte
     send(ctx, body, `application/json;g=${wanted.g};v=${wanted.v};as=${wanted.as}`);
     return true;
   };
-  const route = (path: string, handler: DynamicRoute<HttpContext>['handler']): DynamicRoute<HttpContext> => ({
-    method: 'GET',
-    path,
-    owner: 'core',
-    public: true,
-    handler,
-  });
+  const route = (path: string, handler: RouteHandler<HttpContext>) => publicGet(path, handler);
   const resources = (ctx: HttpContext, group: string, version: string) => {
     const body = cached(`resources ${group}/${version}`, () => resourceList(models(), group, version));
     if (body === undefined)

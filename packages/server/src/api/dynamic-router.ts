@@ -36,6 +36,13 @@ export interface DynamicRoute<Ctx> {
   doc?: RouteDoc;
 }
 
+/** A GET route of the service's own that everyone may read (discovery, OpenAPI, the console's files). */
+export function publicGet<Ctx>(path: string, handler: RouteHandler<Ctx>, doc?: RouteDoc): DynamicRoute<Ctx> {
+  const route: DynamicRoute<Ctx> = { method: 'GET', path, owner: 'core', public: true, handler };
+  if (doc) route.doc = doc;
+  return route;
+}
+
 const options = { ignoreTrailingSlash: true, maxParamLength: 1000, caseSensitive: true };
 
 /**

@@ -1,6 +1,6 @@
 import { notFound } from '@svc/plugin-api';
 import type { FastifyInstance } from 'fastify';
-import type { DynamicRoute, DynamicRouter } from '../api/dynamic-router.js';
+import { type DynamicRouter, publicGet, type RouteHandler } from '../api/dynamic-router.js';
 import type { HttpContext } from '../api/http-context.js';
 import { ConsoleFiles, isHashedAsset } from './console-files.js';
 
@@ -17,14 +17,8 @@ const YEAR_S = 365 * 24 * 3600;
  * to `/console/`; an API client asking for `/` (no text/html in Accept) gets what it always got.
  */
 export function mountConsole(app: FastifyInstance, router: DynamicRouter<HttpContext>, files = new ConsoleFiles()) {
-  const route = (path: string, handler: DynamicRoute<HttpContext>['handler']): DynamicRoute<HttpContext> => ({
-    method: 'GET',
-    path,
-    owner: 'core',
-    public: true,
-    doc: { summary: 'The web console: a file it is built of, or its page (any other path)' },
-    handler,
-  });
+  const doc = { summary: 'The web console: a file it is built of, or its page (any other path)' };
+  const route = (path: string, handler: RouteHandler<HttpContext>) => publicGet(path, handler, doc);
   router.add([
     route('/console', (ctx) => serve(ctx, files, '')),
     route('/console/*', (ctx, p) => serve(ctx, files, p['*'] ?? '')),

@@ -1,5 +1,5 @@
 import { notFound } from '@svc/plugin-api';
-import type { DynamicRoute } from '../api/dynamic-router.js';
+import { type DynamicRoute, publicGet, type RouteHandler } from '../api/dynamic-router.js';
 import { type HttpContext, JSON_TYPE } from '../api/http-context.js';
 import { DOCS_CSP, docsAsset } from './docs-page.js';
 import { groupVersionKey } from './documents.js';
@@ -12,13 +12,7 @@ import type { BuiltDocument, OpenApiDocuments } from './openapi-service.js';
  * gave is immutable, and one asked for with an old hash is redirected to the current one, as the API server does.
  */
 export function openApiRoutes(documents: OpenApiDocuments): DynamicRoute<HttpContext>[] {
-  const route = (path: string, handler: DynamicRoute<HttpContext>['handler']): DynamicRoute<HttpContext> => ({
-    method: 'GET',
-    path,
-    owner: 'core',
-    public: true,
-    handler,
-  });
+  const route = (path: string, handler: RouteHandler<HttpContext>) => publicGet(path, handler);
   const groupVersion = (ctx: HttpContext, key: string) => {
     const document = documents.groupVersion(key);
     if (!document) throw notFound(`no OpenAPI document: nothing is served in ${key.replace(/^apis?\//, '')}`);
