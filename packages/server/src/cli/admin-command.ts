@@ -54,9 +54,7 @@ function resetPasswordCommand(args: string[], env: NodeJS.ProcessEnv): Promise<n
     const username = positionals[0];
     if (!username) throw new UsageError('which user? give the username');
     const location = storeLocationOf(values, env);
-    const password = values['password-stdin']
-      ? (await readSecret({ fromStdin: true })).replace(/\r?\n$/, '')
-      : undefined;
+    const password = values['password-stdin'] ? await readSecret({ fromStdin: true }) : undefined;
     const store = await openStore(location);
     try {
       const reset = await resetLostPassword(store, username, password);

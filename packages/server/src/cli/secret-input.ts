@@ -10,7 +10,10 @@ export async function readSecret(options: { fromStdin?: boolean; prompt?: string
       throw new Error('no password: set SVC_PASSWORD, pass --password-stdin, or run on a terminal');
     const chunks: Buffer[] = [];
     for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks).toString('utf8');
+    // `echo secret | svc …` ends the secret with a newline that is not part of it.
+    return Buffer.concat(chunks)
+      .toString('utf8')
+      .replace(/\r?\n$/, '');
   }
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
   const muted = rl as unknown as { _writeToOutput: (s: string) => void };
@@ -20,4 +23,14 @@ export async function readSecret(options: { fromStdin?: boolean; prompt?: string
   rl.close();
   process.stderr.write('\n');
   return answer;
+}
+
+/** The password to sign in with: standard input with `--password-stdin`, else SVC_PASSWORD, else a prompt. */
+export function signInPassword(
+  fromStdin: boolean | undefined,
+  env: NodeJS.ProcessEnv,
+  prompt: string,
+): Promise<string> {
+  if (fromStdin) return readSecret({ fromStdin: true });
+  return env.SVC_PASSWORD !== undefined ? Promise.resolve(env.SVC_PASSWORD) : readSecret({ prompt });
 }

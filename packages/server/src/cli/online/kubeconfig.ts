@@ -4,7 +4,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SvcClient } from '@svc/client';
 import { stringify } from 'yaml';
-import { readSecret } from '../secret-input.js';
+import { signInPassword } from '../secret-input.js';
 import { expiryOf, parse, UsageError, wantsHelp } from './args.js';
 import { createPersonalToken } from './personal-token.js';
 import { runCommand } from './report.js';
@@ -51,9 +51,7 @@ export function kubeconfigCommand(args: string[], env: NodeJS.ProcessEnv): Promi
     const session = new SvcClient({ baseUrl: server.origin, ca, token: values.token });
     const username = values.username ?? env.SVC_USERNAME ?? 'admin';
     if (!values.token) {
-      const password = values['password-stdin']
-        ? (await readSecret({ fromStdin: true })).replace(/\r?\n$/, '')
-        : (env.SVC_PASSWORD ?? (await readSecret({ prompt: `password for ${username}: ` })));
+      const password = await signInPassword(values['password-stdin'], env, `password for ${username}: `);
       await session.signIn(username, password);
     }
     try {

@@ -1,7 +1,7 @@
 /** `svc login <url>` and `svc logout`: a personal access token made by signing in, kept in the user's config dir. */
 import { readFile } from 'node:fs/promises';
 import { SvcClient } from '@svc/client';
-import { readSecret } from '../secret-input.js';
+import { signInPassword } from '../secret-input.js';
 import { expiryOf, parse, UsageError, wantsHelp } from './args.js';
 import { configPath, forgetLogin, readLogin, writeLogin } from './config-file.js';
 import { createPersonalToken, tokenPath } from './personal-token.js';
@@ -38,9 +38,11 @@ export function loginCommand(args: string[], env: NodeJS.ProcessEnv): Promise<nu
     const caFile = values['certificate-authority'];
     const ca = caFile ? await readFile(caFile, 'utf8') : undefined;
     const username = values.username ?? env.SVC_USERNAME ?? 'admin';
-    const password = values['password-stdin']
-      ? (await readSecret({ fromStdin: true })).replace(/\r?\n$/, '')
-      : (env.SVC_PASSWORD ?? (await readSecret({ prompt: `password for ${username} at ${server.origin}: ` })));
+    const password = await signInPassword(
+      values['password-stdin'],
+      env,
+      `password for ${username} at ${server.origin}: `,
+    );
 
     const session = new SvcClient({ baseUrl: server.origin, ca });
     await session.signIn(username, password);
