@@ -1,7 +1,7 @@
 /** The client over svc's HTTPS listener: trusting svc's own CA with `ca`, and refusing a server it cannot verify. */
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../server/test/harness.js';
+import { startTestServer, superAdminToken, type TestServer } from '../../server/test/harness.js';
 import { SvcClient, SvcConnectionError } from '../src/index.js';
 
 const PERSONS_REF = { group: 'people.svc.run', version: 'v1alpha1', plural: 'persons' };
@@ -13,10 +13,7 @@ describe('the TypeScript client over HTTPS', () => {
   beforeAll(async () => {
     t = await startTestServer({ env: { SVC_HTTPS_PORT: '0' } });
     await t.server.listen();
-    const created = await t.request('POST', '/apis/uc.api.security.svc.run/v1alpha1/personalaccesstokens', {
-      spec: { name: 'https-test', roles: ['super-role'] },
-    });
-    token = created.body.metadata.annotations['security.svc.run/access-token'];
+    token = await superAdminToken(t, 'https-test');
   });
   afterAll(async () => {
     for (const client of clients) await client.close();

@@ -3,7 +3,14 @@
  * that resume, bookmarks, discovery, and an informer that syncs, follows changes and lists again after 410 Gone.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BACKENDS, PEOPLE_PLUGINS, person, startTestServer, type TestServer } from '../../server/test/harness.js';
+import {
+  BACKENDS,
+  PEOPLE_PLUGINS,
+  person,
+  startTestServer,
+  superAdminToken,
+  type TestServer,
+} from '../../server/test/harness.js';
 import { eventually, NOTES_PLUGINS, note } from '../../server/test/watch-client.js';
 import { type ExtensionObject, SvcApiError, SvcClient, type WatchEvent } from '../src/index.js';
 
@@ -48,10 +55,7 @@ describe.each(BACKENDS)('the TypeScript client (%s)', (backend) => {
       serverOptions: { watch: { bookmarkIntervalMs: 50 } },
     });
     base = await t.server.listen();
-    const created = await t.request('POST', '/apis/uc.api.security.svc.run/v1alpha1/personalaccesstokens', {
-      spec: { name: 'client-test', roles: ['super-role'] },
-    });
-    token = created.body.metadata.annotations['security.svc.run/access-token'];
+    token = await superAdminToken(t, 'client-test');
     client = new SvcClient({ baseUrl: base, token });
   });
   afterAll(async () => {

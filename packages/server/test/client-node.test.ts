@@ -10,7 +10,7 @@ import {
   Watch,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BACKENDS, startTestServer, type TestServer } from './harness.js';
+import { BACKENDS, startTestServer, superAdminToken, type TestServer } from './harness.js';
 import { eventually, NOTES, NOTES_PLUGINS, note } from './watch-client.js';
 
 const G = { group: 'notes.svc.run', version: 'v1', plural: 'notes' };
@@ -39,15 +39,12 @@ describe.each(BACKENDS)('@kubernetes/client-node (%s)', (backend) => {
   beforeAll(async () => {
     t = await startTestServer({ backend, pluginsDirs: [NOTES_PLUGINS] });
     const server = await t.server.listen();
-    const made = await t.request('POST', '/apis/uc.api.security.svc.run/v1alpha1/personalaccesstokens', {
-      spec: { name: 'client-node tests', roles: ['super-role'] },
-    });
-    expect(made.status).toBe(201);
+    const token = await superAdminToken(t, 'client-node tests');
     kc = new KubeConfig();
     kc.loadFromOptions({
       // client-node speaks plain HTTP only when told to skip TLS verification (there is no TLS to verify).
       clusters: [{ name: 'svc', server, skipTLSVerify: true }],
-      users: [{ name: 'admin', token: made.body.metadata.annotations['security.svc.run/access-token'] }],
+      users: [{ name: 'admin', token }],
       contexts: [{ name: 'svc', cluster: 'svc', user: 'admin' }],
       currentContext: 'svc',
     });

@@ -129,6 +129,15 @@ export async function signInHeaders(
   return { cookie: cookies.join('; '), 'x-xsrf-token': xsrf };
 }
 
+/** A personal access token of the administrator holding super-role, for clients that send a bearer token. */
+export async function superAdminToken(t: TestServer, name: string): Promise<string> {
+  const made = await t.request('POST', '/apis/uc.api.security.svc.run/v1alpha1/personalaccesstokens', {
+    spec: { name, roles: ['super-role'] },
+  });
+  if (made.status !== 201) throw new Error(`making token ${name} failed: ${made.status} ${made.text}`);
+  return made.body.metadata.annotations['security.svc.run/access-token'] as string;
+}
+
 async function dropSchema(schema: string) {
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: PG_URL });

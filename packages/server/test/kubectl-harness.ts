@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { kubeconfigYaml } from '../src/cli/online/kubeconfig.js';
-import { type Backend, startTestServer, type TestServer } from './harness.js';
+import { type Backend, startTestServer, superAdminToken, type TestServer } from './harness.js';
 
 export const KUBECTL = process.env.SVC_TEST_KUBECTL ?? '/usr/bin/kubectl';
 
@@ -33,11 +33,7 @@ export async function startKubectlServer(backend: Backend): Promise<KubectlServe
   const t = await startTestServer({ backend, env: { SVC_HTTPS_PORT: '0' } });
   await t.server.listen();
   const dir = await mkdtemp(path.join(tmpdir(), 'svc-kubectl-'));
-  const made = await t.request('POST', '/apis/uc.api.security.svc.run/v1alpha1/personalaccesstokens', {
-    spec: { name: 'kubectl tests', roles: ['super-role'] },
-  });
-  if (made.status !== 201) throw new Error(`token: ${made.status} ${made.text}`);
-  const token = made.body.metadata.annotations['security.svc.run/access-token'] as string;
+  const token = await superAdminToken(t, 'kubectl tests');
   const kubeconfig = path.join(dir, 'kubeconfig');
   const ca = await readFile(t.server.caFile!, 'utf8');
   await writeFile(kubeconfig, kubeconfigYaml({ server: t.server.httpsUrl!, ca, token, user: 'admin', context: 'svc' }));
