@@ -28,6 +28,7 @@ import { PluginLifecycle } from './plugins/plugin-lifecycle.js';
 import { createAttributeResolver, createAuthorizationHook } from './rbac/authorization-hook.js';
 import { startRbac } from './rbac/boot.js';
 import { DecisionCache, logDecisionCache } from './rbac/decision-cache.js';
+import { modelAccessRoutes } from './rbac/model-access-routes.js';
 import { permissionRoutes } from './rbac/permission-routes.js';
 import { installUserAdmission } from './rbac/user-admission.js';
 import { UserManagement } from './rbac/user-management.js';
@@ -187,6 +188,9 @@ export async function createServer(config: Config, options: ServerOptions = {}):
       endSessionsOf: async (username) => void (await authn.endSessionsOf(username)),
       attributesOf: createAttributeResolver(registry, router),
     }),
+  );
+  router.add(
+    modelAccessRoutes({ registry, roles: rbac.service, attributesOf: createAttributeResolver(registry, router) }),
   );
   const plugins = new PluginHost({
     registry,
