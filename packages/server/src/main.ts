@@ -28,7 +28,7 @@ import { PluginLifecycle } from './plugins/plugin-lifecycle.js';
 import { createAttributeResolver, createAuthorizationHook } from './rbac/authorization-hook.js';
 import { startRbac } from './rbac/boot.js';
 import { DecisionCache, logDecisionCache } from './rbac/decision-cache.js';
-import { modelAccessRoutes } from './rbac/model-access-routes.js';
+import { mayListAnyModel, modelAccessRoutes } from './rbac/model-access-routes.js';
 import { permissionRoutes } from './rbac/permission-routes.js';
 import { installUserAdmission } from './rbac/user-admission.js';
 import { UserManagement } from './rbac/user-management.js';
@@ -180,18 +180,18 @@ export async function createServer(config: Config, options: ServerOptions = {}):
       decisions,
     }),
   );
+  const modelAccess = { registry, roles: rbac.service, attributesOf: createAttributeResolver(registry, router) };
   router.add(
     permissionRoutes({
       roles: rbac.service,
       setUserRoles,
       userExists: async (username) => authn.users.exists(username),
       endSessionsOf: async (username) => void (await authn.endSessionsOf(username)),
-      attributesOf: createAttributeResolver(registry, router),
+      attributesOf: modelAccess.attributesOf,
+      mayBrowseModels: (principal) => mayListAnyModel(modelAccess, principal),
     }),
   );
-  router.add(
-    modelAccessRoutes({ registry, roles: rbac.service, attributesOf: createAttributeResolver(registry, router) }),
-  );
+  router.add(modelAccessRoutes(modelAccess));
   const plugins = new PluginHost({
     registry,
     objects,

@@ -98,6 +98,15 @@ describe('GET models: what the resource browser may show each caller', () => {
     expect((await modelsOf(undefined)).status).toBe(401);
   });
 
+  it('grants the UI permission system:resources:view to whoever may list a model, and to nobody else', async () => {
+    const uiOf = async (session: Session) =>
+      (await as(t, session)('GET', `${CONSOLE}/users/-/permissions`)).body.uiPermissions as string[];
+    const viewer = await userWithRoles(t, admin, 'victor', ['people-role-view-persons']);
+    expect(await uiOf(viewer)).toEqual(['plugin:people:view', 'system:resources:view']);
+    const plain = await userWithRoles(t, admin, 'paula', []);
+    expect(await uiOf(plain)).toEqual([]);
+  });
+
   it('does not count a rule that names only some objects', async () => {
     const role = {
       apiVersion: 'v1alpha1',

@@ -85,14 +85,24 @@ export function browsableModels(deps: ModelAccessDeps, principal: Principal): Br
     .sort((a, b) => a.kind.localeCompare(b.kind) || a.apiVersion.localeCompare(b.apiVersion));
 }
 
-function allowedVerbs(deps: ModelAccessDeps, principal: Principal, model: NormalizedModel): string[] {
+/** Whether the caller may list at least one model. */
+export function mayListAnyModel(deps: ModelAccessDeps, principal: Principal): boolean {
+  return deps.registry.all().some((served) => allowedVerbs(deps, principal, served.model, ['list']).length > 0);
+}
+
+function allowedVerbs(
+  deps: ModelAccessDeps,
+  principal: Principal,
+  model: NormalizedModel,
+  verbs: readonly string[] = VERBS,
+): string[] {
   const path =
     model.group === '' ? `/api/${model.version}/${model.plural}` : `/apis/${model.apiVersion}/${model.plural}`;
   const parsed = parseRequestTarget(path);
   if (!parsed.ok) return [];
   // Classified as the gate classifies a list of the collection; each verb then asked as the gate asks a second verb.
   const info = classifyRequest({ method: 'GET', target: parsed.target });
-  return VERBS.filter(
+  return verbs.filter(
     (verb) =>
       deps.roles.authorize(principal, deps.attributesOf({ ...info, verb }, 'GET', parsed.target.routePath)).allowed,
   );

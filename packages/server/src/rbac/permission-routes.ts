@@ -19,7 +19,12 @@ export interface PermissionRouteDeps {
   /** Ends a user's sessions, so new roles take effect at once. */
   endSessionsOf: (username: string) => Promise<void>;
   attributesOf: ReturnType<typeof createAttributeResolver>;
+  /** Whether the user may list at least one model (model-access-routes.ts): the console's resource browser. */
+  mayBrowseModels: (principal: Principal) => boolean;
 }
+
+/** The UI permission of the console's resource browser, held by whoever may list at least one model. */
+export const BROWSE_RESOURCES_UI_PERMISSION = 'system:resources:view';
 
 /**
  * The console's permission endpoints (docs/api.md "Security"): what a user holds, setting a user's roles, and access
@@ -45,6 +50,8 @@ export function permissionRoutes(deps: PermissionRouteDeps): DynamicRoute<HttpCo
       for (const p of annotationList(roles.role(name) ?? { annotations: {} }, UI_PERMISSIONS_ANNOTATION) ?? [])
         uiPermissions.add(p);
     }
+    // Not a role's: the server decides it from the models the user may list, so the browser never matches rules.
+    if (deps.mayBrowseModels(principal)) uiPermissions.add(BROWSE_RESOURCES_UI_PERMISSION);
     return {
       username,
       roles: roles.boundRoles(username),
