@@ -22,6 +22,35 @@ export const consoleRoutes: RouteRecordRaw[] = [
       menu: { name: 'Users', group: 'System', priority: 10 },
     },
   },
+  // The resource browser: every model the server says the user may list (UI permission system:resources:view).
+  {
+    path: 'resources',
+    name: 'Resources',
+    component: () => import('./pages/resources/ResourcesPage.vue'),
+    meta: {
+      title: 'Resources',
+      permissions: ['system:resources:view'],
+      menu: { name: 'Resources', group: 'System', priority: 50 },
+    },
+  },
+  {
+    path: 'resources/:group/:version/:plural',
+    name: 'ResourceList',
+    component: () => import('./pages/resources/ResourceListPage.vue'),
+    meta: { title: 'Resources', permissions: ['system:resources:view'] },
+  },
+  {
+    path: 'resources/:group/:version/:plural/-/new',
+    name: 'ResourceCreate',
+    component: () => import('./pages/resources/ResourceObjectPage.vue'),
+    meta: { title: 'Create', permissions: ['system:resources:view'] },
+  },
+  {
+    path: 'resources/:group/:version/:plural/:name',
+    name: 'ResourceObject',
+    component: () => import('./pages/resources/ResourceObjectPage.vue'),
+    meta: { title: 'Object', permissions: ['system:resources:view'] },
+  },
   { path: 'profile', name: 'Profile', component: () => import('./pages/ProfilePage.vue'), meta: { title: 'Profile' } },
   {
     path: ':unknown(.*)*',

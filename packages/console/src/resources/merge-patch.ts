@@ -4,6 +4,9 @@
  */
 type Json = unknown;
 
+/** A deep copy of JSON data; unlike structuredClone it also copies Vue's reactive proxies. */
+export const cloneJson = <T>(value: T): T => (value === undefined ? value : JSON.parse(JSON.stringify(value)));
+
 const isObject = (value: Json): value is Record<string, Json> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 
@@ -27,8 +30,8 @@ export function mergePatchBetween(before: Json, after: Json): Json {
 
 /** `target` with `patch` applied (RFC 7386); neither is changed. */
 export function applyMergePatch(target: Json, patch: Json): Json {
-  if (!isObject(patch)) return structuredClone(patch);
-  const result: Record<string, Json> = isObject(target) ? structuredClone(target) : {};
+  if (!isObject(patch)) return cloneJson(patch);
+  const result: Record<string, Json> = isObject(target) ? cloneJson(target) : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete result[key];
     else result[key] = applyMergePatch(result[key], value);

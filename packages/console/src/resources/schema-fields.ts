@@ -3,6 +3,8 @@
  * nested objects and arrays of scalars become inputs; anything else (references, unions, maps, arrays of objects) is
  * left to the YAML editor. Pure.
  */
+import { cloneJson } from './merge-patch.js';
+
 export type Schema = Record<string, unknown>;
 
 export type FieldKind = 'string' | 'number' | 'integer' | 'boolean' | 'enum' | 'object' | 'list' | 'yaml';
@@ -117,7 +119,7 @@ export function valueAt(object: unknown, path: readonly string[]): unknown {
  * that is removed too, so clearing an optional field leaves no `{}` behind.
  */
 export function withValueAt(object: Record<string, unknown>, path: readonly string[], value: unknown) {
-  const result = structuredClone(object);
+  const result = cloneJson(object);
   const [head, ...rest] = path;
   if (head === undefined) return result;
   if (rest.length === 0) {
