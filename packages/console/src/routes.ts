@@ -1,4 +1,5 @@
 import type { RouteRecordRaw } from 'vue-router';
+import { prefetchModelPage } from './resources/prefetch';
 
 /**
  * The console's pages (children of `Root`, at `/console/…`). Every route carries `meta.permissions` (UI permissions,
@@ -37,6 +38,7 @@ export const consoleRoutes: RouteRecordRaw[] = [
     path: 'resources/:group/:version/:plural',
     name: 'ResourceList',
     component: () => import('./pages/resources/ResourceListPage.vue'),
+    beforeEnter: (to) => void prefetchModelPage(to),
     meta: { title: 'Resources', permissions: ['system:resources:view'] },
   },
   {

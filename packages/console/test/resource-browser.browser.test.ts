@@ -189,6 +189,7 @@ describe.skipIf(!browserAvailable)('the resource browser in Chromium', () => {
     await dialog.getByText('until its finalizers are removed: example.com/hold').waitFor();
     await dialog.getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('heading', { name: 'Being deleted' }).waitFor();
+    await dialog.waitFor({ state: 'hidden' });
     const stored = (await c.t.request('GET', `${POSTS}/held`)).body;
     expect(stored.metadata.deletionTimestamp).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect(await page.locator('time').getAttribute('datetime')).toBe(stored.metadata.deletionTimestamp);
