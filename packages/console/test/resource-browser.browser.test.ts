@@ -26,6 +26,11 @@ async function rowNames(page: Page): Promise<string[]> {
   return page.locator('main table tbody tr td:first-child a').allTextContents();
 }
 
+/** Waits until the table shows no loading mask (it fades out after the rows are in). */
+async function settled(page: Page): Promise<void> {
+  await page.locator('.p-datatable-mask').waitFor({ state: 'detached' });
+}
+
 async function tableCount(page: Page): Promise<string> {
   return (await page.locator('.count').textContent()) ?? '';
 }
@@ -71,20 +76,24 @@ describe.skipIf(!browserAvailable)('the resource browser in Chromium', () => {
     await page.getByRole('button', { name: 'Next Page' }).click();
     await expect.poll(async () => (await rowNames(page)).slice(0, 5)).toEqual(['p05', 'p04', 'p03', 'p02', 'p01']);
     expect((await rowNames(page)).sort()).toEqual(['ada', 'alan', 'grace', 'p01', 'p02', 'p03', 'p04', 'p05']);
+    await settled(page);
     await c.shot(page, 'resource-browser-list');
     expect(await c.seriousViolations(page)).toEqual([]);
 
     // A field selector offered from the model's indexes; gender's values from its schema's enum.
-    await page.getByRole('combobox', { name: 'Field' }).click();
-    await page.getByRole('option', { name: 'spec.gender' }).click();
-    await page.getByRole('combobox', { name: 'Value' }).click();
-    await page.getByRole('option', { name: 'FEMALE' }).click();
+    await page.getByLabel('Field', { exact: true }).selectOption('spec.gender');
+    expect(await page.getByLabel('Value', { exact: true }).locator('option').allTextContents()).toEqual([
+      'MALE',
+      'FEMALE',
+    ]);
+    await page.getByLabel('Value', { exact: true }).selectOption('FEMALE');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await expect.poll(() => tableCount(page)).toBe('15 persons');
     // And a label selector with it: team=a and FEMALE are p01, p03, p05, p07, p09.
     await page.getByLabel('Label selector').fill('team=a');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await expect.poll(() => rowNames(page)).toEqual(['p09', 'p07', 'p05', 'p03', 'p01']);
+    await settled(page);
     await c.shot(page, 'resource-browser-filtered');
 
     // Sorting by an indexed column: Years (spec.age), ascending then descending.
@@ -239,6 +248,7 @@ describe.skipIf(!browserAvailable)('the resource browser in Chromium', () => {
     await expect.poll(() => rowNames(page)).toEqual(before);
     await page.getByRole('status').filter({ hasText: 'Live: 3 changes since loaded' }).waitFor();
     expect(await page.evaluate(() => (window as unknown as { marker?: string }).marker)).toBe('same page');
+    await settled(page);
     await c.shot(page, 'resource-browser-live');
   });
 
