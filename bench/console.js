@@ -151,7 +151,11 @@ try {
     `\nresource browser, ${PERSONS} persons: navigation to first page rendered, median of ${RUNS}: ${median(times).toFixed(0)} ms   target <= 500 ms`,
   );
   console.log(`  the page's main thread CPU time (median): ${median(busyTimes).toFixed(0)} ms`);
-  console.log(`  load average while measuring: ${loadavg().map((l) => l.toFixed(2)).join(' ')} (2 cores shared)`);
+  console.log(
+    `  load average while measuring: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} (2 cores shared)`,
+  );
   await context.close();
 } finally {
   await browser.close();
