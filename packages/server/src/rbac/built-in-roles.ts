@@ -86,6 +86,8 @@ export const BUILT_IN_ROLES: RoleObject[] = [
       { nonResourceURLs: ['/login', '/logout', '/healthz'], verbs: ['*'] },
       // The version, as Kubernetes' public-info-viewer role allows; discovery itself is public by route (api/discovery.ts).
       { nonResourceURLs: ['/version'], verbs: ['get'] },
+      // The first-run setup: whether it is pending, and completing it with the printed link's token (authn/setup-routes.ts).
+      { apiGroups: [CONSOLE], resources: ['setup'], verbs: ['list', 'create'] },
       // Published posts are public.
       { apiGroups: [`api.${CONTENT}`], resources: ['posts'], verbs: ['get', 'list'] },
     ],
