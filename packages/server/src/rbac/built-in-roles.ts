@@ -162,8 +162,9 @@ export const CORE_TEMPLATES: RoleObject[] = [
   ),
   role({
     name: 'role-template-own-permissions',
-    displayName: 'Own permissions and password',
+    displayName: 'Own profile, permissions and password',
     rules: [
+      { apiGroups: [CONSOLE], resources: ['users'], resourceNames: ['-'], verbs: ['get'] },
       { apiGroups: [CONSOLE], resources: ['users/permissions'], resourceNames: ['-'], verbs: ['get'] },
       { apiGroups: [CONSOLE], resources: ['users/password'], resourceNames: ['-'], verbs: ['update'] },
     ],
