@@ -13,6 +13,14 @@ const ROOT = { username: 'root', password: 'root-first-password' };
 const NEW_PASSWORD = 'root-second-password';
 const ME = '/apis/api.console.svc.run/v1alpha1/users/-/permissions';
 
+/** Until the page's transitions (a dialog fading in or out) are over, so a screenshot shows where they end. */
+const settled = (page: Page) =>
+  page.waitForFunction(() =>
+    document
+      .getAnimations()
+      .every((a) => a.playState !== 'running' || a.effect?.getComputedTiming().endTime === Number.POSITIVE_INFINITY),
+  );
+
 describe.skipIf(!browserAvailable)('first-run setup and the personal center in Chromium', () => {
   let c: ConsoleUnderTest;
   const printed: string[] = [];
@@ -168,14 +176,17 @@ describe.skipIf(!browserAvailable)('first-run setup and the personal center in C
 
     await row.getByRole('button', { name: 'Revoke tour' }).click();
     const dialog = page.getByRole('alertdialog', { name: 'Revoke "tour"?' });
+    await settled(page);
     await c.shot(page, 'uc-token-revoke-confirm');
     expect(await c.seriousViolations(page)).toEqual([]);
     await dialog.getByRole('button', { name: 'Revoke' }).click();
     await row.getByText('Revoked').waitFor();
+    await dialog.waitFor({ state: 'hidden' });
     expect(await row.getByRole('button', { name: 'Revoke tour' }).count()).toBe(0);
     const refused = await program.request('GET', ME).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(SvcApiError);
     expect((refused as SvcApiError).status).toBe(401);
+    await settled(page);
     await c.shot(page, 'uc-token-revoked');
     expect(await c.seriousViolations(page)).toEqual([]);
 

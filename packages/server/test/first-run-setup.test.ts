@@ -1,5 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import { setupLinkBase } from '../src/main.js';
 import { setCookies } from './authn-helpers.js';
 import { BACKENDS, capturingLogger, startTestServer, TEST_ADMIN, type TestServer } from './harness.js';
 
@@ -206,5 +207,15 @@ describe('the setup link', () => {
     expect(printed).toEqual([]);
     expect(t.server.setupUrl).toBeUndefined();
     expect((await t.anonymous('POST', '/login', TEST_ADMIN)).status).toBe(200);
+  });
+});
+
+describe('where the setup link points', () => {
+  it('is plain HTTP on this machine for a loopback or wildcard address, else HTTPS when it is on', () => {
+    expect(setupLinkBase('127.0.0.1', 'http://127.0.0.1:8090', 'https://127.0.0.1:8443')).toBe('http://127.0.0.1:8090');
+    expect(setupLinkBase('0.0.0.0', 'http://0.0.0.0:8090', 'https://0.0.0.0:8443')).toBe('http://127.0.0.1:8090');
+    expect(setupLinkBase('::', 'http://[::]:8090', undefined)).toBe('http://[::1]:8090');
+    expect(setupLinkBase('10.0.0.5', 'http://10.0.0.5:8090', 'https://10.0.0.5:8443')).toBe('https://10.0.0.5:8443');
+    expect(setupLinkBase('10.0.0.5', 'http://10.0.0.5:8090', undefined)).toBe('http://10.0.0.5:8090');
   });
 });
