@@ -22,6 +22,16 @@ export const consoleRoutes: RouteRecordRaw[] = [
       menu: { name: 'Users', group: 'System', priority: 10 },
     },
   },
+  {
+    path: 'posts',
+    name: 'Posts',
+    component: () => import('./pages/posts/PostsPage.vue'),
+    meta: {
+      title: 'Posts',
+      permissions: ['system:posts:manage'],
+      menu: { name: 'Posts', group: 'Content', priority: 20 },
+    },
+  },
   { path: 'profile', name: 'Profile', component: () => import('./pages/ProfilePage.vue'), meta: { title: 'Profile' } },
   {
     path: ':unknown(.*)*',
@@ -38,6 +48,12 @@ export const ucRoutes: RouteRecordRaw[] = [
     name: 'UcOverview',
     component: () => import('./pages/UcOverviewPage.vue'),
     meta: { title: 'Personal center' },
+  },
+  {
+    path: 'posts',
+    name: 'UcPosts',
+    component: () => import('./pages/posts/MyPostsPage.vue'),
+    meta: { title: 'My posts', permissions: ['uc:posts:own'], menu: { name: 'My posts', priority: 20 } },
   },
   {
     path: ':unknown(.*)*',
