@@ -19,7 +19,7 @@ export const consoleRoutes: RouteRecordRaw[] = [
     meta: {
       title: 'Users',
       permissions: ['system:users:view'],
-      menu: { name: 'Users', group: 'System', priority: 10 },
+      menu: { name: 'Users', group: 'System', priority: 100 },
     },
   },
   {
