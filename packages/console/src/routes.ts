@@ -19,7 +19,17 @@ export const consoleRoutes: RouteRecordRaw[] = [
     meta: {
       title: 'Users',
       permissions: ['system:users:view'],
-      menu: { name: 'Users', group: 'System', priority: 10 },
+      menu: { name: 'Users', group: 'System', priority: 100 },
+    },
+  },
+  {
+    path: 'posts',
+    name: 'Posts',
+    component: () => import('./pages/posts/PostsPage.vue'),
+    meta: {
+      title: 'Posts',
+      permissions: ['system:posts:manage'],
+      menu: { name: 'Posts', group: 'Content', priority: 20 },
     },
   },
   {
@@ -58,6 +68,12 @@ export const ucRoutes: RouteRecordRaw[] = [
     name: 'PersonalAccessTokens',
     component: () => import('./pages/uc/TokensPage.vue'),
     meta: { title: 'Access tokens', permissions: [], menu: { name: 'Access tokens', priority: 30 } },
+  },
+  {
+    path: 'posts',
+    name: 'UcPosts',
+    component: () => import('./pages/posts/MyPostsPage.vue'),
+    meta: { title: 'My posts', permissions: ['uc:posts:own'], menu: { name: 'My posts', priority: 20 } },
   },
   {
     path: ':unknown(.*)*',
