@@ -55,19 +55,19 @@ export const ucRoutes: RouteRecordRaw[] = [
     path: 'profile',
     name: 'Profile',
     component: () => import('./pages/uc/ProfilePage.vue'),
-    meta: { title: 'Profile', permissions: [], menu: { name: 'Profile', priority: 10 } },
+    meta: { title: 'Profile', permissions: [], menu: { name: 'Profile', priority: 1 } },
   },
   {
     path: 'password',
     name: 'Password',
     component: () => import('./pages/uc/PasswordPage.vue'),
-    meta: { title: 'Password', permissions: [], menu: { name: 'Password', priority: 20 } },
+    meta: { title: 'Password', permissions: [], menu: { name: 'Password', priority: 2 } },
   },
   {
     path: 'tokens',
     name: 'PersonalAccessTokens',
     component: () => import('./pages/uc/TokensPage.vue'),
-    meta: { title: 'Access tokens', permissions: [], menu: { name: 'Access tokens', priority: 30 } },
+    meta: { title: 'Access tokens', permissions: [], menu: { name: 'Access tokens', priority: 3 } },
   },
   {
     path: 'posts',
