@@ -78,6 +78,7 @@ describe.each(BACKENDS)('the first-run setup (%s)', (backend) => {
     expect(again.body.detail).toBe('setup is done: the super administrator exists; sign in instead');
     expect((await t.anonymous('GET', SETUP)).body).toEqual({ pending: false });
     expect(t.server.authn.users.exists('other')).toBe(false);
+    expect(t.server.authn.setup.link('http://svc.test')).toBeUndefined();
   });
 
   it('refuses a wrong token with 403, and creates nobody', async () => {
