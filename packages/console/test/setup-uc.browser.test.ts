@@ -45,6 +45,7 @@ describe.skipIf(!browserAvailable)('first-run setup and the personal center in C
     const { page: signIn } = await c.visit();
     await signIn.goto(`${c.base}/console/login`);
     await signIn.getByText('svc has no administrator yet.', { exact: false }).waitFor();
+    await settled(signIn);
     await c.shot(signIn, 'setup-sign-in-hint');
     expect(await c.seriousViolations(signIn)).toEqual([]);
   });
@@ -56,6 +57,7 @@ describe.skipIf(!browserAvailable)('first-run setup and the personal center in C
     // The token is taken off the address bar at once.
     await expect.poll(() => new URL(page.url()).hash).toBe('');
     expect(new URL(page.url()).pathname).toBe('/console/setup');
+    await settled(page);
     await c.shot(page, 'setup-form');
     expect(await c.seriousViolations(page)).toEqual([]);
 
@@ -71,6 +73,7 @@ describe.skipIf(!browserAvailable)('first-run setup and the personal center in C
     await page.getByLabel('Confirm password').fill('short');
     await page.getByRole('button', { name: 'Create administrator' }).click();
     await page.getByText('Password must be at least 8 characters long').waitFor();
+    await settled(page);
     await c.shot(page, 'setup-errors');
     expect(await c.seriousViolations(page)).toEqual([]);
 
@@ -91,6 +94,7 @@ describe.skipIf(!browserAvailable)('first-run setup and the personal center in C
     await again.goto(link);
     await again.getByText('Setup is done: svc has its administrator.').waitFor();
     expect(await again.getByRole('textbox').count()).toBe(0);
+    await settled(again);
     await c.shot(again, 'setup-done');
     expect(await c.seriousViolations(again)).toEqual([]);
     await again.getByRole('link', { name: 'Sign in' }).click();
@@ -114,6 +118,7 @@ describe.skipIf(!browserAvailable)('first-run setup and the personal center in C
     const profile = page.getByRole('main');
     await profile.getByText('Super administrator').waitFor();
     expect(await profile.getByRole('list', { name: 'Roles' }).textContent()).toBe('super-role');
+    await settled(page);
     await c.shot(page, 'uc-profile');
     expect(await c.seriousViolations(page)).toEqual([]);
   });
@@ -128,13 +133,16 @@ describe.skipIf(!browserAvailable)('first-run setup and the personal center in C
     await page.getByText('This is not your current password.').waitFor();
     expect(await page.getByLabel('Current password').getAttribute('aria-describedby')).toBe('old-password-error');
     expect(await page.getByLabel('Current password').getAttribute('aria-invalid')).toBe('true');
+    await settled(page);
     await c.shot(page, 'uc-password-error');
     expect(await c.seriousViolations(page)).toEqual([]);
 
     await page.getByLabel('Current password').fill(ROOT.password);
     await page.getByRole('button', { name: 'Change password' }).click();
     await page.getByRole('status').getByText('Your other sessions were signed out', { exact: false }).waitFor();
+    await settled(page);
     await c.shot(page, 'uc-password-changed');
+    expect(await c.seriousViolations(page)).toEqual([]);
     // The new password signs in; the old one no longer does.
     expect((await c.t.anonymous('POST', '/login', { username: 'root', password: NEW_PASSWORD })).status).toBe(200);
     expect((await c.t.anonymous('POST', '/login', { username: 'root', password: ROOT.password })).status).toBe(401);
@@ -165,6 +173,7 @@ describe.skipIf(!browserAvailable)('first-run setup and the personal center in C
       'Active',
       'Revoke tour Delete tour',
     ]);
+    await settled(page);
     await c.shot(page, 'uc-token-created');
     expect(await c.seriousViolations(page)).toEqual([]);
 
