@@ -208,7 +208,7 @@ describe.skipIf(!browserAvailable)('the resource browser in Chromium', () => {
     await c.shot(page, 'resource-browser-deleting');
     expect(await c.seriousViolations(page)).toEqual([]);
     // In the list too.
-    await page.getByRole('link', { name: 'Posts' }).click();
+    await page.getByRole('main').getByRole('link', { name: 'Posts' }).click();
     const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'held' }) });
     await row.getByText('Deleting').waitFor();
     // Another client removes the finalizer: the object goes, and the list follows.

@@ -23,6 +23,8 @@ interface RoleSpec {
   dependencies?: string[];
   template?: { module: string; ui?: string[]; hidden?: boolean; aggregateTo?: string[] };
   hidden?: boolean;
+  /** UI permissions of a role that is not a template (what the console shows its holders). */
+  ui?: string[];
 }
 
 function role(spec: RoleSpec): RoleObject {
@@ -30,6 +32,7 @@ function role(spec: RoleSpec): RoleObject {
   const annotations: Record<string, string> = { [DISPLAY_NAME_ANNOTATION]: spec.displayName };
   if (spec.hidden) labels[HIDDEN_LABEL] = 'true';
   if (spec.dependencies) annotations[DEPENDENCIES_ANNOTATION] = JSON.stringify(spec.dependencies);
+  if (spec.ui) annotations[UI_PERMISSIONS_ANNOTATION] = JSON.stringify(spec.ui);
   if (spec.template) {
     labels[ROLE_TEMPLATE_LABEL] = 'true';
     if (spec.template.hidden) labels[HIDDEN_LABEL] = 'true';
@@ -86,6 +89,8 @@ export const BUILT_IN_ROLES: RoleObject[] = [
       { nonResourceURLs: ['/login', '/logout', '/healthz'], verbs: ['*'] },
       // The version, as Kubernetes' public-info-viewer role allows; discovery itself is public by route (api/discovery.ts).
       { nonResourceURLs: ['/version'], verbs: ['get'] },
+      // The first-run setup: whether it is pending, and completing it with the printed link's token (authn/setup-routes.ts).
+      { apiGroups: [CONSOLE], resources: ['setup'], verbs: ['list', 'create'] },
       // Published posts are public.
       { apiGroups: [`api.${CONTENT}`], resources: ['posts'], verbs: ['get', 'list'] },
     ],
@@ -96,6 +101,8 @@ export const BUILT_IN_ROLES: RoleObject[] = [
     name: 'contributor',
     displayName: 'Contributor',
     dependencies: ['guest'],
+    // The personal center's "My posts".
+    ui: ['uc:posts:own'],
     rules: [
       { apiGroups: [`uc.api.${CONTENT}`], resources: ['posts'], verbs: ['create', 'get', 'list', 'update', 'delete'] },
     ],
@@ -104,12 +111,15 @@ export const BUILT_IN_ROLES: RoleObject[] = [
     name: 'author',
     displayName: 'Author',
     dependencies: ['contributor'],
+    ui: ['uc:posts:publish'],
     rules: [{ apiGroups: [`uc.api.${CONTENT}`], resources: ['posts/publish', 'posts/unpublish'], verbs: ['update'] }],
   }),
   role({
     name: 'editor',
     displayName: 'Post manager',
     dependencies: ['author'],
+    // The console's "Posts".
+    ui: ['system:posts:manage'],
     rules: [{ apiGroups: [CONTENT], resources: ['posts', 'posts/status'], verbs: ['*'] }],
   }),
 ];
@@ -160,8 +170,9 @@ export const CORE_TEMPLATES: RoleObject[] = [
   ),
   role({
     name: 'role-template-own-permissions',
-    displayName: 'Own permissions and password',
+    displayName: 'Own profile, permissions and password',
     rules: [
+      { apiGroups: [CONSOLE], resources: ['users'], resourceNames: ['-'], verbs: ['get'] },
       { apiGroups: [CONSOLE], resources: ['users/permissions'], resourceNames: ['-'], verbs: ['get'] },
       { apiGroups: [CONSOLE], resources: ['users/password'], resourceNames: ['-'], verbs: ['update'] },
       // The models one may browse: an answer about one's own access only.
