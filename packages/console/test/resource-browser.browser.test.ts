@@ -271,6 +271,8 @@ describe.skipIf(!browserAvailable)('the resource browser in Chromium', () => {
     await viewer.page.getByRole('heading', { name: 'Person p25' }).waitFor();
     expect(await viewer.page.getByRole('button', { name: 'Save' }).count()).toBe(0);
     expect(await viewer.page.getByRole('button', { name: 'Delete' }).count()).toBe(0);
+    // Shown, not editable.
+    expect(await viewer.page.getByRole('group', { name: 'Spec' }).getByLabel('Age').isDisabled()).toBe(true);
     await c.shot(viewer.page, 'resource-browser-viewer');
   });
 });
