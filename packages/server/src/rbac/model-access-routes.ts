@@ -67,6 +67,44 @@ export function modelAccessRoutes(deps: ModelAccessDeps): DynamicRoute<HttpConte
       owner: 'core',
       doc: {
         summary: 'The models you may browse, with the verbs you may use, their indexes, columns and schema',
+        response: {
+          type: 'object',
+          required: ['items'],
+          properties: {
+            items: {
+              type: 'array',
+              items: {
+                type: 'object',
+                required: ['group', 'version', 'kind', 'plural', 'apiVersion', 'verbs', 'indexes', 'printerColumns'],
+                properties: {
+                  group: { type: 'string' },
+                  version: { type: 'string' },
+                  kind: { type: 'string' },
+                  plural: { type: 'string' },
+                  singular: { type: 'string' },
+                  apiVersion: { type: 'string' },
+                  plugin: { type: 'string' },
+                  shortNames: { type: 'array', items: { type: 'string' } },
+                  statusSubresource: { type: 'boolean' },
+                  verbs: { type: 'array', items: { type: 'string' } },
+                  indexes: {
+                    type: 'array',
+                    items: {
+                      type: 'object',
+                      properties: {
+                        name: { type: 'string' },
+                        unique: { type: 'boolean' },
+                        computed: { type: 'boolean' },
+                      },
+                    },
+                  },
+                  printerColumns: { type: 'array', items: { type: 'object' } },
+                  schema: { type: 'object', description: "The model's JSON Schema, as declared" },
+                },
+              },
+            },
+          },
+        },
       },
       handler: (ctx) => {
         const principal = callerOf(ctx.request);
