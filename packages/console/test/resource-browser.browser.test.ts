@@ -103,6 +103,13 @@ describe.skipIf(!browserAvailable)('the resource browser in Chromium', () => {
     await expect.poll(() => rowNames(page)).toEqual(['p09', 'p07', 'p05', 'p03', 'p01']);
     // A column without an index is not sortable.
     expect(await page.getByRole('columnheader', { name: 'Labels' }).getAttribute('aria-sort')).toBeNull();
+    // The table's state is in the URL: back from an object returns to the same rows and filters.
+    await page.getByRole('link', { name: 'p07' }).click();
+    await page.getByRole('heading', { name: 'Person p07' }).waitFor();
+    await page.goBack();
+    await expect.poll(() => rowNames(page)).toEqual(['p09', 'p07', 'p05', 'p03', 'p01']);
+    expect(await page.getByLabel('Label selector').inputValue()).toBe('team=a');
+    expect(await page.getByLabel('Field', { exact: true }).inputValue()).toBe('spec.gender');
     await page.getByRole('button', { name: 'Clear' }).click();
     await expect.poll(() => tableCount(page)).toBe('28 persons');
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyMergePatch, mergePatchBetween } from '../src/resources/merge-patch.js';
 import { objectForm, withValueAt } from '../src/resources/schema-fields.js';
-import { fieldSelectorOf, sortOf } from '../src/resources/selectors.js';
+import { fieldFiltersOf, fieldSelectorOf, queryOf, sortOf, stateOf } from '../src/resources/selectors.js';
 
 describe("the resource browser's pure parts", () => {
   it('re-applies the changes a user made onto a newer version (RFC 7386)', () => {
@@ -69,5 +69,35 @@ describe("the resource browser's pure parts", () => {
     expect(fieldSelectorOf([])).toBeUndefined();
     expect(sortOf('spec.age', -1)).toBe('spec.age,desc');
     expect(sortOf(undefined, 1)).toBeUndefined();
+  });
+
+  it("keeps a table's state in the URL query, defaults left out, and reads it back", () => {
+    const state = {
+      page: 3,
+      size: 50,
+      sort: 'spec.age,desc',
+      labelSelector: 'team=a',
+      fieldSelector: 'spec.gender=FEMALE',
+    };
+    expect(queryOf(state)).toEqual({
+      page: '3',
+      size: '50',
+      sort: 'spec.age,desc',
+      labelSelector: 'team=a',
+      fieldSelector: 'spec.gender=FEMALE',
+    });
+    expect(stateOf(queryOf(state))).toEqual(state);
+    expect(queryOf({ page: 1, size: 20 })).toEqual({});
+    expect(stateOf({ page: 'x', size: '-2' })).toEqual({
+      page: 1,
+      size: 20,
+      sort: undefined,
+      labelSelector: undefined,
+      fieldSelector: undefined,
+    });
+    expect(fieldFiltersOf('spec.gender=FEMALE,spec.age!=30')).toEqual([
+      { index: 'spec.gender', operator: '=', value: 'FEMALE' },
+      { index: 'spec.age', operator: '!=', value: '30' },
+    ]);
   });
 });

@@ -2,9 +2,7 @@ import type { ExtensionObject, ListEnvelope } from '@svc/client';
 import { client } from '@svc/console-shared';
 import type { RouteLocationNormalized } from 'vue-router';
 import { type BrowsableModel, groupOfSegment, loadModels } from './models.js';
-
-/** Rows a model's page shows at first. */
-export const FIRST_PAGE_SIZE = 20;
+import { stateOf } from './selectors.js';
 
 interface Prefetched {
   key: string;
@@ -19,6 +17,7 @@ let pending: Prefetched | undefined;
  * may browse and the first page of objects, both at once, so the page renders a round trip sooner.
  */
 export function prefetchModelPage(to: RouteLocationNormalized): void {
+  const state = stateOf(to.query);
   const ref = {
     group: groupOfSegment(String(to.params.group)),
     version: String(to.params.version),
@@ -27,7 +26,13 @@ export function prefetchModelPage(to: RouteLocationNormalized): void {
   const prefetched: Prefetched = {
     key: to.fullPath,
     models: loadModels(),
-    page: client.resource(ref).list({ page: 1, size: FIRST_PAGE_SIZE }),
+    page: client.resource(ref).list({
+      page: state.page,
+      size: state.size,
+      sort: state.sort,
+      labelSelector: state.labelSelector,
+      fieldSelector: state.fieldSelector,
+    }),
   };
   // Whoever takes them handles failures; untaken, they must not be unhandled rejections.
   prefetched.models.catch(() => undefined);
