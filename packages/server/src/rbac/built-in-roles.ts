@@ -120,6 +120,7 @@ export const CORE_TEMPLATES: RoleObject[] = [
     'users',
     [
       { apiGroups: [''], resources: ['users'], verbs: READ },
+      { apiGroups: [CONSOLE], resources: ['users'], verbs: ['list'] },
       { apiGroups: [CONSOLE], resources: ['users/permissions'], verbs: ['get'] },
     ],
     [
@@ -129,12 +130,19 @@ export const CORE_TEMPLATES: RoleObject[] = [
         resources: ['users', 'users/permissions', 'users/password'],
         verbs: ['create', 'update'],
       },
+      // Assigning roles is picking them: reading the roles, and previewing what a choice of them amounts to.
+      { apiGroups: [''], resources: ['roles'], verbs: READ },
+      { apiGroups: [CONSOLE], resources: ['effectivepermissions'], verbs: ['create'] },
     ],
   ),
   ...viewAndManage(
     'Roles',
     'roles',
-    [{ apiGroups: [''], resources: ['roles', 'rolebindings'], verbs: READ }],
+    [
+      { apiGroups: [''], resources: ['roles', 'rolebindings'], verbs: READ },
+      // Where a role's rules come from (its dependencies, what aggregates into it) is part of reading it.
+      { apiGroups: [CONSOLE], resources: ['effectivepermissions'], verbs: ['create'] },
+    ],
     [
       { apiGroups: [''], resources: ['roles', 'rolebindings'], verbs: WRITE },
       { apiGroups: [CONSOLE], resources: ['accessreviews'], verbs: ['create'] },
