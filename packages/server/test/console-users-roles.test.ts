@@ -151,6 +151,25 @@ describe("the console's role picker preview and user list", () => {
     ]);
   });
 
+  it("marks the service's own roles, and lets no one else carry the mark", async () => {
+    const roles = (await as(t, roleViewer)('GET', '/api/v1alpha1/roles')).body.items as Array<{
+      metadata: { name: string; labels?: Record<string, string> };
+    }>;
+    const marked = roles.filter((r) => r.metadata.labels?.['svc.run/built-in'] === 'true').map((r) => r.metadata.name);
+    expect(marked).toEqual(
+      expect.arrayContaining(['super-role', 'guest', 'editor', 'role-template-view-users', 'role-template-own-tokens']),
+    );
+    const pretender = {
+      apiVersion: 'v1alpha1',
+      kind: 'Role',
+      metadata: { name: 'pretender', labels: { 'svc.run/built-in': 'true' } },
+      rules: [],
+    };
+    const refused = await as(t, admin)('POST', '/api/v1alpha1/roles', pretender);
+    expect(refused.status).toBe(403);
+    expect(refused.body.detail).toContain('svc.run/built-in');
+  });
+
   it('lists users only for those who may view them', async () => {
     expect((await as(t, contributor)('GET', USERS)).status).toBe(403);
     expect((await as(t, undefined)('GET', USERS)).status).toBe(401);

@@ -10,6 +10,8 @@ import type { RoleObject } from './models.js';
 
 export const MODULE_ANNOTATION = 'rbac.authorization.svc.run/module';
 export const DISPLAY_NAME_ANNOTATION = 'rbac.authorization.svc.run/display-name';
+/** Marks the service's own roles (built-in roles and core templates), which the API does not let anyone change. */
+export const BUILT_IN_LABEL = 'svc.run/built-in';
 
 const CONSOLE = 'api.console.svc.run';
 const CONTENT = 'content.svc.run';
@@ -26,7 +28,7 @@ interface RoleSpec {
 }
 
 function role(spec: RoleSpec): RoleObject {
-  const labels: Record<string, string> = {};
+  const labels: Record<string, string> = { [BUILT_IN_LABEL]: 'true' };
   const annotations: Record<string, string> = { [DISPLAY_NAME_ANNOTATION]: spec.displayName };
   if (spec.hidden) labels[HIDDEN_LABEL] = 'true';
   if (spec.dependencies) annotations[DEPENDENCIES_ANNOTATION] = JSON.stringify(spec.dependencies);
