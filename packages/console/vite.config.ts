@@ -1,13 +1,65 @@
 import vue from '@vitejs/plugin-vue';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
+import { entryName, SHARED_MODULES } from './shared-modules';
 
 // The svc the dev server forwards API calls to (`npm run dev -w packages/console`).
 const target = process.env.SVC_URL ?? 'http://127.0.0.1:8090';
-const proxied = ['/api', '/apis', '/login', '/logout', '/version', '/openapi', '/docs'];
+const proxied = ['/api', '/apis', '/login', '/logout', '/version', '/openapi', '/docs', '/plugins'];
+
+/** svc replaces this in index.html with a fresh nonce per response, named by its Content-Security-Policy. */
+export const NONCE_PLACEHOLDER = '__SVC_CSP_NONCE__';
+
+const VIRTUAL = '\0svc-shared:';
+
+/**
+ * Builds each shared module as an entry of its own and writes the import map that names them into index.html, before
+ * any module script (README "Plugin UIs").
+ */
+function sharedModules(): Plugin {
+  return {
+    name: 'svc-shared-modules',
+    apply: 'build',
+    options(options) {
+      const input = typeof options.input === 'object' && !Array.isArray(options.input) ? options.input : {};
+      options.input = {
+        index: 'index.html',
+        ...input,
+        ...Object.fromEntries(Object.keys(SHARED_MODULES).map((s) => [entryName(s), `${VIRTUAL}${s}`])),
+      };
+      // Entries keep their exports: plugin bundles import them.
+      options.preserveEntrySignatures = 'exports-only';
+      return options;
+    },
+    resolveId(id) {
+      return id.startsWith(VIRTUAL) ? id : undefined;
+    },
+    load(id) {
+      return id.startsWith(VIRTUAL) ? SHARED_MODULES[id.slice(VIRTUAL.length)] : undefined;
+    },
+    transformIndexHtml: {
+      order: 'post',
+      handler(html, ctx) {
+        if (!ctx.bundle) return html;
+        const imports: Record<string, string> = {};
+        for (const [specifier] of Object.entries(SHARED_MODULES)) {
+          const chunk = Object.values(ctx.bundle).find(
+            (c) => c.type === 'chunk' && c.isEntry && c.name === entryName(specifier),
+          );
+          if (!chunk) throw new Error(`the shared module ${specifier} was not built`);
+          imports[specifier] = `/console/${chunk.fileName}`;
+        }
+        const map = `<script type="importmap" nonce="${NONCE_PLACEHOLDER}">${JSON.stringify({ imports })}</script>`;
+        return html.replace(/<head>/, `<head>\n  ${map}`);
+      },
+    },
+  };
+}
 
 export default defineConfig({
   base: '/console/',
-  plugins: [vue()],
+  plugins: [vue(), sharedModules()],
+  // Vite puts this nonce on the tags it writes; svc swaps in a fresh one per response.
+  html: { cspNonce: NONCE_PLACEHOLDER },
   build: {
     // @svc/client loads undici only when given a CA, which a browser never is: keep it out of the bundle.
     rollupOptions: { external: ['undici'] },

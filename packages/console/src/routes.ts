@@ -1,36 +1,47 @@
 import type { RouteRecordRaw } from 'vue-router';
 
-declare module 'vue-router' {
-  interface RouteMeta {
-    /** UI permissions a user must all hold to see this route (and its menu entry); none: every signed-in user. */
-    permissions?: string[];
-    /** An entry in the side menu, in this label. */
-    menu?: { name: string };
-    /** Reachable without signing in. */
-    public?: boolean;
-    title?: string;
-  }
-}
-
-/** The pages inside the layout; the menu is built from those with `meta.menu`. */
+/**
+ * The console's pages (children of `Root`, at `/console/…`). Every route carries `meta.permissions` (UI permissions,
+ * all needed; none: every signed-in user); those with `meta.menu` make the side menu, shown only when allowed.
+ */
 export const consoleRoutes: RouteRecordRaw[] = [
   { path: '', name: 'Overview', component: () => import('./pages/OverviewPage.vue'), meta: { title: 'Overview' } },
   {
     path: 'people',
     name: 'People',
     component: () => import('./pages/PeoplePage.vue'),
-    meta: { title: 'People', permissions: ['plugin:people:view'], menu: { name: 'People' } },
+    meta: { title: 'People', permissions: ['plugin:people:view'], menu: { name: 'People', priority: 10 } },
   },
   {
     path: 'users',
     name: 'Users',
     component: () => import('./pages/UsersPage.vue'),
-    meta: { title: 'Users', permissions: ['system:users:view'], menu: { name: 'Users' } },
+    meta: {
+      title: 'Users',
+      permissions: ['system:users:view'],
+      menu: { name: 'Users', group: 'System', priority: 10 },
+    },
   },
   { path: 'profile', name: 'Profile', component: () => import('./pages/ProfilePage.vue'), meta: { title: 'Profile' } },
   {
     path: ':unknown(.*)*',
     name: 'NotFound',
+    component: () => import('./pages/NotFoundPage.vue'),
+    meta: { title: 'Not found' },
+  },
+];
+
+/** The personal center's pages (children of `UcRoot`, at `/uc/…`), for every signed-in user. */
+export const ucRoutes: RouteRecordRaw[] = [
+  {
+    path: '',
+    name: 'UcOverview',
+    component: () => import('./pages/UcOverviewPage.vue'),
+    meta: { title: 'Personal center' },
+  },
+  {
+    path: ':unknown(.*)*',
+    name: 'UcNotFound',
     component: () => import('./pages/NotFoundPage.vue'),
     meta: { title: 'Not found' },
   },

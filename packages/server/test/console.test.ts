@@ -4,8 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentTypeOf, isHashedAsset } from '../src/console/console-files.js';
 import { REPO, startTestServer, type TestServer } from './harness.js';
 
-const CSP =
-  "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'";
+/** The policy of a page whose nonce is `n`. */
+const csp = (n: string) =>
+  `default-src 'self'; script-src 'self' 'nonce-${n}'; style-src 'self' 'nonce-${n}'; img-src 'self' data:; ` +
+  "font-src 'self' data:; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'";
 
 describe('the console files', () => {
   it.each([
@@ -35,14 +37,33 @@ describe('svc serves the console at /console/', () => {
   }, 60_000);
   afterAll(() => t.close());
 
-  it('answers the page with a self-only policy to anyone, at any path under /console/', async () => {
-    for (const url of ['/console/', '/console', '/console/profile', '/console/people/deep/link']) {
+  it('answers the page with a self-only policy and a fresh nonce to anyone, under /console/ and /uc/', async () => {
+    const nonces = new Set<string>();
+    for (const url of ['/console/', '/console', '/console/profile', '/console/people/deep/link', '/uc', '/uc/tokens']) {
       const page = await t.anonymous('GET', url);
       expect([url, page.status]).toEqual([url, 200]);
       expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
-      expect(page.headers['content-security-policy']).toBe(CSP);
-      expect(page.headers['cache-control']).toBe('no-cache');
+      const nonce = /'nonce-([A-Za-z0-9+/=]+)'/.exec(String(page.headers['content-security-policy']))?.[1] ?? '';
+      expect(page.headers['content-security-policy']).toBe(csp(nonce));
+      expect(nonce).toHaveLength(24);
+      nonces.add(nonce);
+      expect(page.headers['cache-control']).toBe('no-store');
       expect(page.text).toContain('<div id="app"></div>');
+      // Every inline or module tag of the page carries this response's nonce, and no placeholder is left.
+      expect(page.text).toContain(`<script type="importmap" nonce="${nonce}">`);
+      expect(page.text).not.toContain('__SVC_CSP_NONCE__');
+    }
+    expect(nonces.size).toBe(6);
+  });
+
+  it('names every shared module in the import map, each one a file it serves', async () => {
+    const page = await t.anonymous('GET', '/console/');
+    const map = JSON.parse(/<script type="importmap"[^>]*>(.*?)<\/script>/s.exec(page.text)?.[1] ?? '{}');
+    expect(Object.keys(map.imports)).toEqual(expect.arrayContaining(['vue', 'vue-router', '@svc/console-shared']));
+    expect(map.imports['primevue/datatable']).toMatch(/^\/console\/assets\/shared-primevue-datatable-.{8}\.js$/);
+    for (const url of Object.values(map.imports) as string[]) {
+      const file = await t.anonymous('GET', url);
+      expect([url, file.status, file.headers['content-type']]).toEqual([url, 200, 'text/javascript; charset=utf-8']);
     }
   });
 

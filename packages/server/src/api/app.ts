@@ -113,10 +113,10 @@ export function createApp({ logger, router, trustProxy = false, accessLog = true
   app.register(multipart, { throwFileSizeLimit: true, limits: { fileSize: 0, files: 0 } });
   app.register(async (scope) => {
     const others = scope.supportedMethods.filter((method) => method !== 'GET' && method !== 'HEAD');
-    // /openapi, /docs and /console are core routes of the runtime router too (the OpenAPI documents, the API reference
-    // and the web console).
+    // /openapi, /docs, /console and /uc are core routes of the runtime router too (the OpenAPI documents, the API
+    // reference, the web console and its personal center).
     const prefixes = ['/api', '/api/*', '/apis', '/apis/*', '/openapi/*', '/openapi.json', '/docs', '/docs/*'];
-    for (const url of [...prefixes, '/console', '/console/*']) {
+    for (const url of [...prefixes, '/console', '/console/*', '/uc', '/uc/*']) {
       scope.route({ method: 'GET', url, handler: dispatch, wsHandler: dispatchWebSocket });
       scope.route({ method: others, url, handler: dispatch });
     }

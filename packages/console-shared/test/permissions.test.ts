@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allows } from '../src/permissions.js';
+import { allows } from '../src/allows.js';
 
 describe('UI permissions', () => {
   it.each([

@@ -1,0 +1,33 @@
+import { SvcApiError, SvcClient } from '@svc/client';
+
+/**
+ * The one client of the console and of every plugin UI: same origin, the browser's session cookie, and the
+ * `X-XSRF-TOKEN` header on writes.
+ */
+export const client = new SvcClient({
+  baseUrl: window.location.origin,
+  documentCookies: () => document.cookie,
+});
+
+/** The console's own API group version. */
+export const CONSOLE_API = '/apis/api.console.svc.run/v1alpha1';
+
+/** What a person reads when a call failed: svc's own words (problem+json detail), or why svc could not be reached. */
+export function errorMessage(error: unknown): string {
+  if (error instanceof SvcApiError) return error.detail || error.title;
+  return `Cannot reach svc: ${(error as Error)?.message ?? String(error)}`;
+}
+
+/**
+ * A failed write's field errors by JSON pointer (`/spec/name` → its message), so a form shows each at its field.
+ * Several errors at one path are joined.
+ */
+export function fieldErrors(error: unknown): Record<string, string> {
+  const byPath: Record<string, string> = {};
+  if (!(error instanceof SvcApiError)) return byPath;
+  for (const { path, message } of error.errors) {
+    const key = path || '/';
+    byPath[key] = byPath[key] ? `${byPath[key]}; ${message}` : message;
+  }
+  return byPath;
+}

@@ -1,0 +1,11 @@
+/**
+ * `@svc/console-shared`: the console's singletons and helpers that plugin UIs share with it. The console gives plugin
+ * bundles this module (and Vue, vue-router, PrimeVue) through its import map, so a bundle holds only its own code and
+ * uses the console's one client and session.
+ */
+
+export { allows } from './allows.js';
+export { CONSOLE_API, client, errorMessage, fieldErrors } from './client.js';
+export { hasPermission } from './permissions.js';
+export { definePlugin, type MenuEntry, type PluginModule, type PluginRoute } from './plugin.js';
+export { type HeldRule, loadSession, type SignedInUser, session, signIn, signOut } from './session.js';

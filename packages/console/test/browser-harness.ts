@@ -1,0 +1,123 @@
+/**
+ * What every console browser test needs: a real svc (SQLite) listening on a port, Debian's Chromium driven headless
+ * by playwright-core, signing in through the page, axe-core in the page, and screenshots to look at. One svc and one
+ * browser per test file; each `visit()` is a fresh browser session (its own cookies).
+ */
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { REPO, startTestServer, TEST_ADMIN, type TestServer } from '../../server/test/harness.js';
+
+export { TEST_ADMIN };
+
+export const CHROMIUM = '/usr/bin/chromium';
+/** Browser tests run when Chromium is installed, and always under CI (where a missing browser must fail). */
+export const browserAvailable = existsSync(CHROMIUM) || Boolean(process.env.CI);
+if (!browserAvailable)
+  console.warn(`console browser tests skipped: ${CHROMIUM} is missing (apt-get install -y chromium)`);
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+/** Screenshots of the pages the tests reach, to look at (test-results/ is not tracked). */
+export const SHOTS = path.join(REPO, 'test-results/console');
+
+export interface Credentials {
+  username: string;
+  password: string;
+}
+
+export interface ConsoleUnderTest {
+  t: TestServer;
+  /** `http://127.0.0.1:<port>` */
+  base: string;
+  browser: Browser;
+  /** A fresh browser session (its own cookies), with a page. */
+  visit(): Promise<{ context: BrowserContext; page: Page }>;
+  /** Fills and sends the sign-in form on the page as it is. */
+  signIn(page: Page, who: Credentials): Promise<void>;
+  /** Opens `/console/…` in a fresh session, signs in, and waits for the console's main menu. */
+  signedIn(who: Credentials, at?: string): Promise<{ context: BrowserContext; page: Page }>;
+  /** Serious and critical axe-core violations on the page as it is now, by rule id and the first offending target. */
+  seriousViolations(page: Page): Promise<string[]>;
+  /** Saves `test-results/console/<name>.png`. */
+  shot(page: Page, name: string): Promise<void>;
+  /** Creates a user with these roles through the API, as the administrator. */
+  createUser(who: Credentials, roles?: string[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startConsole(options: Parameters<typeof startTestServer>[0] = {}): Promise<ConsoleUnderTest> {
+  mkdirSync(SHOTS, { recursive: true });
+  const t = await startTestServer(options);
+  const base = await t.server.listen();
+  // playwright-core gives every launch a fresh, temporary user-data-dir of its own (and refuses one in `args`).
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+  const contexts: BrowserContext[] = [];
+
+  const visit = async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    contexts.push(context);
+    // Well under the test's own timeout, so a failure names the locator that never appeared.
+    context.setDefaultTimeout(10_000);
+    return { context, page: await context.newPage() };
+  };
+  const signIn = async (page: Page, who: Credentials) => {
+    await page.getByLabel('Username').fill(who.username);
+    await page.getByLabel('Password', { exact: true }).fill(who.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  };
+
+  return {
+    t,
+    base,
+    browser,
+    visit,
+    signIn,
+    async signedIn(who, at = '/console/') {
+      const session = await visit();
+      await session.page.goto(`${base}${at}`);
+      await signIn(session.page, who);
+      await session.page.getByRole('navigation', { name: 'Main' }).waitFor();
+      return session;
+    },
+    async seriousViolations(page) {
+      // Evaluated over the DevTools protocol: the page's policy (rightly) refuses an injected <script>.
+      await page.evaluate(AXE);
+      return page.evaluate(async () => {
+        type Violation = { id: string; impact: string; nodes: { target: string[] }[] };
+        const axe = (window as unknown as { axe: { run(): Promise<{ violations: Violation[] }> } }).axe;
+        const { violations } = await axe.run();
+        return violations
+          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+          .map((v) => `${v.id} (${v.nodes[0]?.target.join(' ')})`);
+      });
+    },
+    async shot(page, name) {
+      await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+    },
+    async createUser(who, roles = []) {
+      const created = await t.request('POST', '/apis/api.console.svc.run/v1alpha1/users', {
+        name: who.username,
+        password: who.password,
+        roles,
+      });
+      if (created.status !== 201) throw new Error(`creating ${who.username}: ${created.status} ${created.text}`);
+    },
+    async close() {
+      for (const context of contexts) await context.close().catch(() => {});
+      await browser.close();
+      await t.close();
+    },
+  };
+}
