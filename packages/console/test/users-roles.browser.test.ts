@@ -101,7 +101,12 @@ describe.skipIf(!browserAvailable)('users, roles and access review in Chromium',
     expect(await refusal.textContent()).toMatch(
       /^Disabling admin failed: you may not disable user "admin": they hold role "super-role"/,
     );
+    // Shown in full once the message has faded in.
+    await expect
+      .poll(() => refusal.evaluate((el) => getComputedStyle(el.closest('.p-message') ?? el).opacity))
+      .toBe('1');
     await c.shot(page, 'users-refused');
+    expect(await c.seriousViolations(page)).toEqual([]);
     await page.goto(`${c.base}/console/roles`);
     await page.getByRole('heading', { name: 'No permission' }).waitFor();
   });
@@ -167,11 +172,18 @@ describe.skipIf(!browserAvailable)('users, roles and access review in Chromium',
     await admin.goto(`${c.base}/console/roles`);
     await admin.getByRole('link', { name: 'New role' }).click();
     await admin.getByRole('heading', { name: 'New role' }).waitFor();
-    await admin.getByLabel('Name', { exact: true }).fill('post-helper');
+    await admin.getByLabel('Name', { exact: true }).fill('Post Helper');
     await admin.getByLabel('Display name').fill('Post helper');
     // Templates only: whole roles are not offered for building a role.
     expect(await admin.getByRole('group', { name: 'Predefined and custom roles' }).count()).toBe(0);
-    await admin.getByRole('checkbox', { name: 'Posts management' }).check();
+    // Ticked from the keyboard.
+    await admin.getByRole('checkbox', { name: 'Posts management' }).focus();
+    await admin.keyboard.press('Space');
+    await admin.getByRole('button', { name: 'Create role' }).click();
+    // svc refuses the name, and says why at the field.
+    const nameError = admin.getByRole('alert').filter({ hasText: 'lower' });
+    expect(await nameError.textContent()).toMatch(/lower.?case/i);
+    await admin.getByLabel('Name', { exact: true }).fill('post-helper');
     await expect.poll(() => admin.getByRole('checkbox', { name: 'Posts view' }).isChecked()).toBe(true);
     await admin.getByText('required by Posts management').waitFor();
     await c.shot(admin, 'role-create');
@@ -187,7 +199,29 @@ describe.skipIf(!browserAvailable)('users, roles and access review in Chromium',
       '["role-template-manage-posts"]',
     );
     expect(stored.rules).toEqual([]);
+    await noToasts(admin);
     await c.shot(admin, 'role-custom');
+    expect(await c.seriousViolations(admin)).toEqual([]);
+  });
+
+  it('edits a custom role and deletes it after confirmation', async () => {
+    await admin.getByRole('link', { name: 'Edit' }).click();
+    await admin.getByRole('heading', { name: 'Edit role post-helper' }).waitFor();
+    const manage = admin.getByRole('checkbox', { name: 'Posts management' });
+    await expect.poll(() => manage.isChecked()).toBe(true);
+    await admin.getByRole('checkbox', { name: 'Users view' }).check();
+    await admin.getByRole('button', { name: 'Save role' }).click();
+    await admin.getByRole('heading', { name: 'Post helper' }).waitFor();
+    await admin.getByRole('cell', { name: 'Users view (required by Post helper)' }).first().waitFor();
+
+    await admin.getByRole('button', { name: 'Delete' }).click();
+    await admin
+      .getByRole('alertdialog', { name: 'Delete role post-helper?' })
+      .getByRole('button', { name: 'Delete' })
+      .click();
+    await admin.getByRole('heading', { name: 'Roles' }).waitFor();
+    expect(await admin.getByRole('link', { name: 'Post helper' }).count()).toBe(0);
+    expect((await c.t.request('GET', '/api/v1alpha1/roles/post-helper')).status).toBe(404);
   });
 
   it('answers an access review, allowed and denied, with the role and rule that decided', async () => {
@@ -217,6 +251,27 @@ describe.skipIf(!browserAvailable)('users, roles and access review in Chromium',
       'no rule allowed delete on users "admin" in group ""',
     ]);
     await c.shot(admin, 'access-review-denied');
+    expect(await c.seriousViolations(admin)).toEqual([]);
+  });
+
+  it('pages the users svc found, 20 at a time', async () => {
+    for (let i = 1; i <= 25; i++)
+      await c.createUser({ username: `pager-${String(i).padStart(2, '0')}`, password: 'pager-password' });
+    await admin.goto(`${c.base}/console/users`);
+    await admin.getByLabel('Search users').fill('pager-');
+    await admin.getByRole('button', { name: 'Search', exact: true }).click();
+    await admin.getByRole('table').getByText('25 users matching “pager-”').waitFor();
+    expect(await admin.getByRole('rowheader').count()).toBe(20);
+    await admin.getByRole('button', { name: 'Next Page' }).click();
+    await row(admin, 'pager-25').waitFor();
+    expect(await admin.getByRole('rowheader').allTextContents()).toEqual([
+      'pager-21',
+      'pager-22',
+      'pager-23',
+      'pager-24',
+      'pager-25',
+    ]);
+    await noToasts(admin);
     expect(await c.seriousViolations(admin)).toEqual([]);
   });
 
