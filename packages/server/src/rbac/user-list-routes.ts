@@ -31,7 +31,11 @@ export function userListRoutes(deps: {
       method: 'GET',
       path: PATH,
       owner: 'core',
-      doc: { summary: 'List users with their roles, searched by keyword (username, display name or email) or role' },
+      doc: {
+        summary: 'List users with their roles, searched by keyword (username, display name or email) or role',
+        description:
+          'Query parameters: keyword (a case-insensitive part of the username, display name or email), role (users bound to it), and the generated list parameters page, size, sort, labelSelector, fieldSelector.',
+      },
       handler: async (ctx) => {
         const query = ctx.request.target.query;
         const listQuery = parseListQuery(query);
