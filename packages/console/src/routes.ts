@@ -19,7 +19,17 @@ export const consoleRoutes: RouteRecordRaw[] = [
     meta: {
       title: 'Users',
       permissions: ['system:users:view'],
-      menu: { name: 'Users', group: 'System', priority: 10 },
+      menu: { name: 'Users', group: 'System', priority: 100 },
+    },
+  },
+  {
+    path: 'posts',
+    name: 'Posts',
+    component: () => import('./pages/posts/PostsPage.vue'),
+    meta: {
+      title: 'Posts',
+      permissions: ['system:posts:manage'],
+      menu: { name: 'Posts', group: 'Content', priority: 20 },
     },
   },
   {
@@ -29,7 +39,7 @@ export const consoleRoutes: RouteRecordRaw[] = [
     meta: {
       title: 'Roles',
       permissions: ['system:roles:view'],
-      menu: { name: 'Roles', group: 'System', priority: 20 },
+      menu: { name: 'Roles', group: 'System', priority: 110 },
     },
   },
   {
@@ -60,7 +70,7 @@ export const consoleRoutes: RouteRecordRaw[] = [
     meta: {
       title: 'Access review',
       permissions: ['system:roles:manage'],
-      menu: { name: 'Access review', group: 'System', priority: 30 },
+      menu: { name: 'Access review', group: 'System', priority: 120 },
     },
   },
   { path: 'profile', name: 'Profile', component: () => import('./pages/ProfilePage.vue'), meta: { title: 'Profile' } },
@@ -79,6 +89,12 @@ export const ucRoutes: RouteRecordRaw[] = [
     name: 'UcOverview',
     component: () => import('./pages/UcOverviewPage.vue'),
     meta: { title: 'Personal center' },
+  },
+  {
+    path: 'posts',
+    name: 'UcPosts',
+    component: () => import('./pages/posts/MyPostsPage.vue'),
+    meta: { title: 'My posts', permissions: ['uc:posts:own'], menu: { name: 'My posts', priority: 20 } },
   },
   {
     path: ':unknown(.*)*',
