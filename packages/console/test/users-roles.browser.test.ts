@@ -32,7 +32,7 @@ describe.skipIf(!browserAvailable)('users, roles and access review in Chromium',
   it('lists users for the administrator, with every system page in the menu', async () => {
     await admin.getByRole('heading', { name: 'Users' }).waitFor();
     await row(admin, 'vera').waitFor();
-    expect(await menuLinks(admin)).toEqual(['People', 'Users', 'Roles', 'Access review']);
+    expect(await menuLinks(admin)).toEqual(['People', 'Posts', 'Users', 'Roles', 'Access review']);
     expect(await row(admin, 'vera').getByRole('cell').nth(1).textContent()).toBe('Users view');
     await c.shot(admin, 'users-list');
     expect(await c.seriousViolations(admin)).toEqual([]);
@@ -144,6 +144,7 @@ describe.skipIf(!browserAvailable)('users, roles and access review in Chromium',
   it('lists roles without anonymous and authenticated, and shows a built-in role read-only', async () => {
     await admin.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Roles' }).click();
     await admin.getByRole('heading', { name: 'Roles' }).waitFor();
+    await admin.getByRole('rowheader', { name: 'Post manager' }).waitFor();
     const names = await admin.getByRole('rowheader').allTextContents();
     expect(names).toEqual(expect.arrayContaining(['Super administrator', 'Guest', 'Post manager', 'Users view']));
     expect(names).not.toContain('Anonymous');
