@@ -234,6 +234,11 @@ describe.skipIf(!browserAvailable)('users, roles and access review in Chromium',
     const answer = admin.getByRole('region', { name: 'Allowed' });
     await answer.waitFor();
     await answer.getByText('Users view (role-template-view-users)').waitFor();
+    await answer
+      .getByText(
+        'allowed by role "role-template-view-users" rule 0 (verbs=get,list,watch apiGroups="" resources=users)',
+      )
+      .waitFor();
     await answer.getByText('get, list, watch on users (core group)').waitFor();
     await noToasts(admin);
     await c.shot(admin, 'access-review-allowed');
