@@ -107,6 +107,16 @@ describe.skipIf(!browserAvailable)('users, roles and access review in Chromium',
       .toBe('1');
     await c.shot(page, 'users-refused');
     expect(await c.seriousViolations(page)).toEqual([]);
+    // Nor grant what she does not hold: svc's refusal shows under the picker, and nothing is saved.
+    await row(page, 'vera').getByRole('button', { name: 'Roles' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Roles of vera' });
+    await dialog.getByRole('checkbox', { name: 'Roles view' }).check();
+    await dialog.getByRole('button', { name: 'Save roles' }).click();
+    expect(await dialog.getByRole('alert').textContent()).toMatch(
+      /^you may not grant role "role-template-view-roles": it grants .*, which you do not hold$/,
+    );
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect(await row(page, 'vera').getByRole('cell').nth(1).textContent()).toBe('Users view');
     await page.goto(`${c.base}/console/roles`);
     await page.getByRole('heading', { name: 'No permission' }).waitFor();
   });
