@@ -31,6 +31,7 @@ import { DecisionCache, logDecisionCache } from './rbac/decision-cache.js';
 import { mayListAnyModel, modelAccessRoutes } from './rbac/model-access-routes.js';
 import { permissionRoutes } from './rbac/permission-routes.js';
 import { installUserAdmission } from './rbac/user-admission.js';
+import { userListRoutes } from './rbac/user-list-routes.js';
 import { UserManagement } from './rbac/user-management.js';
 import { createSetUserRoles } from './rbac/user-roles.js';
 import { ModelRegistry } from './registry/model-registry.js';
@@ -195,9 +196,10 @@ export async function createServer(config: Config, options: ServerOptions = {}):
       userExists: async (username) => authn.users.exists(username),
       endSessionsOf: async (username) => void (await authn.endSessionsOf(username)),
       attributesOf: modelAccess.attributesOf,
-      mayBrowseModels: (principal) => mayListAnyModel(modelAccess, principal),
+      mayBrowseModels: (expanded) => mayListAnyModel(modelAccess, expanded),
     }),
   );
+  router.add(userListRoutes({ objects, users: authn.users.served, roles: rbac.service }));
   router.add(modelAccessRoutes(modelAccess));
   const plugins = new PluginHost({
     registry,

@@ -2,9 +2,11 @@ import type { JsonSchema, PrinterColumn } from '@svc/plugin-api';
 import { VERBS } from '../api/discovery-documents.js';
 import type { DynamicRoute } from '../api/dynamic-router.js';
 import { callerOf, type HttpContext, JSON_TYPE } from '../api/http-context.js';
+import { authorize } from '../authz/authorizer.js';
 import type { Principal } from '../authz/principal.js';
 import { classifyRequest } from '../authz/request-info.js';
 import { parseRequestTarget } from '../authz/request-target.js';
+import type { ExpandedRoles } from '../authz/roles.js';
 import type { NormalizedModel } from '../objects/model-definition.js';
 import { pluginOf } from '../objects/owner.js';
 import type { ModelRegistry, ServedModel } from '../registry/model-registry.js';
@@ -118,19 +120,19 @@ export function modelAccessRoutes(deps: ModelAccessDeps): DynamicRoute<HttpConte
 export function browsableModels(deps: ModelAccessDeps, principal: Principal): BrowsableModel[] {
   return deps.registry
     .all()
-    .map((served) => describe(served, allowedVerbs(deps, principal, served.model)))
+    .map((served) => describe(served, allowedVerbs(deps, deps.roles.expandFor(principal), served.model)))
     .filter((model) => model.verbs.length > 0)
     .sort((a, b) => a.kind.localeCompare(b.kind) || a.apiVersion.localeCompare(b.apiVersion));
 }
 
-/** Whether the caller may list at least one model. */
-export function mayListAnyModel(deps: ModelAccessDeps, principal: Principal): boolean {
-  return deps.registry.all().some((served) => allowedVerbs(deps, principal, served.model, ['list']).length > 0);
+/** Whether roles expanded thus (a caller's, or a set the role picker previews) may list at least one model. */
+export function mayListAnyModel(deps: ModelAccessDeps, expanded: ExpandedRoles): boolean {
+  return deps.registry.all().some((served) => allowedVerbs(deps, expanded, served.model, ['list']).length > 0);
 }
 
 function allowedVerbs(
   deps: ModelAccessDeps,
-  principal: Principal,
+  expanded: ExpandedRoles,
   model: NormalizedModel,
   verbs: readonly string[] = VERBS,
 ): string[] {
@@ -141,8 +143,7 @@ function allowedVerbs(
   // Classified as the gate classifies a list of the collection; each verb then asked as the gate asks a second verb.
   const info = classifyRequest({ method: 'GET', target: parsed.target });
   return verbs.filter(
-    (verb) =>
-      deps.roles.authorize(principal, deps.attributesOf({ ...info, verb }, 'GET', parsed.target.routePath)).allowed,
+    (verb) => authorize(deps.attributesOf({ ...info, verb }, 'GET', parsed.target.routePath), expanded).allowed,
   );
 }
 
