@@ -22,6 +22,23 @@ export const consoleRoutes: RouteRecordRaw[] = [
       menu: { name: 'Users', group: 'System', priority: 10 },
     },
   },
+  {
+    path: 'plugins',
+    name: 'Plugins',
+    component: () => import('./pages/PluginsPage.vue'),
+    meta: {
+      title: 'Plugins',
+      permissions: ['system:plugins:view'],
+      menu: { name: 'Plugins', group: 'System', priority: 40 },
+    },
+  },
+  {
+    path: 'plugins/:name',
+    name: 'PluginDetail',
+    component: () => import('./pages/PluginDetailPage.vue'),
+    props: true,
+    meta: { title: 'Plugin', permissions: ['system:plugins:view'] },
+  },
   { path: 'profile', name: 'Profile', component: () => import('./pages/ProfilePage.vue'), meta: { title: 'Profile' } },
   {
     path: ':unknown(.*)*',
