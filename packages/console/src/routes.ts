@@ -19,7 +19,17 @@ export const consoleRoutes: RouteRecordRaw[] = [
     meta: {
       title: 'Users',
       permissions: ['system:users:view'],
-      menu: { name: 'Users', group: 'System', priority: 10 },
+      menu: { name: 'Users', group: 'System', priority: 100 },
+    },
+  },
+  {
+    path: 'posts',
+    name: 'Posts',
+    component: () => import('./pages/posts/PostsPage.vue'),
+    meta: {
+      title: 'Posts',
+      permissions: ['system:posts:manage'],
+      menu: { name: 'Posts', group: 'Content', priority: 20 },
     },
   },
   {
@@ -29,7 +39,7 @@ export const consoleRoutes: RouteRecordRaw[] = [
     meta: {
       title: 'Plugins',
       permissions: ['system:plugins:view'],
-      menu: { name: 'Plugins', group: 'System', priority: 40 },
+      menu: { name: 'Plugins', group: 'System', priority: 130 },
     },
   },
   {
@@ -55,6 +65,12 @@ export const ucRoutes: RouteRecordRaw[] = [
     name: 'UcOverview',
     component: () => import('./pages/UcOverviewPage.vue'),
     meta: { title: 'Personal center' },
+  },
+  {
+    path: 'posts',
+    name: 'UcPosts',
+    component: () => import('./pages/posts/MyPostsPage.vue'),
+    meta: { title: 'My posts', permissions: ['uc:posts:own'], menu: { name: 'My posts', priority: 20 } },
   },
   {
     path: ':unknown(.*)*',

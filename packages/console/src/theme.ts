@@ -2,10 +2,37 @@ import { definePreset } from '@primeuix/themes';
 import Aura from '@primeuix/themes/aura';
 
 /**
- * Aura with a darker primary colour: Aura's own (emerald 500 under white text) is 2.5:1, below WCAG AA's 4.5:1 that
- * axe checks. Blue 700 under white is 6.7:1. Danger buttons likewise: red 500 is 3.8:1 against white, red 700 is 6.5:1.
- * Toasts' titles (600 on a 50 tint, about 3:1) take the 800 shade.
+ * Aura with darker colours under white text: Aura's primary (emerald 500) is 2.5:1 and its danger and success
+ * buttons (red and green 500) are below WCAG AA's 4.5:1 too, which axe checks. Blue, red and green 700 pass.
  */
+/** A solid button's tokens in a colour, 700 and darker under white text. */
+function solid(colour: string) {
+  const shade = (n: number) => `{${colour}.${n}}`;
+  return {
+    background: shade(700),
+    hoverBackground: shade(800),
+    activeBackground: shade(900),
+    borderColor: shade(700),
+    hoverBorderColor: shade(800),
+    activeBorderColor: shade(900),
+    color: '#ffffff',
+    hoverColor: '#ffffff',
+    activeColor: '#ffffff',
+  };
+}
+
+/** Notice text colours per severity, dark enough on the pale backgrounds. */
+function notices() {
+  const text = (colour: string) => ({ color: `{${colour}.800}`, detailColor: `{${colour}.800}` });
+  return {
+    info: text('blue'),
+    success: text('green'),
+    warn: text('yellow'),
+    error: text('red'),
+    secondary: text('surface'),
+  };
+}
+
 export const ConsoleTheme = definePreset(Aura, {
   semantic: {
     primary: {
@@ -31,30 +58,15 @@ export const ConsoleTheme = definePreset(Aura, {
     button: {
       colorScheme: {
         light: {
-          root: {
-            danger: {
-              background: '{red.700}',
-              hoverBackground: '{red.800}',
-              activeBackground: '{red.900}',
-              borderColor: '{red.700}',
-              hoverBorderColor: '{red.800}',
-              activeBorderColor: '{red.900}',
-            },
-          },
+          root: { danger: solid('red'), success: solid('green') },
+          // Outlined and text danger buttons (Uninstall): red 500 on white is 3.8:1, red 700 is 6.5:1.
           outlined: { danger: { color: '{red.700}', borderColor: '{red.300}' } },
           text: { danger: { color: '{red.700}' } },
         },
       },
     },
-    toast: {
-      colorScheme: {
-        light: {
-          info: { color: '{blue.800}' },
-          success: { color: '{green.800}' },
-          warn: { color: '{yellow.800}' },
-          error: { color: '{red.800}' },
-        },
-      },
-    },
+    // Toasts and messages: text in 800 on their pale backgrounds (Aura's 500/600 is below 4.5:1).
+    toast: { colorScheme: { light: notices() } },
+    message: { colorScheme: { light: notices() } },
   },
 });

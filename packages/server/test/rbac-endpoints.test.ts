@@ -43,6 +43,13 @@ describe('permission endpoints, escalation and posts over HTTP', () => {
     expect((await as(t, userManager)('GET', `${CONSOLE}/users/cathy/permissions`)).body.roles).toEqual(['contributor']);
   });
 
+  it('gives the writing roles the UI permissions of the posts pages, each including those it depends on', async () => {
+    const ui = async (who: Session) => (await as(t, who)('GET', `${CONSOLE}/users/-/permissions`)).body.uiPermissions;
+    expect(await ui(contributor)).toEqual(['uc:posts:own']);
+    expect(await ui(author)).toEqual(['uc:posts:own', 'uc:posts:publish']);
+    expect(await ui(editor)).toEqual(['system:posts:manage', 'uc:posts:own', 'uc:posts:publish']);
+  });
+
   it('refuses every escalation attempt', async () => {
     // Grant super-role to oneself through the console.
     const grant = await as(t, userManager)('POST', `${CONSOLE}/users/usermanager/permissions`, {

@@ -23,6 +23,8 @@ interface RoleSpec {
   dependencies?: string[];
   template?: { module: string; ui?: string[]; hidden?: boolean; aggregateTo?: string[] };
   hidden?: boolean;
+  /** UI permissions of a role that is not a template (what the console shows its holders). */
+  ui?: string[];
 }
 
 function role(spec: RoleSpec): RoleObject {
@@ -30,6 +32,7 @@ function role(spec: RoleSpec): RoleObject {
   const annotations: Record<string, string> = { [DISPLAY_NAME_ANNOTATION]: spec.displayName };
   if (spec.hidden) labels[HIDDEN_LABEL] = 'true';
   if (spec.dependencies) annotations[DEPENDENCIES_ANNOTATION] = JSON.stringify(spec.dependencies);
+  if (spec.ui) annotations[UI_PERMISSIONS_ANNOTATION] = JSON.stringify(spec.ui);
   if (spec.template) {
     labels[ROLE_TEMPLATE_LABEL] = 'true';
     if (spec.template.hidden) labels[HIDDEN_LABEL] = 'true';
@@ -96,6 +99,8 @@ export const BUILT_IN_ROLES: RoleObject[] = [
     name: 'contributor',
     displayName: 'Contributor',
     dependencies: ['guest'],
+    // The personal center's "My posts".
+    ui: ['uc:posts:own'],
     rules: [
       { apiGroups: [`uc.api.${CONTENT}`], resources: ['posts'], verbs: ['create', 'get', 'list', 'update', 'delete'] },
     ],
@@ -104,12 +109,15 @@ export const BUILT_IN_ROLES: RoleObject[] = [
     name: 'author',
     displayName: 'Author',
     dependencies: ['contributor'],
+    ui: ['uc:posts:publish'],
     rules: [{ apiGroups: [`uc.api.${CONTENT}`], resources: ['posts/publish', 'posts/unpublish'], verbs: ['update'] }],
   }),
   role({
     name: 'editor',
     displayName: 'Post manager',
     dependencies: ['author'],
+    // The console's "Posts".
+    ui: ['system:posts:manage'],
     rules: [{ apiGroups: [CONTENT], resources: ['posts', 'posts/status'], verbs: ['*'] }],
   }),
 ];
