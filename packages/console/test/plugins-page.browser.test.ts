@@ -15,6 +15,7 @@ import { browserAvailable, type ConsoleUnderTest, startConsole, TEST_ADMIN } fro
 const NOBODY = { username: 'nobody', password: 'nobody-password' };
 const VIEWER = { username: 'plugin-viewer', password: 'plugin-viewer-password' };
 const STATE = '/apis/api.console.svc.run/v1alpha1/plugins/greeter/plugin-state';
+const FIXTURES = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../server/test/fixtures');
 
 /** A small plugin: it logs a line when it starts and declares one role template. */
 async function greeter(into: string, version: string): Promise<string> {
@@ -73,11 +74,14 @@ describe.skipIf(!browserAvailable)('the Plugins page in Chromium', () => {
   let v1: string;
   let v2: string;
   let notAnArchive: string;
+  let throws: string;
 
   beforeAll(async () => {
     scratch = await mkdtemp(path.join(tmpdir(), 'svc-plugins-page-'));
     v1 = await greeter(scratch, '1.0.0');
     v2 = await greeter(scratch, '1.1.0');
+    throws = path.join(scratch, 'throws.tgz');
+    await writeFile(throws, await tgzOf(path.join(FIXTURES, 'plugins-bad/throws')));
     notAnArchive = path.join(scratch, 'notes.zip');
     await writeFile(notAnArchive, 'these are notes, not a zip');
     c = await startConsole();
@@ -239,6 +243,34 @@ describe.skipIf(!browserAvailable)('the Plugins page in Chromium', () => {
     expect((await c.t.request('GET', '/apis/plugin.svc.run/v1alpha1/plugins/greeter')).status).toBe(404);
   });
 
+  it("shows a failed start's reason in an alert, the row and the plugin's log", async () => {
+    const { page } = await c.signedIn(TEST_ADMIN, '/console/plugins');
+    await page.getByLabel('Plugin archive (.tgz or .zip)').setInputFiles(throws);
+    await page.getByRole('button', { name: 'Install', exact: true }).click();
+    await expect.poll(() => phaseOf(page, 'throws')).toBe('RESOLVED');
+    await page.getByRole('button', { name: 'Enable throws' }).click();
+    await confirm(page, 'Enable throws (throws)?', 'Enable');
+    await expect.poll(() => phaseOf(page, 'throws')).toBe('FAILED');
+    expect(await page.locator('p[role="alert"]').textContent()).toMatch(
+      /^throws failed to start: StartFailed: .*database of the plugin is unreachable/,
+    );
+    expect(await row(page, 'throws').getByRole('cell').nth(4).textContent()).toMatch(
+      /^Ready False · StartFailed: .*database of the plugin is unreachable/,
+    );
+    await still(page);
+    expect(await c.seriousViolations(page)).toEqual([]);
+    await c.shot(page, 'plugins-failed');
+
+    await row(page, 'throws').getByRole('link', { name: 'throws' }).click();
+    const logs = page.getByRole('table', { name: 'Log of throws' });
+    await logs.getByRole('row').filter({ hasText: 'unreachable' }).first().waitFor();
+    expect(
+      await logs.getByRole('row').filter({ hasText: 'unreachable' }).first().getByRole('cell').nth(1).textContent(),
+    ).toBe('error');
+    expect((await c.t.request('DELETE', '/apis/plugin.svc.run/v1alpha1/plugins/throws')).status).toBe(200);
+    await page.getByRole('alert').filter({ hasText: 'No plugin named "throws" is installed.' }).waitFor();
+  });
+
   it('shows a viewer the list without management, and a user without the permission nothing', async () => {
     const viewer = await c.signedIn(VIEWER, '/console/plugins');
     await expect.poll(() => phaseOf(viewer.page, 'People')).toBe('STARTED');
@@ -251,6 +283,14 @@ describe.skipIf(!browserAvailable)('the Plugins page in Chromium', () => {
       'Enabled',
       'Conditions',
     ]);
+
+    await table(viewer.page).getByRole('link', { name: 'People' }).click();
+    await viewer.page.getByRole('heading', { name: 'People', level: 1 }).waitFor();
+    await viewer.page.getByText("Seeing a plugin's roles needs the Roles view permission.").waitFor();
+    await viewer.page.getByRole('table', { name: 'Log of People' }).waitFor();
+    expect(await viewer.page.getByRole('button', { name: /^(Enable|Disable|Upgrade|Uninstall) / }).count()).toBe(0);
+    expect(await c.seriousViolations(viewer.page)).toEqual([]);
+    await c.shot(viewer.page, 'plugin-detail-viewer');
 
     const { page } = await c.signedIn(NOBODY, '/console/plugins');
     await page.getByRole('heading', { name: 'No permission' }).waitFor();

@@ -6,6 +6,9 @@ import { PLUGINS, type Plugin, titleOf } from './plugin';
 
 const MANAGE = `${CONSOLE_API}/plugins`;
 
+/** A call svc answered well whose outcome is still a failure (a plugin that did not start): said as it is. */
+class Outcome extends Error {}
+
 /** The archive as the install and upgrade endpoints take it: multipart field `file`. */
 function archiveForm(file: File): FormData {
   const form = new FormData();
@@ -44,7 +47,7 @@ export function usePluginActions() {
       await what();
       return true;
     } catch (e) {
-      error.value = errorMessage(e);
+      error.value = e instanceof Outcome ? e.message : errorMessage(e);
       return false;
     } finally {
       busy.value = undefined;
@@ -69,7 +72,7 @@ export function usePluginActions() {
       });
       if (after.status?.phase === 'FAILED') {
         const reason = after.status.conditions?.find((c) => c.type === 'Ready');
-        throw new Error(`${title} failed to start: ${reason?.reason ?? 'StartFailed'}: ${reason?.message ?? ''}`);
+        throw new Outcome(`${title} failed to start: ${reason?.reason ?? 'StartFailed'}: ${reason?.message ?? ''}`);
       }
       toast.add({ severity: 'success', summary: `${title} ${enable ? 'enabled' : 'disabled'}`, life: 4000 });
     });
