@@ -7,7 +7,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tgzOf } from '../../server/test/plugin-archives.js';
 import { browserAvailable, type ConsoleUnderTest, startConsole, TEST_ADMIN } from './browser-harness.js';
@@ -110,7 +110,8 @@ describe.skipIf(!browserAvailable)('the Plugins page in Chromium', () => {
         document
           .getAnimations()
           .filter((a) => a.effect?.getTiming().iterations !== Number.POSITIVE_INFINITY)
-          .map((a) => a.finished),
+          // A cancelled animation (a toast leaving) rejects: it is over too.
+          .map((a) => a.finished.catch(() => undefined)),
       ),
     );
   /** Accepts the confirmation dialog, checking that it names the plugin. */
@@ -164,8 +165,17 @@ describe.skipIf(!browserAvailable)('the Plugins page in Chromium', () => {
     expect(await row(page, 'Greeter').getByRole('cell').nth(4).textContent()).toBe(
       'Ready False · Disabled: the plugin is disabled',
     );
+    // The watch breaks (svc drops the browser's connections, and new watches fail for a while) while another client
+    // enables it: the page says so, then resumes from the revision it had and shows the change.
+    const refuseWatches = (route: Route) => route.abort('connectionreset');
+    await page.route(/[?&]watch=true/, refuseWatches);
+    c.t.server.app.server.closeAllConnections();
+    await page.getByRole('status').filter({ hasText: 'Live updates paused, retrying' }).waitFor();
     expect((await c.t.request('PUT', STATE, { enable: true })).status).toBe(200);
-    await expect.poll(() => phaseOf(page, 'Greeter')).toBe('STARTED');
+    expect(await phaseOf(page, 'Greeter')).toBe('STOPPED');
+    await page.unroute(/[?&]watch=true/, refuseWatches);
+    await expect.poll(() => phaseOf(page, 'Greeter'), { timeout: 15_000 }).toBe('STARTED');
+    expect(await page.getByRole('status').filter({ hasText: 'Live updates paused' }).count()).toBe(0);
 
     // Disabling asks first, from the keyboard too: the dialog takes focus, Escape cancels and changes nothing.
     await page.getByRole('button', { name: 'Disable Greeter' }).focus();
