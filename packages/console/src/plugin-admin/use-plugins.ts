@@ -16,13 +16,13 @@ export function usePlugins() {
   onMounted(async () => {
     const refresh = () => {
       plugins.value = informer?.list() ?? [];
-      error.value = '';
     };
     informer = client.resource<Plugin>(PLUGINS).informer({
       add: refresh,
       update: refresh,
       delete: refresh,
       error: (e) => (error.value = `Live updates paused, retrying: ${errorMessage(e)}`),
+      watching: () => (error.value = ''),
     });
     try {
       await informer.start();
