@@ -33,6 +33,47 @@ export const consoleRoutes: RouteRecordRaw[] = [
     },
   },
   {
+    path: 'roles',
+    name: 'Roles',
+    component: () => import('./pages/RolesPage.vue'),
+    meta: {
+      title: 'Roles',
+      permissions: ['system:roles:view'],
+      menu: { name: 'Roles', group: 'System', priority: 110 },
+    },
+  },
+  {
+    path: 'roles/new',
+    name: 'RoleCreate',
+    component: () => import('./pages/RoleEditPage.vue'),
+    meta: { title: 'New role', permissions: ['system:roles:manage'] },
+  },
+  {
+    path: 'roles/:name',
+    name: 'RoleDetail',
+    component: () => import('./pages/RolePage.vue'),
+    props: true,
+    meta: { title: 'Role', permissions: ['system:roles:view'] },
+  },
+  {
+    path: 'roles/:name/edit',
+    name: 'RoleEdit',
+    component: () => import('./pages/RoleEditPage.vue'),
+    props: true,
+    meta: { title: 'Edit role', permissions: ['system:roles:manage'] },
+  },
+  {
+    path: 'access-review',
+    name: 'AccessReview',
+    component: () => import('./pages/AccessReviewPage.vue'),
+    // Asking svc for a review is in the roles management template.
+    meta: {
+      title: 'Access review',
+      permissions: ['system:roles:manage'],
+      menu: { name: 'Access review', group: 'System', priority: 120 },
+    },
+  },
+  {
     path: 'plugins',
     name: 'Plugins',
     component: () => import('./pages/PluginsPage.vue'),
@@ -49,7 +90,6 @@ export const consoleRoutes: RouteRecordRaw[] = [
     props: true,
     meta: { title: 'Plugin', permissions: ['system:plugins:view'] },
   },
-  { path: 'profile', name: 'Profile', component: () => import('./pages/ProfilePage.vue'), meta: { title: 'Profile' } },
   {
     path: ':unknown(.*)*',
     name: 'NotFound',
@@ -58,13 +98,34 @@ export const consoleRoutes: RouteRecordRaw[] = [
   },
 ];
 
-/** The personal center's pages (children of `UcRoot`, at `/uc/…`), for every signed-in user. */
+/**
+ * The personal center's pages (children of `UcRoot`, at `/uc/…`), for every signed-in user: their menu is built from
+ * these routes as the console's is, so a plugin's `ucRoutes` with `meta.menu` join it.
+ */
 export const ucRoutes: RouteRecordRaw[] = [
   {
     path: '',
     name: 'UcOverview',
     component: () => import('./pages/UcOverviewPage.vue'),
-    meta: { title: 'Personal center' },
+    meta: { title: 'Personal center', permissions: [] },
+  },
+  {
+    path: 'profile',
+    name: 'Profile',
+    component: () => import('./pages/uc/ProfilePage.vue'),
+    meta: { title: 'Profile', permissions: [], menu: { name: 'Profile', priority: 1 } },
+  },
+  {
+    path: 'password',
+    name: 'Password',
+    component: () => import('./pages/uc/PasswordPage.vue'),
+    meta: { title: 'Password', permissions: [], menu: { name: 'Password', priority: 2 } },
+  },
+  {
+    path: 'tokens',
+    name: 'PersonalAccessTokens',
+    component: () => import('./pages/uc/TokensPage.vue'),
+    meta: { title: 'Access tokens', permissions: [], menu: { name: 'Access tokens', priority: 3 } },
   },
   {
     path: 'posts',

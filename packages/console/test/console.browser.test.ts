@@ -54,7 +54,14 @@ describe.skipIf(!browserAvailable)('the console in Chromium', () => {
     const { page } = await c.signedIn(TEST_ADMIN);
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     const menu = page.getByRole('navigation', { name: 'Main' });
-    expect(await menu.getByRole('link').allTextContents()).toEqual(['People', 'Posts', 'Users', 'Plugins']);
+    expect(await menu.getByRole('link').allTextContents()).toEqual([
+      'People',
+      'Posts',
+      'Users',
+      'Roles',
+      'Access review',
+      'Plugins',
+    ]);
     // v-permission keeps what `*` allows.
     await page.getByText('You may see every user').waitFor();
     await c.shot(page, 'overview-admin');
