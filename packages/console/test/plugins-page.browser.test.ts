@@ -234,6 +234,9 @@ describe.skipIf(!browserAvailable)('the Plugins page in Chromium', () => {
       'Greeter',
       'plugin:greeter:view',
     ]);
+    expect(await templates.getByRole('link', { name: 'greeter-role-view-greetings' }).getAttribute('href')).toBe(
+      '/console/roles/greeter-role-view-greetings',
+    );
     await page.getByRole('button', { name: 'Refresh logs' }).click();
     await logs.getByRole('cell', { name: 'greeter 1.0.0 says hello' }).waitFor();
     expect(await c.seriousViolations(page)).toEqual([]);
