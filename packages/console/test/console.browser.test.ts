@@ -60,6 +60,7 @@ describe.skipIf(!browserAvailable)('the console in Chromium', () => {
       'Users',
       'Roles',
       'Access review',
+      'Plugins',
       'Resources',
     ]);
     // v-permission keeps what `*` allows.
