@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { applyMergePatch, mergePatchBetween } from '../src/resources/merge-patch.js';
 import { objectForm, withValueAt } from '../src/resources/schema-fields.js';
 import { fieldFiltersOf, fieldSelectorOf, queryOf, sortOf, stateOf } from '../src/resources/selectors.js';
+import { titleOf } from '../src/resources/titles.js';
 
 describe("the resource browser's pure parts", () => {
   it('re-applies the changes a user made onto a newer version (RFC 7386)', () => {
@@ -99,5 +100,14 @@ describe("the resource browser's pure parts", () => {
       { index: 'spec.gender', operator: '=', value: 'FEMALE' },
       { index: 'spec.age', operator: '!=', value: '30' },
     ]);
+  });
+
+  it.each([
+    ['Person', 'persons', 'Persons'],
+    ['RoleBinding', 'rolebindings', 'Role bindings'],
+    ['PersonalAccessToken', 'personalaccesstokens', 'Personal access tokens'],
+    ['Mouse', 'mice', 'Mice'],
+  ])('titles %s (%s) as "%s"', (kind, plural, title) => {
+    expect(titleOf({ kind, plural })).toBe(title);
   });
 });

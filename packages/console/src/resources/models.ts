@@ -1,4 +1,7 @@
 import type { ResourceRef } from '@svc/client';
+
+export { titleOf } from './titles.js';
+
 import { CONSOLE_API, client } from '@svc/console-shared';
 
 /** A model as `GET models` describes it to the signed-in user (docs/api.md "Console endpoints"). */
@@ -31,9 +34,6 @@ export async function loadModels(): Promise<BrowsableModel[]> {
 export async function findModel(group: string, version: string, plural: string): Promise<BrowsableModel | undefined> {
   return (await loadModels()).find((m) => m.group === group && m.version === version && m.plural === plural);
 }
-
-/** `Person` → `Persons` for headings: the plural as a word, capitalised. */
-export const titleOf = (model: BrowsableModel) => model.plural.charAt(0).toUpperCase() + model.plural.slice(1);
 
 export const may = (model: BrowsableModel | undefined, verb: string) => model?.verbs.includes(verb) ?? false;
 
