@@ -1,3 +1,4 @@
+export { type ChangeEvent, ChangeFeed, type ChangeFeedOptions } from './change-feed.js';
 export { SvcClient } from './client.js';
 export { discoverResources, findResource, type ResourceInfo, resourceNames } from './discovery.js';
 export { type Problem, problemOf, SvcApiError } from './errors.js';

@@ -1,3 +1,4 @@
+import { ChangeFeed, type ChangeFeedOptions } from './change-feed.js';
 import type { Transport } from './http.js';
 import { Informer, type InformerOptions } from './informer.js';
 import { collectionPath, listQuery, objectPath } from './paths.js';
@@ -91,6 +92,11 @@ export class ResourceClient<T extends AnyExtensionObject> {
   /** A watch over HTTP streaming: `for await (const event of resource.watch({ resourceVersion }))`. */
   watch(options: WatchOptions = {}): Watch<T> {
     return new Watch<T>(this.transport, this.ref, options);
+  }
+
+  /** The changes after a revision (a page's `metadata.resourceVersion`), resuming its watches; call `start()`. */
+  changes(options: ChangeFeedOptions<T>): ChangeFeed<T> {
+    return new ChangeFeed<T>(this, options);
   }
 
   /** A local cache kept up to date by list-then-watch; call `start()` and await `synced`. */

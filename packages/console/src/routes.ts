@@ -1,4 +1,5 @@
 import type { RouteRecordRaw } from 'vue-router';
+import { prefetchModelPage } from './resources/prefetch';
 
 /**
  * The console's pages (children of `Root`, at `/console/…`). Every route carries `meta.permissions` (UI permissions,
@@ -31,6 +32,36 @@ export const consoleRoutes: RouteRecordRaw[] = [
       permissions: ['system:posts:manage'],
       menu: { name: 'Posts', group: 'Content', priority: 20 },
     },
+  },
+  // The resource browser: every model the server says the user may list (UI permission system:resources:view).
+  {
+    path: 'resources',
+    name: 'Resources',
+    component: () => import('./pages/resources/ResourcesPage.vue'),
+    meta: {
+      title: 'Resources',
+      permissions: ['system:resources:view'],
+      menu: { name: 'Resources', group: 'System', priority: 200 },
+    },
+  },
+  {
+    path: 'resources/:group/:version/:plural',
+    name: 'ResourceList',
+    component: () => import('./pages/resources/ResourceListPage.vue'),
+    beforeEnter: (to) => void prefetchModelPage(to),
+    meta: { title: 'Resources', permissions: ['system:resources:view'] },
+  },
+  {
+    path: 'resources/:group/:version/:plural/-/new',
+    name: 'ResourceCreate',
+    component: () => import('./pages/resources/ResourceObjectPage.vue'),
+    meta: { title: 'Create', permissions: ['system:resources:view'] },
+  },
+  {
+    path: 'resources/:group/:version/:plural/:name',
+    name: 'ResourceObject',
+    component: () => import('./pages/resources/ResourceObjectPage.vue'),
+    meta: { title: 'Object', permissions: ['system:resources:view'] },
   },
   {
     path: 'roles',

@@ -61,6 +61,7 @@ describe.skipIf(!browserAvailable)('the console in Chromium', () => {
       'Roles',
       'Access review',
       'Plugins',
+      'Resources',
     ]);
     // v-permission keeps what `*` allows.
     await page.getByText('You may see every user').waitFor();

@@ -32,7 +32,15 @@ describe.skipIf(!browserAvailable)('users, roles and access review in Chromium',
   it('lists users for the administrator, with every system page in the menu', async () => {
     await admin.getByRole('heading', { name: 'Users' }).waitFor();
     await row(admin, 'vera').waitFor();
-    expect(await menuLinks(admin)).toEqual(['People', 'Posts', 'Users', 'Roles', 'Access review', 'Plugins']);
+    expect(await menuLinks(admin)).toEqual([
+      'People',
+      'Posts',
+      'Users',
+      'Roles',
+      'Access review',
+      'Plugins',
+      'Resources',
+    ]);
     expect(await row(admin, 'vera').getByRole('cell').nth(1).textContent()).toBe('Users view');
     await c.shot(admin, 'users-list');
     expect(await c.seriousViolations(admin)).toEqual([]);
@@ -80,7 +88,7 @@ describe.skipIf(!browserAvailable)('users, roles and access review in Chromium',
     await effective.getByRole('list', { name: 'UI permissions' }).getByText('system:users:view').waitFor();
     expect(
       await effective.getByRole('list', { name: 'UI permissions' }).getByRole('listitem').allTextContents(),
-    ).toEqual(['system:users:manage', 'system:users:view']);
+    ).toEqual(['system:resources:view', 'system:users:manage', 'system:users:view']);
     await effective.getByRole('cell', { name: 'get, list, watch on users (core group)' }).waitFor();
     await c.shot(admin, 'users-role-picker');
     expect(await c.seriousViolations(admin)).toEqual([]);
@@ -93,7 +101,7 @@ describe.skipIf(!browserAvailable)('users, roles and access review in Chromium',
   it("shows the user exactly what their roles allow, and svc's refusal in words", async () => {
     const { page } = await c.signedIn(DORA, '/console/users');
     await page.getByRole('heading', { name: 'Users' }).waitFor();
-    expect(await menuLinks(page)).toEqual(['Users']);
+    expect(await menuLinks(page)).toEqual(['Users', 'Resources']);
     await page.getByRole('button', { name: 'New user' }).waitFor();
     // Dora may manage users, but not one who holds more than she does.
     await row(page, 'admin').getByRole('button', { name: 'Disable' }).click();
@@ -295,7 +303,7 @@ describe.skipIf(!browserAvailable)('users, roles and access review in Chromium',
     const { page } = await c.signedIn(VERA, '/console/users');
     await page.getByRole('heading', { name: 'Users' }).waitFor();
     await row(page, 'admin').waitFor();
-    expect(await menuLinks(page)).toEqual(['Users']);
+    expect(await menuLinks(page)).toEqual(['Users', 'Resources']);
     for (const name of ['New user', 'Roles', 'Disable', 'Reset password', 'Delete'])
       expect(await page.getByRole('button', { name, exact: true }).count(), name).toBe(0);
     expect(await page.getByRole('columnheader').allTextContents()).toEqual([

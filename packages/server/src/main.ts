@@ -28,6 +28,7 @@ import { PluginLifecycle } from './plugins/plugin-lifecycle.js';
 import { createAttributeResolver, createAuthorizationHook } from './rbac/authorization-hook.js';
 import { startRbac } from './rbac/boot.js';
 import { DecisionCache, logDecisionCache } from './rbac/decision-cache.js';
+import { mayListAnyModel, modelAccessRoutes } from './rbac/model-access-routes.js';
 import { permissionRoutes } from './rbac/permission-routes.js';
 import { installUserAdmission } from './rbac/user-admission.js';
 import { userListRoutes } from './rbac/user-list-routes.js';
@@ -187,16 +188,19 @@ export async function createServer(config: Config, options: ServerOptions = {}):
       decisions,
     }),
   );
+  const modelAccess = { registry, roles: rbac.service, attributesOf: createAttributeResolver(registry, router) };
   router.add(
     permissionRoutes({
       roles: rbac.service,
       setUserRoles,
       userExists: async (username) => authn.users.exists(username),
       endSessionsOf: async (username) => void (await authn.endSessionsOf(username)),
-      attributesOf: createAttributeResolver(registry, router),
+      attributesOf: modelAccess.attributesOf,
+      mayBrowseModels: (expanded) => mayListAnyModel(modelAccess, expanded),
     }),
   );
   router.add(userListRoutes({ objects, users: authn.users.served, roles: rbac.service }));
+  router.add(modelAccessRoutes(modelAccess));
   const plugins = new PluginHost({
     registry,
     objects,

@@ -49,7 +49,8 @@ describe("the console's role picker preview and user list", () => {
     expect(answer.status).toBe(200);
     expect(answer.body.roles).toEqual(['role-template-manage-users']);
     expect(answer.body.permissions).toEqual(['role-template-manage-users', 'role-template-view-users']);
-    expect(answer.body.uiPermissions).toEqual(['system:users:manage', 'system:users:view']);
+    // Listing users is listing a model: the resource browser's UI permission comes with it.
+    expect(answer.body.uiPermissions).toEqual(['system:resources:view', 'system:users:manage', 'system:users:view']);
     expect(answer.body.reachedBy).toEqual({
       'role-template-view-users': { through: 'dependency', from: 'role-template-manage-users' },
     });

@@ -47,7 +47,13 @@ describe('permission endpoints, escalation and posts over HTTP', () => {
     const ui = async (who: Session) => (await as(t, who)('GET', `${CONSOLE}/users/-/permissions`)).body.uiPermissions;
     expect(await ui(contributor)).toEqual(['uc:posts:own']);
     expect(await ui(author)).toEqual(['uc:posts:own', 'uc:posts:publish']);
-    expect(await ui(editor)).toEqual(['system:posts:manage', 'uc:posts:own', 'uc:posts:publish']);
+    // An editor may list the Post model, so the server adds the resource browser's UI permission.
+    expect(await ui(editor)).toEqual([
+      'system:posts:manage',
+      'system:resources:view',
+      'uc:posts:own',
+      'uc:posts:publish',
+    ]);
   });
 
   it('refuses every escalation attempt', async () => {

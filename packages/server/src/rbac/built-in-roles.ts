@@ -185,6 +185,8 @@ export const CORE_TEMPLATES: RoleObject[] = [
       { apiGroups: [CONSOLE], resources: ['users'], resourceNames: ['-'], verbs: ['get'] },
       { apiGroups: [CONSOLE], resources: ['users/permissions'], resourceNames: ['-'], verbs: ['get'] },
       { apiGroups: [CONSOLE], resources: ['users/password'], resourceNames: ['-'], verbs: ['update'] },
+      // The models one may browse: an answer about one's own access only.
+      { apiGroups: [CONSOLE], resources: ['models'], verbs: ['list'] },
     ],
     template: { module: 'Self-service', hidden: true, aggregateTo: ['authenticated'] },
   }),

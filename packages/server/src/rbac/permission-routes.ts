@@ -19,7 +19,12 @@ export interface PermissionRouteDeps {
   /** Ends a user's sessions, so new roles take effect at once. */
   endSessionsOf: (username: string) => Promise<void>;
   attributesOf: ReturnType<typeof createAttributeResolver>;
+  /** Whether roles expanded thus may list at least one model (model-access-routes.ts): the resource browser. */
+  mayBrowseModels: (expanded: ExpandedRoles) => boolean;
 }
+
+/** The UI permission of the console's resource browser, held by whoever may list at least one model. */
+export const BROWSE_RESOURCES_UI_PERMISSION = 'system:resources:view';
 
 /**
  * The console's permission endpoints (docs/api.md "Security"): what a user holds, setting a user's roles, what a set of
@@ -38,7 +43,11 @@ export function permissionRoutes(deps: PermissionRouteDeps): DynamicRoute<HttpCo
 
   const permissionsOf = (username: string) => {
     const principal: Principal = { username, via: 'session' };
-    return { username, roles: roles.boundRoles(username), ...describe(roles, roles.expandFor(principal)) };
+    return {
+      username,
+      roles: roles.boundRoles(username),
+      ...describe(roles, roles.expandFor(principal), deps.mayBrowseModels),
+    };
   };
 
   const send = (ctx: HttpContext, body: unknown, status = 200) =>
@@ -98,7 +107,7 @@ export function permissionRoutes(deps: PermissionRouteDeps): DynamicRoute<HttpCo
         });
         if (errors.length > 0) throw invalid(errors.map((e) => e.message).join('; '), errors);
         const requested = [...new Set(wanted)].sort();
-        return send(ctx, { roles: requested, ...describe(roles, roles.expand(requested)) });
+        return send(ctx, { roles: requested, ...describe(roles, roles.expand(requested), deps.mayBrowseModels) });
       },
     },
     {
@@ -145,10 +154,12 @@ export function permissionRoutes(deps: PermissionRouteDeps): DynamicRoute<HttpCo
  * (`*` for a super administrator: every part of the console, plugin UIs included), every rule with the role it came
  * from, and how each role not started from was reached (a dependency of, or aggregated into, another).
  */
-function describe(roles: RoleService, expanded: ExpandedRoles) {
+function describe(roles: RoleService, expanded: ExpandedRoles, mayBrowseModels: (expanded: ExpandedRoles) => boolean) {
   const visible = [...expanded.roleNames].filter((name) => roles.role(name)?.labels[HIDDEN_LABEL] !== 'true').sort();
   const uiPermissions = new Set<string>(expanded.roleNames.has(SUPER_ROLE) ? ['*'] : []);
   for (const p of expanded.uiPermissions) uiPermissions.add(p);
+  // Not a role's: the server decides it from the models these roles may list, so the browser never matches rules.
+  if (!uiPermissions.has('*') && mayBrowseModels(expanded)) uiPermissions.add(BROWSE_RESOURCES_UI_PERMISSION);
   return {
     permissions: visible,
     uiPermissions: [...uiPermissions].sort(),
