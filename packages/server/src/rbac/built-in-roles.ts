@@ -170,7 +170,14 @@ export const CORE_TEMPLATES: RoleObject[] = [
     name: 'role-template-own-permissions',
     displayName: 'Own permissions and password',
     rules: [
-      { apiGroups: [CONSOLE], resources: ['users/permissions'], resourceNames: ['-'], verbs: ['get'] },
+      {
+        apiGroups: [CONSOLE],
+        resources: ['users/permissions', 'users/console-events'],
+        resourceNames: ['-'],
+        verbs: ['get'],
+      },
+      // The console loads the UIs of started plugins for everyone; each route's permissions decide what shows.
+      { apiGroups: [CONSOLE], resources: ['plugins/uis'], resourceNames: ['-'], verbs: ['get'] },
       { apiGroups: [CONSOLE], resources: ['users/password'], resourceNames: ['-'], verbs: ['update'] },
     ],
     template: { module: 'Self-service', hidden: true, aggregateTo: ['authenticated'] },

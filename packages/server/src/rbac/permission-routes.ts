@@ -4,9 +4,10 @@ import { actorOf, callerOf, type HttpContext, JSON_TYPE } from '../api/http-cont
 import type { Principal } from '../authz/principal.js';
 import { classifyRequest } from '../authz/request-info.js';
 import { parseRequestTarget } from '../authz/request-target.js';
-import { annotationList, HIDDEN_LABEL, SUPER_ROLE, UI_PERMISSIONS_ANNOTATION } from '../authz/roles.js';
+import { HIDDEN_LABEL } from '../authz/roles.js';
 import type { createAttributeResolver } from './authorization-hook.js';
 import type { RoleService } from './role-service.js';
+import { uiPermissionsOf } from './ui-permissions.js';
 import type { SetUserRoles } from './user-roles.js';
 
 const BASE = '/apis/api.console.svc.run/v1alpha1';
@@ -39,17 +40,11 @@ export function permissionRoutes(deps: PermissionRouteDeps): DynamicRoute<HttpCo
     const principal: Principal = { username, via: 'session' };
     const expanded = roles.expandFor(principal);
     const visible = [...expanded.roleNames].filter((name) => roles.role(name)?.labels[HIDDEN_LABEL] !== 'true').sort();
-    // The super administrator may see every part of the console, plugin UIs included.
-    const uiPermissions = new Set<string>(expanded.roleNames.has(SUPER_ROLE) ? ['*'] : []);
-    for (const name of expanded.roleNames) {
-      for (const p of annotationList(roles.role(name) ?? { annotations: {} }, UI_PERMISSIONS_ANNOTATION) ?? [])
-        uiPermissions.add(p);
-    }
     return {
       username,
       roles: roles.boundRoles(username),
       permissions: visible,
-      uiPermissions: [...uiPermissions].sort(),
+      uiPermissions: uiPermissionsOf(roles, username),
       rules: expanded.rules.map(({ role, rule }) => ({ role, ...rule })),
     };
   };
