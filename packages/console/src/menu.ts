@@ -1,4 +1,6 @@
-import { allows, type MenuEntry } from '@svc/console-shared';
+import type { MenuEntry } from '@svc/console-shared';
+// The pure part only: the package's main module makes the browser's client.
+import { allows } from '@svc/console-shared/allows';
 import { ref } from 'vue';
 import type { RouteRecordNormalized } from 'vue-router';
 

@@ -16,6 +16,12 @@ export const router = createRouter({
       meta: { public: true, title: 'Sign in' },
     },
     {
+      path: '/console/setup',
+      name: 'Setup',
+      component: () => import('./pages/SetupPage.vue'),
+      meta: { public: true, title: 'Set up svc' },
+    },
+    {
       path: '/console',
       name: 'Root',
       // A link to the root by name lands on its overview (a named parent alone would render no page).

@@ -13,7 +13,7 @@ export const consoleRoutes: RouteRecordRaw[] = [
     meta: {
       title: 'Users',
       permissions: ['system:users:view'],
-      menu: { name: 'Users', group: 'System', priority: 10 },
+      menu: { name: 'Users', group: 'System', priority: 100 },
     },
   },
   {
@@ -26,7 +26,6 @@ export const consoleRoutes: RouteRecordRaw[] = [
       menu: { name: 'Posts', group: 'Content', priority: 20 },
     },
   },
-  { path: 'profile', name: 'Profile', component: () => import('./pages/ProfilePage.vue'), meta: { title: 'Profile' } },
   {
     path: ':unknown(.*)*',
     name: 'NotFound',
@@ -35,13 +34,34 @@ export const consoleRoutes: RouteRecordRaw[] = [
   },
 ];
 
-/** The personal center's pages (children of `UcRoot`, at `/uc/…`), for every signed-in user. */
+/**
+ * The personal center's pages (children of `UcRoot`, at `/uc/…`), for every signed-in user: their menu is built from
+ * these routes as the console's is, so a plugin's `ucRoutes` with `meta.menu` join it.
+ */
 export const ucRoutes: RouteRecordRaw[] = [
   {
     path: '',
     name: 'UcOverview',
     component: () => import('./pages/UcOverviewPage.vue'),
-    meta: { title: 'Personal center' },
+    meta: { title: 'Personal center', permissions: [] },
+  },
+  {
+    path: 'profile',
+    name: 'Profile',
+    component: () => import('./pages/uc/ProfilePage.vue'),
+    meta: { title: 'Profile', permissions: [], menu: { name: 'Profile', priority: 1 } },
+  },
+  {
+    path: 'password',
+    name: 'Password',
+    component: () => import('./pages/uc/PasswordPage.vue'),
+    meta: { title: 'Password', permissions: [], menu: { name: 'Password', priority: 2 } },
+  },
+  {
+    path: 'tokens',
+    name: 'PersonalAccessTokens',
+    component: () => import('./pages/uc/TokensPage.vue'),
+    meta: { title: 'Access tokens', permissions: [], menu: { name: 'Access tokens', priority: 3 } },
   },
   {
     path: 'posts',

@@ -54,7 +54,7 @@ describe.skipIf(!browserAvailable)('the console in Chromium', () => {
     const { page } = await c.signedIn(TEST_ADMIN);
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     const menu = page.getByRole('navigation', { name: 'Main' });
-    expect(await menu.getByRole('link').allTextContents()).toEqual(['People', 'Users']);
+    expect(await menu.getByRole('link').allTextContents()).toEqual(['People', 'Posts', 'Users']);
     // v-permission keeps what `*` allows.
     await page.getByText('You may see every user').waitFor();
     await c.shot(page, 'overview-admin');
@@ -74,6 +74,37 @@ describe.skipIf(!browserAvailable)('the console in Chromium', () => {
     expect(new URL(page.url()).searchParams.get('redirect')).toBe('/uc/');
     await c.signIn(page, TEST_ADMIN);
     await page.getByRole('heading', { name: 'Personal center' }).waitFor();
+  });
+
+  it('works from the keyboard alone: sign in, skip to the content, follow the menu, sign out', async () => {
+    const { page } = await c.visit();
+    await page.goto(`${c.base}/console/`);
+    await page.getByRole('heading', { name: 'Sign in to svc' }).waitFor();
+    // The username field has focus on arrival; Tab moves to the password, Enter sends the form.
+    await page.keyboard.type(TEST_ADMIN.username);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(TEST_ADMIN.password);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    // The first Tab reaches the skip link, which moves focus to the page.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('content');
+    // Tab through the account bar to the menu's Users link and follow it; focus lands on the new page.
+    const reached: string[] = [];
+    await page.getByRole('link', { name: 'svc console' }).focus();
+    for (let i = 0; i < 12 && reached.at(-1) !== 'Users'; i++) {
+      await page.keyboard.press('Tab');
+      reached.push((await page.evaluate(() => document.activeElement?.textContent?.trim())) ?? '');
+    }
+    expect(reached).toEqual(['admin', 'Personal center', 'Sign out', 'People', 'Posts', 'Users']);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('content');
+    await page.getByRole('button', { name: 'Sign out' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Sign in to svc' }).waitFor();
   });
 
   it('shows a user with no role no menu entries, and "No permission" on a direct URL', async () => {

@@ -22,11 +22,13 @@ describe.skipIf(!browserAvailable)('posts in the console and the personal center
 
   it('lets a contributor write, edit and delete drafts in the personal center, without publishing', async () => {
     const { page } = await c.signedIn(CONTRIBUTOR);
-    // Nothing in the console for a contributor; "My posts" in the personal center.
+    // Nothing in the console for a contributor; "My posts" in the personal center, after one's own account.
     await page.getByRole('navigation', { name: 'Main' }).getByText('No pages for your roles yet.').waitFor();
     await page.goto(`${c.base}/uc/`);
     const menu = page.getByRole('navigation', { name: 'Main' });
-    await expect.poll(() => menu.getByRole('link').allTextContents()).toEqual(['My posts']);
+    await expect
+      .poll(() => menu.getByRole('link').allTextContents())
+      .toEqual(['Profile', 'Password', 'Access tokens', 'My posts']);
     await menu.getByRole('link', { name: 'My posts' }).click();
     await page.getByRole('heading', { name: 'My posts' }).waitFor();
     await page.getByText('No posts yet.').waitFor();

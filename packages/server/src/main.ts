@@ -69,6 +69,8 @@ export interface Server {
   httpsUrl?: string;
   /** The CA file clients trust the HTTPS listener with, when svc made its certificate (under the data dir). */
   caFile?: string;
+  /** Set once listening while the first-run setup is pending: the one-time link `listen()` printed. */
+  setupUrl?: string;
   /** Starts the HTTP listener, and the HTTPS one unless it is off; answers the HTTP URL. */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -89,6 +91,10 @@ export interface ServerOptions {
   reconcileBackoff?: QueueOptions;
   /** Sign-in throttle (defaults in DEFAULT_LOGIN_LIMITS); tests give a clock to see its delays. */
   login?: { limits?: Partial<LoginLimits>; clock?: Partial<LoginClock> };
+  /** Where the first-run setup link is printed: standard output by default, never the log (it is a credential). */
+  announce?: (text: string) => void;
+  /** The clock the first-run setup link expires by (tests). */
+  setupClock?: () => number;
 }
 
 export async function createServer(config: Config, options: ServerOptions = {}): Promise<Server> {
@@ -140,6 +146,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
     manageUser: (actor, target, action) => management.checkMayManage(actor, target, action),
     limits: options.login?.limits,
     loginClock: options.login?.clock,
+    setupClock: options.setupClock,
   });
   installUserAdmission({
     objects,
@@ -258,6 +265,14 @@ export async function createServer(config: Config, options: ServerOptions = {}):
         server.httpsUrl = secure.url;
         server.caFile = material.caFile;
       }
+      server.setupUrl = authn.setup.link(setupLinkBase(config.host, server.url, server.httpsUrl));
+      if (server.setupUrl) {
+        const announce = options.announce ?? ((text: string) => void process.stdout.write(text));
+        announce(
+          `svc setup: ${server.setupUrl}\n  Open it to create the super administrator ` +
+            '(it works once, until svc restarts or for 24 hours).\n',
+        );
+      }
       return server.url;
     },
     async close() {
@@ -277,4 +292,16 @@ export async function createServer(config: Config, options: ServerOptions = {}):
     },
   };
   return server;
+}
+
+/**
+ * Where the setup link points. On a loopback or wildcard address, plain HTTP on this machine (the password stays on
+ * it, and a browser opens it without a certificate warning); on any other address, HTTPS when it is on, so the
+ * administrator's password does not cross the network in the clear.
+ */
+export function setupLinkBase(host: string, httpUrl: string, httpsUrl: string | undefined): string {
+  const wildcard = host === '0.0.0.0' || host === '::';
+  const loopback = host === 'localhost' || host === '::1' || /^127\./.test(host);
+  if (wildcard) return httpUrl.replace(host === '::' ? '[::]' : host, host === '::' ? '[::1]' : '127.0.0.1');
+  return loopback || !httpsUrl ? httpUrl : httpsUrl;
 }

@@ -94,6 +94,12 @@ describe('authentication in front of the generated API', () => {
       password: 'nora new password',
     });
     expect(changed.status).toBe(204);
+    // Their own User object, for the personal center's profile (users/-)…
+    const own = await nora.request('GET', '/apis/api.console.svc.run/v1alpha1/users/-');
+    expect(own.status).toBe(200);
+    expect(own.body).toMatchObject({ kind: 'User', metadata: { name: 'nora' } });
+    expect((await t.anonymous('GET', '/apis/api.console.svc.run/v1alpha1/users/-')).status).toBe(401);
+    expect((await nora.request('GET', `/api/v1alpha1/users/${ADMIN}`)).status).toBe(403);
     // …but not another user's password, nor users in general.
     const reset = await nora.request('PUT', `/apis/api.console.svc.run/v1alpha1/users/${ADMIN}/password`, {
       password: 'taken over!',

@@ -1,4 +1,6 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { settingsFromArgs } from '../src/config.js';
@@ -54,5 +56,39 @@ describe('the svc command line', () => {
     expect([settings.SVC_PORT, settings.SVC_DATA_DIR]).toEqual(['9000', '/tmp/x']);
     expect(() => settingsFromArgs(['--port'], {})).toThrow('--port needs a value');
     expect(() => settingsFromArgs(['--zzzzzzzzzz'], {})).toThrow(/^unknown flag "--zzzzzzzzzz"$/);
+  });
+
+  it('on an empty store without SVC_ADMIN_PASSWORD prints the setup link on standard output, not in the log', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'svc-serve-'));
+    const env: NodeJS.ProcessEnv = { ...process.env, SVC_PORT: '0', SVC_HTTPS_PORT: 'off', SVC_DATA_DIR: dataDir };
+    env.SVC_LOG_FORMAT = 'json';
+    delete env.SVC_ADMIN_PASSWORD;
+    const child = spawn(process.execPath, [CLI, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      let stdout = '';
+      // Bounded by the test's own timeout: the server runs until the listening line is printed.
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          stdout += chunk.toString('utf8');
+          if (stdout.includes('svc listening on')) resolve();
+        });
+        child.on('exit', (code) => reject(new Error(`svc exited with ${code} before listening:\n${stdout}`)));
+      });
+      const lines = stdout.split('\n');
+      const listening = lines.find((l) => l.startsWith('svc listening on '))!.slice('svc listening on '.length);
+      const setup = lines.find((l) => l.startsWith('svc setup: '))?.slice('svc setup: '.length);
+      expect(setup).toMatch(/\/console\/setup#token=[\w-]{43}$/);
+      expect(setup!.startsWith(`${listening}/console/setup#token=`)).toBe(true);
+      // The log lines (JSON, on the same stream) never carry the token; nor is any password printed.
+      const token = setup!.split('#token=')[1]!;
+      const logLines = lines.filter((l) => l.startsWith('{'));
+      expect(logLines.length).toBeGreaterThan(0);
+      expect(logLines.join('\n')).not.toContain(token);
+      expect(stdout).not.toMatch(/password:/i);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -9,12 +9,14 @@ import type { Store } from '../store/types.js';
 import { type Authenticator, createAuthenticator } from './authenticator.js';
 import { BasicCredentials } from './basic-auth.js';
 import { Credentials } from './credentials.js';
+import { FirstRunSetup } from './first-run.js';
 import { type LoginClock, LoginLimiter, type LoginLimits } from './login-limiter.js';
 import { loginRoutes } from './login-routes.js';
 import { personalAccessTokenModel, userModel } from './models.js';
 import { PasswordHasher } from './passwords.js';
 import type { ManageUser, RolesOf, SetUserRoles } from './ports.js';
 import { type SessionPolicy, Sessions } from './sessions.js';
+import { setupRoutes } from './setup-routes.js';
 import { ensureSuperAdministrator, type SuperAdministratorResult } from './super-admin.js';
 import { tokenRoutes } from './token-routes.js';
 import { PersonalAccessTokens } from './tokens.js';
@@ -47,8 +49,8 @@ export interface AuthenticationDeps {
   hasher?: PasswordHasher;
   limits?: Partial<LoginLimits>;
   loginClock?: Partial<LoginClock>;
-  /** Where the generated administrator password is shown (standard output by default). */
-  announce?: (text: string) => void;
+  /** Tests only: the clock the first-run setup link expires by. */
+  setupClock?: () => number;
 }
 
 /** Everything authentication offers the composition root. */
@@ -58,11 +60,16 @@ export interface Authentication {
   credentials: Credentials;
   sessions: Sessions;
   tokens: PersonalAccessTokens;
-  /** Core routes for the runtime router: console user endpoints and personal access tokens. */
+  /** The first-run setup: its link, while no user exists and none was made from SVC_ADMIN_PASSWORD. */
+  setup: FirstRunSetup;
+  /** Core routes for the runtime router: first-run setup, console user endpoints and personal access tokens. */
   routes(): DynamicRoute<HttpContext>[];
   /** A Fastify plugin with `POST /login` and `POST /logout`: `app.register(auth.loginRoutes)`. */
   loginRoutes: ReturnType<typeof loginRoutes>;
-  /** First boot: creates the super administrator. Call once the Role and RoleBinding models and built-in roles exist. */
+  /**
+   * First boot: creates the super administrator from SVC_ADMIN_PASSWORD, or without one opens the first-run setup.
+   * Call once the Role and RoleBinding models and built-in roles exist.
+   */
   ensureSuperAdministrator(): Promise<SuperAdministratorResult>;
   /** Ends every session of a user (for instance when their roles change). */
   endSessionsOf(username: string): Promise<void>;
@@ -114,6 +121,8 @@ export async function setupAuthentication(deps: AuthenticationDeps): Promise<Aut
     void sessions.endSessionsOf(username).catch(onBackgroundError);
     if (event === 'removed') void credentials.remove(username).catch(onBackgroundError);
   });
+  const setup = new FirstRunSetup(users, deps.setupClock);
+  const superAdministrator = { registry, objects, users, credentials, logger };
   const sweep = setInterval(() => void sessions.sweep().catch(onBackgroundError), SWEEP_INTERVAL_MS);
   sweep.unref();
 
@@ -123,7 +132,9 @@ export async function setupAuthentication(deps: AuthenticationDeps): Promise<Aut
     credentials,
     sessions,
     tokens,
+    setup,
     routes: () => [
+      ...setupRoutes({ ...superAdministrator, setup, sessions }),
       ...consoleUserRoutes({
         authenticator,
         objects,
@@ -139,17 +150,15 @@ export async function setupAuthentication(deps: AuthenticationDeps): Promise<Aut
       ...tokenRoutes({ authenticator, objects, tokens }),
     ],
     loginRoutes: loginRoutes({ authenticator, sessions, credentials, users, limiter }),
-    ensureSuperAdministrator: () =>
-      ensureSuperAdministrator({
-        registry,
-        objects,
-        users,
-        credentials,
-        logger,
+    ensureSuperAdministrator: async () => {
+      const result = await ensureSuperAdministrator({
+        ...superAdministrator,
         username: settings.adminUsername,
         password: settings.adminPassword,
-        announce: deps.announce,
-      }),
+      });
+      if (result.setupPending) setup.open();
+      return result;
+    },
     endSessionsOf: async (username) => void (await sessions.endSessionsOf(username)),
     close: () => clearInterval(sweep),
   };

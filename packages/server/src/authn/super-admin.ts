@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { isApiError } from '@svc/plugin-api';
 import type { Logger } from 'pino';
 import { nameProblems } from '../objects/names.js';
@@ -16,34 +15,46 @@ export interface SuperAdministratorDeps {
   users: UserDirectory;
   credentials: Credentials;
   logger: Logger;
-  username: string;
-  /** Unset: a password is generated and shown once through `announce`. */
-  password?: string;
-  /** Where a generated password is shown: standard output by default, never the log. */
-  announce?: (text: string) => void;
 }
 
 export interface SuperAdministratorResult {
   created: boolean;
   username: string;
-  /** Set when the password was generated (and announced). */
-  generatedPassword?: string;
+  /** No user exists and no password was given: the console's setup page creates the administrator (first-run.ts). */
+  setupPending: boolean;
 }
 
 /**
- * First boot (docs/api.md "Settings"): when the store holds no user, creates the super administrator and binds it to
- * `super-role`. Role models and built-in roles must be registered first. The User object is written last: it is the
- * mark that this step completed, so a boot interrupted half way simply does it again.
+ * First boot (docs/api.md "Settings"): when the store holds no user and a password is given (SVC_ADMIN_PASSWORD),
+ * creates the super administrator. Without a password nothing is created: the first-run setup link does it. Role
+ * models and built-in roles must be registered first.
  */
-export async function ensureSuperAdministrator(deps: SuperAdministratorDeps): Promise<SuperAdministratorResult> {
-  const { username } = deps;
-  if (deps.users.size > 0) return { created: false, username };
+export async function ensureSuperAdministrator(
+  deps: SuperAdministratorDeps & { username: string; password?: string },
+): Promise<SuperAdministratorResult> {
+  const { username, password } = deps;
+  if (deps.users.size > 0) return { created: false, username, setupPending: false };
   const problems = nameProblems(username);
   if (problems.length > 0)
     throw new Error(`SVC_ADMIN_USERNAME "${username}" is not a valid username: ${problems.join('; ')}`);
-  if (deps.password !== undefined && deps.password.length < MIN_PASSWORD_LENGTH) {
+  if (password === undefined) return { created: false, username, setupPending: true };
+  if (password.length < MIN_PASSWORD_LENGTH) {
     throw new Error(`SVC_ADMIN_PASSWORD must be at least ${MIN_PASSWORD_LENGTH} characters long`);
   }
+  await createSuperAdministrator(deps, username, password);
+  return { created: true, username, setupPending: false };
+}
+
+/**
+ * Creates a super administrator: the binding to `super-role`, the password, then the User object. The User object is
+ * written last: it is the mark that this step completed, so a first boot (or setup) interrupted half way simply does
+ * it again. The caller has checked the username and the password.
+ */
+export async function createSuperAdministrator(
+  deps: SuperAdministratorDeps,
+  username: string,
+  password: string,
+): Promise<void> {
   const bindings = deps.registry.findByKind('v1alpha1', 'RoleBinding');
   if (!bindings) throw new Error('the RoleBinding model must be registered before the super administrator is created');
 
@@ -56,8 +67,7 @@ export async function ensureSuperAdministrator(deps: SuperAdministratorDeps): Pr
       subjects: [{ apiGroup: '', kind: 'User', name: username }],
     }),
   );
-  const generatedPassword = deps.password === undefined ? randomBytes(18).toString('base64url') : undefined;
-  await deps.credentials.setPassword(username, deps.password ?? generatedPassword!);
+  await deps.credentials.setPassword(username, password);
   const served = deps.users.served;
   await tolerateExisting(() =>
     deps.objects.create(served, {
@@ -68,15 +78,6 @@ export async function ensureSuperAdministrator(deps: SuperAdministratorDeps): Pr
     }),
   );
   deps.logger.info({ username }, 'created the super administrator');
-  if (generatedPassword) {
-    // Shown once, on standard output only: a log line would keep the password wherever logs are shipped.
-    const announce = deps.announce ?? ((text: string) => void process.stdout.write(text));
-    announce(
-      `\nsvc: created the super administrator "${username}" with a generated password:\n\n    ${generatedPassword}\n\n` +
-        'It is shown only this once. Sign in and change it, or set SVC_ADMIN_PASSWORD before the first start.\n\n',
-    );
-  }
-  return { created: true, username, generatedPassword };
 }
 
 async function tolerateExisting(write: () => Promise<unknown>): Promise<void> {

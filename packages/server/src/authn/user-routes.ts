@@ -63,6 +63,13 @@ export function consoleUserRoutes(deps: ConsoleUserRouteDeps): DynamicRoute<Http
   };
   return [
     {
+      method: 'GET',
+      path: `${BASE}/-`,
+      owner: 'core',
+      doc: { summary: 'Your own User object (display name, e-mail, last sign-in)' },
+      handler: async (ctx) => ownUser(deps, ctx, await caller(ctx)),
+    },
+    {
       method: 'POST',
       path: BASE,
       owner: 'core',
@@ -84,6 +91,12 @@ export function consoleUserRoutes(deps: ConsoleUserRouteDeps): DynamicRoute<Http
       handler: async (ctx, params) => resetPassword(deps, ctx, await caller(ctx), params.name!),
     },
   ];
+}
+
+/** The personal center's profile: every signed-in user reads their own User object, whatever else they may read. */
+async function ownUser(deps: ConsoleUserRouteDeps, ctx: HttpContext, actor: Principal & { username: string }) {
+  const user = await deps.objects.get(deps.users.served, actor.username);
+  return ctx.reply.type(JSON_TYPE).send(JSON.stringify(user));
 }
 
 async function createUser(deps: ConsoleUserRouteDeps, ctx: HttpContext, actor: Principal) {

@@ -89,6 +89,8 @@ export const BUILT_IN_ROLES: RoleObject[] = [
       { nonResourceURLs: ['/login', '/logout', '/healthz'], verbs: ['*'] },
       // The version, as Kubernetes' public-info-viewer role allows; discovery itself is public by route (api/discovery.ts).
       { nonResourceURLs: ['/version'], verbs: ['get'] },
+      // The first-run setup: whether it is pending, and completing it with the printed link's token (authn/setup-routes.ts).
+      { apiGroups: [CONSOLE], resources: ['setup'], verbs: ['list', 'create'] },
       // Published posts are public.
       { apiGroups: [`api.${CONTENT}`], resources: ['posts'], verbs: ['get', 'list'] },
     ],
@@ -168,8 +170,9 @@ export const CORE_TEMPLATES: RoleObject[] = [
   ),
   role({
     name: 'role-template-own-permissions',
-    displayName: 'Own permissions and password',
+    displayName: 'Own profile, permissions and password',
     rules: [
+      { apiGroups: [CONSOLE], resources: ['users'], resourceNames: ['-'], verbs: ['get'] },
       {
         apiGroups: [CONSOLE],
         resources: ['users/permissions', 'users/console-events'],
