@@ -27,6 +27,47 @@ export const consoleRoutes: RouteRecordRaw[] = [
     },
   },
   {
+    path: 'roles',
+    name: 'Roles',
+    component: () => import('./pages/RolesPage.vue'),
+    meta: {
+      title: 'Roles',
+      permissions: ['system:roles:view'],
+      menu: { name: 'Roles', group: 'System', priority: 110 },
+    },
+  },
+  {
+    path: 'roles/new',
+    name: 'RoleCreate',
+    component: () => import('./pages/RoleEditPage.vue'),
+    meta: { title: 'New role', permissions: ['system:roles:manage'] },
+  },
+  {
+    path: 'roles/:name',
+    name: 'RoleDetail',
+    component: () => import('./pages/RolePage.vue'),
+    props: true,
+    meta: { title: 'Role', permissions: ['system:roles:view'] },
+  },
+  {
+    path: 'roles/:name/edit',
+    name: 'RoleEdit',
+    component: () => import('./pages/RoleEditPage.vue'),
+    props: true,
+    meta: { title: 'Edit role', permissions: ['system:roles:manage'] },
+  },
+  {
+    path: 'access-review',
+    name: 'AccessReview',
+    component: () => import('./pages/AccessReviewPage.vue'),
+    // Asking svc for a review is in the roles management template.
+    meta: {
+      title: 'Access review',
+      permissions: ['system:roles:manage'],
+      menu: { name: 'Access review', group: 'System', priority: 120 },
+    },
+  },
+  {
     path: ':unknown(.*)*',
     name: 'NotFound',
     component: () => import('./pages/NotFoundPage.vue'),

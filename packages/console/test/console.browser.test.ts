@@ -54,7 +54,13 @@ describe.skipIf(!browserAvailable)('the console in Chromium', () => {
     const { page } = await c.signedIn(TEST_ADMIN);
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     const menu = page.getByRole('navigation', { name: 'Main' });
-    expect(await menu.getByRole('link').allTextContents()).toEqual(['Persons', 'Posts', 'Users']);
+    expect(await menu.getByRole('link').allTextContents()).toEqual([
+      'Persons',
+      'Posts',
+      'Users',
+      'Roles',
+      'Access review',
+    ]);
     // v-permission keeps what `*` allows.
     await page.getByText('You may see every user').waitFor();
     await c.shot(page, 'overview-admin');

@@ -33,6 +33,7 @@ import { ConsoleEvents } from './rbac/console-events.js';
 import { DecisionCache, logDecisionCache } from './rbac/decision-cache.js';
 import { permissionRoutes } from './rbac/permission-routes.js';
 import { installUserAdmission } from './rbac/user-admission.js';
+import { userListRoutes } from './rbac/user-list-routes.js';
 import { UserManagement } from './rbac/user-management.js';
 import { createSetUserRoles } from './rbac/user-roles.js';
 import { ModelRegistry } from './registry/model-registry.js';
@@ -198,6 +199,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
       attributesOf: createAttributeResolver(registry, router),
     }),
   );
+  router.add(userListRoutes({ objects, users: authn.users.served, roles: rbac.service }));
   const plugins = new PluginHost({
     registry,
     objects,

@@ -42,6 +42,8 @@ const cases: Array<{
   /** Where each expanded rule came from, in order: `role#index`. */
   rules?: string[];
   uiPermissions?: string[];
+  /** How each role not started from was first reached: `role<-through:from`, in expansion order. */
+  reachedBy?: string[];
   /** Validation errors expected per role (paths); every other role must validate cleanly. */
   errors?: Record<string, string[]>;
 }> = [
@@ -66,6 +68,7 @@ const cases: Array<{
     start: ['a'],
     roleNames: ['a', 'b', 'c'],
     rules: ['a#0', 'b#0', 'c#0'],
+    reachedBy: ['b<-dependency:a', 'c<-dependency:b'],
   },
   {
     name: 'aggregation one level',
@@ -96,6 +99,7 @@ const cases: Array<{
     roles: [role('editor'), role('p-manage', { aggregateTo: ['editor'], deps: ['p-view'] }), role('p-view')],
     start: ['editor'],
     roleNames: ['editor', 'p-manage', 'p-view'],
+    reachedBy: ['p-manage<-aggregation:editor', 'p-view<-dependency:p-manage'],
   },
   {
     name: 'roles aggregated into a dependency join too',
@@ -220,12 +224,17 @@ const cases: Array<{
 ];
 
 describe('expandRoles', () => {
-  it.each(cases)('$name', ({ roles, start, roleNames, rules, uiPermissions, errors }) => {
+  it.each(cases)('$name', ({ roles, start, roleNames, rules, uiPermissions, reachedBy, errors }) => {
     const map = new Map(roles.map((r) => [r.name, r]));
     const expanded = expandRoles(start, map);
     expect([...expanded.roleNames].sort()).toEqual([...roleNames].sort());
     if (rules !== undefined) expect(expanded.rules.map((r) => `${r.role}#${r.index}`)).toEqual(rules);
     if (uiPermissions !== undefined) expect([...expanded.uiPermissions].sort()).toEqual([...uiPermissions].sort());
+    if (reachedBy !== undefined) {
+      const how = [...expanded.reachedBy].map(([name, by]) => `${name}<-${by.through}:${by.from}`);
+      expect(how).toEqual(reachedBy);
+    }
+    for (const name of start) expect(expanded.reachedBy.has(name)).toBe(false);
     // A precomputed aggregation index gives the same answer.
     expect(expandRoles(start, map, aggregationIndex(map))).toEqual(expanded);
     for (const r of roles) {

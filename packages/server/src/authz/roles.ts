@@ -34,10 +34,18 @@ export interface ExpandedRule {
   rule: PolicyRule;
 }
 
+/** How expansion first reached a role it was not started from: as a dependency of `from`, or aggregated into it. */
+export interface ReachedBy {
+  through: 'dependency' | 'aggregation';
+  from: string;
+}
+
 export interface ExpandedRoles {
   roleNames: Set<string>;
   rules: ExpandedRule[];
   uiPermissions: Set<string>;
+  /** Role name → how it was first reached; the starting roles have no entry. Says where a rule comes from. */
+  reachedBy: Map<string, ReachedBy>;
 }
 
 /** Target role name → names of the roles that aggregate into it (sorted, so expansion order is stable). */
@@ -79,20 +87,23 @@ export function expandRoles(
 ): ExpandedRoles {
   const order: string[] = [];
   const seen = new Set<string>();
-  const visit = (name: string) => {
+  const reachedBy = new Map<string, ReachedBy>();
+  const visit = (name: string, how?: ReachedBy) => {
     if (seen.has(name) || !roles.has(name)) return;
     seen.add(name);
     order.push(name);
+    if (how) reachedBy.set(name, how);
   };
   for (const name of roleNames) visit(name);
   // `order` grows while we walk it: a breadth-first closure over both kinds of edge.
   for (let i = 0; i < order.length; i++) {
     const name = order[i] as string;
     const role = roles.get(name) as Role;
-    for (const dependency of annotationList(role, DEPENDENCIES_ANNOTATION) ?? []) visit(dependency);
-    for (const source of index.get(name) ?? []) visit(source);
+    for (const dependency of annotationList(role, DEPENDENCIES_ANNOTATION) ?? [])
+      visit(dependency, { through: 'dependency', from: name });
+    for (const source of index.get(name) ?? []) visit(source, { through: 'aggregation', from: name });
   }
-  const expanded: ExpandedRoles = { roleNames: seen, rules: [], uiPermissions: new Set() };
+  const expanded: ExpandedRoles = { roleNames: seen, rules: [], uiPermissions: new Set(), reachedBy };
   for (const name of order) {
     const role = roles.get(name) as Role;
     role.rules.forEach((rule, ruleIndex) => {

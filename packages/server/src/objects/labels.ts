@@ -18,6 +18,7 @@ export const RESERVED_LABEL_PREFIXES = SERVICE_DOMAINS;
 export const WELL_KNOWN_LABEL_KEYS: readonly (string | RegExp)[] = Object.freeze([
   'svc.run/role-template',
   'svc.run/hidden',
+  'svc.run/built-in',
   /^rbac\.authorization\.svc\.run\/aggregate-to-[a-z0-9]([-a-z0-9]*[a-z0-9])?$/,
   'plugin.svc.run/plugin-name',
   'content.svc.run/owner',

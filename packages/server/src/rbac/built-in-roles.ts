@@ -10,6 +10,8 @@ import type { RoleObject } from './models.js';
 
 export const MODULE_ANNOTATION = 'rbac.authorization.svc.run/module';
 export const DISPLAY_NAME_ANNOTATION = 'rbac.authorization.svc.run/display-name';
+/** Marks the service's own roles (built-in roles and core templates), which the API does not let anyone change. */
+export const BUILT_IN_LABEL = 'svc.run/built-in';
 
 const CONSOLE = 'api.console.svc.run';
 const CONTENT = 'content.svc.run';
@@ -28,7 +30,7 @@ interface RoleSpec {
 }
 
 function role(spec: RoleSpec): RoleObject {
-  const labels: Record<string, string> = {};
+  const labels: Record<string, string> = { [BUILT_IN_LABEL]: 'true' };
   const annotations: Record<string, string> = { [DISPLAY_NAME_ANNOTATION]: spec.displayName };
   if (spec.hidden) labels[HIDDEN_LABEL] = 'true';
   if (spec.dependencies) annotations[DEPENDENCIES_ANNOTATION] = JSON.stringify(spec.dependencies);
@@ -130,6 +132,7 @@ export const CORE_TEMPLATES: RoleObject[] = [
     'users',
     [
       { apiGroups: [''], resources: ['users'], verbs: READ },
+      { apiGroups: [CONSOLE], resources: ['users'], verbs: ['list'] },
       { apiGroups: [CONSOLE], resources: ['users/permissions'], verbs: ['get'] },
     ],
     [
@@ -139,12 +142,19 @@ export const CORE_TEMPLATES: RoleObject[] = [
         resources: ['users', 'users/permissions', 'users/password'],
         verbs: ['create', 'update'],
       },
+      // Assigning roles is picking them: reading the roles, and previewing what a choice of them amounts to.
+      { apiGroups: [''], resources: ['roles'], verbs: READ },
+      { apiGroups: [CONSOLE], resources: ['effectivepermissions'], verbs: ['create'] },
     ],
   ),
   ...viewAndManage(
     'Roles',
     'roles',
-    [{ apiGroups: [''], resources: ['roles', 'rolebindings'], verbs: READ }],
+    [
+      { apiGroups: [''], resources: ['roles', 'rolebindings'], verbs: READ },
+      // Where a role's rules come from (its dependencies, what aggregates into it) is part of reading it.
+      { apiGroups: [CONSOLE], resources: ['effectivepermissions'], verbs: ['create'] },
+    ],
     [
       { apiGroups: [''], resources: ['roles', 'rolebindings'], verbs: WRITE },
       { apiGroups: [CONSOLE], resources: ['accessreviews'], verbs: ['create'] },

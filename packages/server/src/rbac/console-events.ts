@@ -54,7 +54,7 @@ export class ConsoleEvents {
   constructor(private readonly deps: ConsoleEventDeps) {
     deps.roles.onChange(() => {
       for (const stream of this.open) {
-        const now = uiPermissionsOf(deps.roles as RoleService, stream.principal.username);
+        const now = uiPermissionsOf(deps.roles, stream.principal.username);
         if (now.join('\n') === stream.held) continue;
         stream.held = now.join('\n');
         stream.send({ type: 'PERMISSIONS', uiPermissions: now });
@@ -114,7 +114,7 @@ export class ConsoleEvents {
     });
     let timer: NodeJS.Timeout | undefined;
     const ping = setInterval(() => stream.send({ type: 'PING' }), this.deps.pingMs ?? 25_000);
-    const held = uiPermissionsOf(this.deps.roles as RoleService, principal.username);
+    const held = uiPermissionsOf(this.deps.roles, principal.username);
     const stream: Stream = {
       principal,
       held: held.join('\n'),

@@ -1,13 +1,12 @@
-import { badRequest, notFound } from '@svc/plugin-api';
+import { badRequest, type FieldError, invalid, notFound } from '@svc/plugin-api';
 import type { DynamicRoute } from '../api/dynamic-router.js';
 import { actorOf, callerOf, type HttpContext, JSON_TYPE } from '../api/http-context.js';
 import type { Principal } from '../authz/principal.js';
 import { classifyRequest } from '../authz/request-info.js';
 import { parseRequestTarget } from '../authz/request-target.js';
-import { HIDDEN_LABEL } from '../authz/roles.js';
+import { type ExpandedRoles, HIDDEN_LABEL, SUPER_ROLE } from '../authz/roles.js';
 import type { createAttributeResolver } from './authorization-hook.js';
 import type { RoleService } from './role-service.js';
-import { uiPermissionsOf } from './ui-permissions.js';
 import type { SetUserRoles } from './user-roles.js';
 
 const BASE = '/apis/api.console.svc.run/v1alpha1';
@@ -23,8 +22,9 @@ export interface PermissionRouteDeps {
 }
 
 /**
- * The console's permission endpoints (docs/api.md "Security"): what a user holds, setting a user's roles, and access
- * reviews that say whether a request would be allowed and by which role and rule.
+ * The console's permission endpoints (docs/api.md "Security"): what a user holds, setting a user's roles, what a set of
+ * roles would amount to (the role picker's preview, from the same expansion the gate uses), and access reviews that
+ * say whether a request would be allowed and by which role and rule.
  */
 export function permissionRoutes(deps: PermissionRouteDeps): DynamicRoute<HttpContext>[] {
   const { roles } = deps;
@@ -38,15 +38,7 @@ export function permissionRoutes(deps: PermissionRouteDeps): DynamicRoute<HttpCo
 
   const permissionsOf = (username: string) => {
     const principal: Principal = { username, via: 'session' };
-    const expanded = roles.expandFor(principal);
-    const visible = [...expanded.roleNames].filter((name) => roles.role(name)?.labels[HIDDEN_LABEL] !== 'true').sort();
-    return {
-      username,
-      roles: roles.boundRoles(username),
-      permissions: visible,
-      uiPermissions: uiPermissionsOf(roles, username),
-      rules: expanded.rules.map(({ role, rule }) => ({ role, ...rule })),
-    };
+    return { username, roles: roles.boundRoles(username), ...describe(roles, roles.expandFor(principal)) };
   };
 
   const send = (ctx: HttpContext, body: unknown, status = 200) =>
@@ -80,6 +72,33 @@ export function permissionRoutes(deps: PermissionRouteDeps): DynamicRoute<HttpCo
         await deps.setUserRoles(actorOf(ctx), username, body.roles as string[]);
         await deps.endSessionsOf(username);
         return send(ctx, permissionsOf(username));
+      },
+    },
+    {
+      method: 'POST',
+      path: `${BASE}/effectivepermissions`,
+      owner: 'core',
+      doc: {
+        summary: 'What a set of roles amounts to: every role reached and how, the rules and the UI permissions',
+        requestBody: {
+          type: 'object',
+          required: ['roles'],
+          properties: { roles: { type: 'array', items: { type: 'string' } } },
+        },
+      },
+      handler: async (ctx) => {
+        const body = ctx.request.body as { roles?: unknown } | undefined;
+        if (!Array.isArray(body?.roles) || !body.roles.every((r) => typeof r === 'string')) {
+          throw badRequest('the body must be {"roles": ["<role name>", …]}');
+        }
+        const wanted = body.roles as string[];
+        const errors: FieldError[] = [];
+        wanted.forEach((name, i) => {
+          if (!roles.role(name)) errors.push({ path: `/roles/${i}`, message: `no role is named "${name}"` });
+        });
+        if (errors.length > 0) throw invalid(errors.map((e) => e.message).join('; '), errors);
+        const requested = [...new Set(wanted)].sort();
+        return send(ctx, { roles: requested, ...describe(roles, roles.expand(requested)) });
       },
     },
     {
@@ -119,4 +138,21 @@ export function permissionRoutes(deps: PermissionRouteDeps): DynamicRoute<HttpCo
       },
     },
   ];
+}
+
+/**
+ * What an expansion amounts to, as the console shows it: the roles reached that are not hidden, the UI permissions
+ * (`*` for a super administrator: every part of the console, plugin UIs included), every rule with the role it came
+ * from, and how each role not started from was reached (a dependency of, or aggregated into, another).
+ */
+function describe(roles: RoleService, expanded: ExpandedRoles) {
+  const visible = [...expanded.roleNames].filter((name) => roles.role(name)?.labels[HIDDEN_LABEL] !== 'true').sort();
+  const uiPermissions = new Set<string>(expanded.roleNames.has(SUPER_ROLE) ? ['*'] : []);
+  for (const p of expanded.uiPermissions) uiPermissions.add(p);
+  return {
+    permissions: visible,
+    uiPermissions: [...uiPermissions].sort(),
+    rules: expanded.rules.map(({ role, rule }) => ({ role, ...rule })),
+    reachedBy: Object.fromEntries(expanded.reachedBy),
+  };
 }

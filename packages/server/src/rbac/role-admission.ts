@@ -12,7 +12,7 @@ import { renderRule } from '../authz/rules.js';
 import { describeOwner, ownerOf } from '../objects/ownership.js';
 import type { Actor, AdmissionRequest } from '../registry/admission.js';
 import type { ObjectService } from '../registry/object-service.js';
-import { SYSTEM_ROLE_NAMES } from './built-in-roles.js';
+import { BUILT_IN_LABEL, SYSTEM_ROLE_NAMES } from './built-in-roles.js';
 import { type RoleBindingObject, toRole } from './models.js';
 import type { RoleService } from './role-service.js';
 
@@ -50,6 +50,13 @@ function admitRole(request: AdmissionRequest, roles: RoleService, scopeOf: (plug
     throw forbidden(`role "${name}" is built into the service and cannot be ${request.operation}d through the API`);
   }
   refuseForeignWrite(request, 'role');
+  if (
+    actor.kind !== 'system' &&
+    request.operation !== 'delete' &&
+    object.metadata.labels?.[BUILT_IN_LABEL] !== undefined
+  ) {
+    throw forbidden(`label ${BUILT_IN_LABEL} marks the service's own roles; it cannot be set through the API`);
+  }
   if (actor.kind === 'user' && request.operation === 'update' && ownerOf(request.prevObject) !== undefined) {
     throw forbidden(
       `role "${name}" is declared by ${describeOwner(ownerOf(request.prevObject))}: it changes only with the plugin`,

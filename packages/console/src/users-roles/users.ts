@@ -1,0 +1,36 @@
+import type { ExtensionObject } from '@svc/client';
+import { CONSOLE_API, client } from '@svc/console-shared';
+
+export type UserObject = ExtensionObject<{ displayName?: string; email?: string; disabled?: boolean }>;
+
+/** A user as `GET …/users` lists them: the object and the roles bound to them. */
+export interface ListedUser {
+  user: UserObject;
+  roles: { name: string; displayName?: string }[];
+}
+
+export interface UserPage {
+  items: ListedUser[];
+  total: number;
+}
+
+export const USERS = { group: '', version: 'v1alpha1', plural: 'users' } as const;
+
+/** One page of users, searched by svc (a part of the username, display name or email). */
+export function listUsers(keyword: string, page: number, size: number): Promise<UserPage> {
+  return client.request<UserPage>('GET', `${CONSOLE_API}/users`, {
+    query: { keyword: keyword || undefined, page, size, sort: 'metadata.name,asc' },
+  });
+}
+
+const ALPHABET = 'abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+
+/** A password to hand over once: 16 characters from the browser's random source, without look-alikes. */
+export function generatePassword(length = 16): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(length));
+  // 256 is not a multiple of the alphabet's size: drawing again for the top of the range keeps it uniform.
+  const limit = 256 - (256 % ALPHABET.length);
+  let out = '';
+  for (const byte of bytes) if (byte < limit) out += ALPHABET[byte % ALPHABET.length];
+  return out.length === length ? out : out + generatePassword(length - out.length);
+}

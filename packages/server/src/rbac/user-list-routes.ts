@@ -1,0 +1,79 @@
+import type { DynamicRoute } from '../api/dynamic-router.js';
+import { type HttpContext, JSON_TYPE } from '../api/http-context.js';
+import type { UserObject } from '../authn/models.js';
+import { pageInfo, parseListQuery, single } from '../registry/list-query.js';
+import type { ServedModel } from '../registry/model-registry.js';
+import type { ObjectService } from '../registry/object-service.js';
+import { DISPLAY_NAME_ANNOTATION } from './built-in-roles.js';
+import type { RoleService } from './role-service.js';
+
+const PATH = '/apis/api.console.svc.run/v1alpha1/users';
+
+/** A user as the console's list shows them: the object, and the roles bound to them with their display names. */
+export interface ListedUser {
+  user: UserObject;
+  roles: Array<{ name: string; displayName?: string }>;
+}
+
+/**
+ * The console's user list (docs/access-control.md "Console endpoints"): the generated list's parameters, plus
+ * `keyword` (a case-insensitive part of the username, display name or email, which no index can answer) and `role`
+ * (users bound to that role); each item carries the user's bound roles, so a page of users is one request.
+ */
+export function userListRoutes(deps: {
+  objects: ObjectService;
+  users: ServedModel;
+  roles: RoleService;
+}): DynamicRoute<HttpContext>[] {
+  const { objects, users, roles } = deps;
+  return [
+    {
+      method: 'GET',
+      path: PATH,
+      owner: 'core',
+      doc: {
+        summary: 'List users with their roles, searched by keyword (username, display name or email) or role',
+        description:
+          'Query parameters: keyword (a case-insensitive part of the username, display name or email), role (users bound to it), and the generated list parameters page, size, sort, labelSelector, fieldSelector.',
+      },
+      handler: async (ctx) => {
+        const query = ctx.request.target.query;
+        const listQuery = parseListQuery(query);
+        const keyword = single(query, 'keyword')?.trim().toLowerCase() ?? '';
+        const role = single(query, 'role') ?? '';
+        const narrowed = keyword !== '' || role !== '';
+        // Without a keyword or role the indexes page the list; with one, every match of the selectors is read and
+        // narrowed here, since a substring is no index lookup.
+        const all = await objects.list(users, narrowed ? { ...listQuery, page: 1, size: undefined } : listQuery);
+        const matches = all.items
+          .map((bytes) => JSON.parse(bytes.toString('utf8')) as UserObject)
+          .filter((user) => keyword === '' || matchesKeyword(user, keyword))
+          .filter((user) => role === '' || roles.boundRoles(user.metadata.name).includes(role));
+        const info = pageInfo(narrowed ? matches.length : all.total, listQuery.page ?? 1, listQuery.size);
+        const start = narrowed && info.size ? (info.page - 1) * info.size : 0;
+        const page = narrowed && info.size ? matches.slice(start, start + info.size) : matches;
+        const items: ListedUser[] = page.map((user) => ({
+          user,
+          roles: roles.boundRoles(user.metadata.name).map((name) => {
+            const displayName = roles.role(name)?.annotations[DISPLAY_NAME_ANNOTATION];
+            return displayName === undefined ? { name } : { name, displayName };
+          }),
+        }));
+        const body = {
+          apiVersion: 'api.console.svc.run/v1alpha1',
+          kind: 'ListedUserList',
+          metadata: { resourceVersion: String(all.revision) },
+          ...info,
+          items,
+        };
+        return ctx.reply.type(JSON_TYPE).send(JSON.stringify(body));
+      },
+    },
+  ];
+}
+
+function matchesKeyword(user: UserObject, keyword: string): boolean {
+  return [user.metadata.name, user.spec?.displayName, user.spec?.email].some(
+    (text) => text?.toLowerCase().includes(keyword) === true,
+  );
+}
