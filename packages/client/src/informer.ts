@@ -9,6 +9,8 @@ export interface InformerHandlers<T> {
   delete?(object: T): void;
   /** A list or watch failed and will be retried (a 410 is no error: the informer lists again). */
   error?(error: unknown): void;
+  /** A watch is open, after the first list and after each reconnect: the cache follows svc again (after `error`). */
+  watching?(): void;
 }
 
 export interface InformerOptions<T> extends InformerHandlers<T> {
@@ -89,6 +91,7 @@ export class Informer<T extends AnyExtensionObject> {
           labelSelector: this.options.labelSelector,
           fieldSelector: this.options.fieldSelector,
           allowWatchBookmarks: true,
+          onOpen: () => this.options.watching?.(),
         }));
         for await (const event of watch) {
           if (event.type !== 'BOOKMARK') this.apply(event.type, event.object);

@@ -57,4 +57,6 @@ export interface WatchOptions {
   /** The server ends the watch after this many seconds. */
   timeoutSeconds?: number;
   signal?: AbortSignal;
+  /** Called once svc has accepted the watch (its answer began), before any event: from here on nothing is missed. */
+  onOpen?: () => void;
 }

@@ -41,6 +41,7 @@ export class Watch<T> implements AsyncIterable<WatchEvent<T>> {
         query: watchQuery(this.options),
         signal: this.abort.signal,
       });
+      this.options.onOpen?.();
       if (!response.body) return;
       for await (const line of lines(response.body)) {
         const event = JSON.parse(line) as WatchEvent<T> | { type: 'ERROR'; object: WatchStatus };

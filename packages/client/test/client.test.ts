@@ -202,9 +202,11 @@ describe.each(BACKENDS)('the TypeScript client (%s)', (backend) => {
     await notes.create(note('inf-b', { n: 1 }, label) as Note);
 
     const seen: string[] = [];
+    let opened = 0;
     const informer = notes.informer({
       labelSelector: 'example.com/inf=yes',
       retryDelayMs: 1,
+      watching: () => opened++,
       add: (o) => seen.push(`add ${o.metadata.name}`),
       update: (before, after) => seen.push(`update ${after.metadata.name} ${before.spec?.n}->${after.spec?.n}`),
       delete: (o) => seen.push(`delete ${o.metadata.name}`),
@@ -220,8 +222,10 @@ describe.each(BACKENDS)('the TypeScript client (%s)', (backend) => {
     await eventually(() => seen.length === 5, 'three events');
     expect(seen.slice(2)).toEqual(['add inf-c', 'update inf-a 1->2', 'delete inf-b']);
 
-    // A dropped connection: the informer watches again from where it was, without listing.
+    expect(opened).toBe(1);
+    // A dropped connection: the informer watches again from where it was, without listing, and says so.
     for (const cut of cuts) cut.abort();
+    await eventually(() => opened === 2, 'the watch open again');
     await notes.patch('inf-c', { spec: { n: 2 } });
     await eventually(() => seen.length === 6, 'the change after the reconnect');
     expect(seen[5]).toBe('update inf-c 1->2');

@@ -68,6 +68,23 @@ export const consoleRoutes: RouteRecordRaw[] = [
     },
   },
   {
+    path: 'plugins',
+    name: 'Plugins',
+    component: () => import('./pages/PluginsPage.vue'),
+    meta: {
+      title: 'Plugins',
+      permissions: ['system:plugins:view'],
+      menu: { name: 'Plugins', group: 'System', priority: 130 },
+    },
+  },
+  {
+    path: 'plugins/:name',
+    name: 'PluginDetail',
+    component: () => import('./pages/PluginDetailPage.vue'),
+    props: true,
+    meta: { title: 'Plugin', permissions: ['system:plugins:view'] },
+  },
+  {
     path: ':unknown(.*)*',
     name: 'NotFound',
     component: () => import('./pages/NotFoundPage.vue'),

@@ -59,6 +59,9 @@ export const ConsoleTheme = definePreset(Aura, {
       colorScheme: {
         light: {
           root: { danger: solid('red'), success: solid('green') },
+          // Outlined and text danger buttons (Uninstall): red 500 on white is 3.8:1, red 700 is 6.5:1.
+          outlined: { danger: { color: '{red.700}', borderColor: '{red.300}' } },
+          text: { danger: { color: '{red.700}' } },
         },
       },
     },

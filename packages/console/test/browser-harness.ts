@@ -37,8 +37,11 @@ export interface ConsoleUnderTest {
   signIn(page: Page, who: Credentials): Promise<void>;
   /** Opens `/console/…` in a fresh session, signs in, and waits for the console's main menu. */
   signedIn(who: Credentials, at?: string): Promise<{ context: BrowserContext; page: Page }>;
-  /** Serious and critical axe-core violations on the page as it is now, by rule id and the first offending target. */
-  seriousViolations(page: Page): Promise<string[]>;
+  /**
+   * Serious and critical axe-core violations on the page as it is now, by rule id and the first offending target;
+   * `within` (a CSS selector) checks only that part, such as an open modal dialog, whose mask dims the page behind it.
+   */
+  seriousViolations(page: Page, within?: string): Promise<string[]>;
   /** Saves `test-results/console/<name>.png`. */
   shot(page: Page, name: string): Promise<void>;
   /** Creates a user with these roles through the API, as the administrator. */
@@ -91,17 +94,18 @@ export async function startConsole(options: Parameters<typeof startTestServer>[0
       await session.page.getByRole('navigation', { name: 'Main' }).waitFor();
       return session;
     },
-    async seriousViolations(page) {
+    async seriousViolations(page, within) {
       // Evaluated over the DevTools protocol: the page's policy (rightly) refuses an injected <script>.
       await page.evaluate(AXE);
-      return page.evaluate(async () => {
+      return page.evaluate(async (selector) => {
         type Violation = { id: string; impact: string; nodes: { target: string[] }[] };
-        const axe = (window as unknown as { axe: { run(): Promise<{ violations: Violation[] }> } }).axe;
-        const { violations } = await axe.run();
+        type Axe = { run(context?: string | Document): Promise<{ violations: Violation[] }> };
+        const axe = (window as unknown as { axe: Axe }).axe;
+        const { violations } = await axe.run(selector ?? document);
         return violations
           .filter((v) => v.impact === 'serious' || v.impact === 'critical')
           .map((v) => `${v.id} (${v.nodes[0]?.target.join(' ')})`);
-      });
+      }, within);
     },
     async shot(page, name) {
       await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });

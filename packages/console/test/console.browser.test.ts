@@ -60,6 +60,7 @@ describe.skipIf(!browserAvailable)('the console in Chromium', () => {
       'Users',
       'Roles',
       'Access review',
+      'Plugins',
     ]);
     // v-permission keeps what `*` allows.
     await page.getByText('You may see every user').waitFor();

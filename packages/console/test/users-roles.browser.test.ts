@@ -32,7 +32,7 @@ describe.skipIf(!browserAvailable)('users, roles and access review in Chromium',
   it('lists users for the administrator, with every system page in the menu', async () => {
     await admin.getByRole('heading', { name: 'Users' }).waitFor();
     await row(admin, 'vera').waitFor();
-    expect(await menuLinks(admin)).toEqual(['Persons', 'Posts', 'Users', 'Roles', 'Access review']);
+    expect(await menuLinks(admin)).toEqual(['Persons', 'Posts', 'Users', 'Roles', 'Access review', 'Plugins']);
     expect(await row(admin, 'vera').getByRole('cell').nth(1).textContent()).toBe('Users view');
     await c.shot(admin, 'users-list');
     expect(await c.seriousViolations(admin)).toEqual([]);

@@ -39,7 +39,7 @@ function fastifyClientError(error: { code?: string; statusCode?: number; message
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
-        ? { status: 415, detail: `${error.message}; send application/json` }
+        ? { status: 415, detail: `${error.message}; send application/json (a file upload: multipart/form-data)` }
         : { status: 400, detail: error.message };
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return { status: 400, detail: 'the request body is empty; a JSON object is required' };

@@ -1,0 +1,126 @@
+import { CONSOLE_API, client, errorMessage } from '@svc/console-shared';
+import { useConfirm } from 'primevue/useconfirm';
+import { useToast } from 'primevue/usetoast';
+import { ref } from 'vue';
+import { PLUGINS, type Plugin, titleOf } from './plugin';
+
+const MANAGE = `${CONSOLE_API}/plugins`;
+
+/** A call svc answered well whose outcome is still a failure (a plugin that did not start): said as it is. */
+class Outcome extends Error {}
+
+/** The archive as the install and upgrade endpoints take it: multipart field `file`. */
+function archiveForm(file: File): FormData {
+  const form = new FormData();
+  form.append('file', file, file.name);
+  return form;
+}
+
+/**
+ * Install, enable, disable, upgrade and uninstall, each confirmed in a dialog naming the plugin. What went wrong is
+ * kept in `error` (svc's own words) for the page to show in an alert; what went right is a toast.
+ */
+export function usePluginActions() {
+  const confirm = useConfirm();
+  const toast = useToast();
+  /** The plugin an action is under way for (its buttons wait). */
+  const busy = ref<string>();
+  const error = ref('');
+
+  const confirmed = (header: string, message: string, label: string, danger = false) =>
+    new Promise<boolean>((resolve) =>
+      confirm.require({
+        header,
+        message,
+        acceptProps: { label, severity: danger ? 'danger' : undefined },
+        rejectProps: { label: 'Cancel', severity: 'secondary', outlined: true },
+        accept: () => resolve(true),
+        reject: () => resolve(false),
+        onHide: () => resolve(false),
+      }),
+    );
+
+  async function run(name: string, what: () => Promise<void>): Promise<boolean> {
+    busy.value = name;
+    error.value = '';
+    try {
+      await what();
+      return true;
+    } catch (e) {
+      error.value = e instanceof Outcome ? e.message : errorMessage(e);
+      return false;
+    } finally {
+      busy.value = undefined;
+    }
+  }
+
+  async function setEnabled(plugin: Plugin, enable: boolean): Promise<void> {
+    const title = titleOf(plugin);
+    const ok = enable
+      ? await confirmed('Enable plugin', `Enable ${title} (${plugin.metadata.name})? svc starts it now.`, 'Enable')
+      : await confirmed(
+          'Disable plugin',
+          `Disable ${title} (${plugin.metadata.name})? svc stops it: its APIs and pages go away until it is enabled again; its data is kept.`,
+          'Disable',
+          true,
+        );
+    if (!ok) return;
+    await run(plugin.metadata.name, async () => {
+      // Answers once the plugin is STARTED, STOPPED or FAILED; the watch shows the phases on the way.
+      const after = await client.request<Plugin>('PUT', `${MANAGE}/${plugin.metadata.name}/plugin-state`, {
+        body: { enable },
+      });
+      if (after.status?.phase === 'FAILED') {
+        const reason = after.status.conditions?.find((c) => c.type === 'Ready');
+        throw new Outcome(`${title} failed to start: ${reason?.reason ?? 'StartFailed'}: ${reason?.message ?? ''}`);
+      }
+      toast.add({ severity: 'success', summary: `${title} ${enable ? 'enabled' : 'disabled'}`, life: 4000 });
+    });
+  }
+
+  async function uninstall(plugin: Plugin): Promise<boolean> {
+    const title = titleOf(plugin);
+    const ok = await confirmed(
+      'Uninstall plugin',
+      `Uninstall ${title} (${plugin.metadata.name})? svc stops it and removes its code; objects people made of its models are kept.`,
+      'Uninstall',
+      true,
+    );
+    if (!ok) return false;
+    return run(plugin.metadata.name, async () => {
+      await client.resource<Plugin>(PLUGINS).delete(plugin.metadata.name);
+      toast.add({ severity: 'success', summary: `${title} uninstalled`, life: 4000 });
+    });
+  }
+
+  /** Replaces the plugin's code with the archive's (the upgrade dialog is the confirmation). */
+  function upgrade(plugin: Plugin, file: File): Promise<boolean> {
+    return run(plugin.metadata.name, async () => {
+      const after = await client.request<Plugin>('POST', `${MANAGE}/${plugin.metadata.name}/upgrade`, {
+        body: archiveForm(file),
+      });
+      toast.add({
+        severity: 'success',
+        summary: `${titleOf(after)} upgraded to ${after.spec?.version ?? 'a new version'}`,
+        life: 4000,
+      });
+    });
+  }
+
+  /** Installs an archive; the plugin is installed stopped, to be enabled. */
+  async function install(file: File): Promise<Plugin | undefined> {
+    let installed: Plugin | undefined;
+    await run('', async () => {
+      installed = await client.request<Plugin>('POST', `${MANAGE}/install`, { body: archiveForm(file) });
+      toast.add({
+        severity: 'success',
+        summary: `${titleOf(installed)} ${installed.spec?.version ?? ''} installed`,
+        detail: 'Enable it to start it.',
+        life: 5000,
+      });
+    });
+    return installed;
+  }
+
+  return { busy, error, setEnabled, uninstall, upgrade, install };
+}
