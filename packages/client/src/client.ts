@@ -1,6 +1,7 @@
 import { discoverResources, findResource, type ResourceInfo } from './discovery.js';
 import { type ClientOptions, type RequestOptions, Transport } from './http.js';
 import { ResourceClient } from './resource.js';
+import { EventStream } from './stream.js';
 import type { AnyExtensionObject, ExtensionObject, ResourceRef } from './types.js';
 
 /**
@@ -56,6 +57,14 @@ export class SvcClient {
   /** Drops the client's own connections (those it opened for `ca`); for a clean exit or a test's end. */
   close(): Promise<void> {
     return this.transport.close();
+  }
+
+  /** A stream of newline-delimited JSON events from a custom route (see EventStream); the request starts on iteration. */
+  events<T extends { type: string }>(
+    path: string,
+    options?: Omit<RequestOptions, 'signal'> & { signal?: AbortSignal },
+  ): EventStream<T> {
+    return new EventStream<T>(this.transport, path, options);
   }
 
   /** Any other JSON request to svc (custom APIs, tokens, plugins); a failure throws SvcApiError. */

@@ -13,5 +13,6 @@ export {
 export { Informer, type InformerHandlers, type InformerOptions } from './informer.js';
 export { collectionPath, listQuery, objectPath } from './paths.js';
 export { ResourceClient } from './resource.js';
+export { EventStream } from './stream.js';
 export type * from './types.js';
 export { lines, splitLines, Watch } from './watch.js';

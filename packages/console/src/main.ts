@@ -4,7 +4,9 @@ import ToastService from 'primevue/toastservice';
 import { createApp } from 'vue';
 import App from './App.vue';
 import HasPermission from './components/HasPermission.vue';
+import { followConsoleEvents } from './console-events';
 import { permissionDirective } from './permission-directive';
+import { installPluginUis } from './plugin-uis';
 import { router } from './router';
 import { ConsoleTheme } from './theme';
 import './style.css';
@@ -20,5 +22,7 @@ app.use(ConfirmationService);
 // Global, so pages and plugin UIs guard their parts without an import, as Halo's console does.
 app.component('HasPermission', HasPermission);
 app.directive('permission', permissionDirective);
+// Before the router starts: the first navigation waits for the plugin UIs, so a deep link to a plugin's page works.
+installPluginUis(app, router, followConsoleEvents);
 app.use(router);
 app.mount('#app');

@@ -8,12 +8,6 @@ import { prefetchModelPage } from './resources/prefetch';
 export const consoleRoutes: RouteRecordRaw[] = [
   { path: '', name: 'Overview', component: () => import('./pages/OverviewPage.vue'), meta: { title: 'Overview' } },
   {
-    path: 'people',
-    name: 'People',
-    component: () => import('./pages/PeoplePage.vue'),
-    meta: { title: 'People', permissions: ['plugin:people:view'], menu: { name: 'People', priority: 10 } },
-  },
-  {
     path: 'users',
     name: 'Users',
     component: () => import('./pages/UsersPage.vue'),

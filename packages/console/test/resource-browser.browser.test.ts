@@ -68,7 +68,7 @@ describe.skipIf(!browserAvailable)('the resource browser in Chromium', () => {
     await page.getByRole('heading', { name: 'Resources', level: 1 }).waitFor();
     await c.shot(page, 'resource-browser-models');
     expect(await c.seriousViolations(page)).toEqual([]);
-    await page.getByRole('link', { name: 'Persons' }).click();
+    await page.getByRole('main').getByRole('link', { name: 'Persons' }).click();
     await page.getByRole('heading', { name: 'Persons' }).waitFor();
     await expect.poll(() => tableCount(page)).toBe('28 persons');
     // Newest first by default: p25 … p06 on the first page of 20.
@@ -269,9 +269,9 @@ describe.skipIf(!browserAvailable)('the resource browser in Chromium', () => {
 
     const viewer = await c.signedIn(VIEWER);
     await viewer.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Resources' }).click();
-    await viewer.page.getByRole('link', { name: 'Persons' }).waitFor();
+    await viewer.page.getByRole('main').getByRole('link', { name: 'Persons' }).waitFor();
     expect(await viewer.page.locator('main table tbody tr td:first-child').allTextContents()).toEqual(['Persons']);
-    await viewer.page.getByRole('link', { name: 'Persons' }).click();
+    await viewer.page.getByRole('main').getByRole('link', { name: 'Persons' }).click();
     await expect.poll(() => tableCount(viewer.page)).toBe('28 persons');
     expect(await viewer.page.getByRole('link', { name: 'Create Person' }).count()).toBe(0);
     await viewer.page.getByRole('link', { name: 'p25' }).click();

@@ -33,7 +33,7 @@ describe.skipIf(!browserAvailable)('users, roles and access review in Chromium',
     await admin.getByRole('heading', { name: 'Users' }).waitFor();
     await row(admin, 'vera').waitFor();
     expect(await menuLinks(admin)).toEqual([
-      'People',
+      'Persons',
       'Posts',
       'Users',
       'Roles',

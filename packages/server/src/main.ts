@@ -25,8 +25,11 @@ import { InstalledCode } from './plugins/installed-code.js';
 import { pluginLogger } from './plugins/plugin-context.js';
 import { PluginHost } from './plugins/plugin-host.js';
 import { PluginLifecycle } from './plugins/plugin-lifecycle.js';
+import { PluginUis } from './plugins/plugin-ui.js';
+import { pluginUiRoutes } from './plugins/ui-routes.js';
 import { createAttributeResolver, createAuthorizationHook } from './rbac/authorization-hook.js';
 import { startRbac } from './rbac/boot.js';
+import { ConsoleEvents } from './rbac/console-events.js';
 import { DecisionCache, logDecisionCache } from './rbac/decision-cache.js';
 import { mayListAnyModel, modelAccessRoutes } from './rbac/model-access-routes.js';
 import { permissionRoutes } from './rbac/permission-routes.js';
@@ -221,6 +224,20 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   });
   await lifecycle.boot(config.pluginsDirs);
   router.add(pluginConsoleRoutes({ lifecycle, host: plugins, objects }));
+  router.add(pluginUiRoutes(new PluginUis(() => plugins.list())));
+  const consoleEvents = new ConsoleEvents({
+    roles: rbac.service,
+    sessions: authn.sessions,
+    users: authn.users,
+    tokens: authn.tokens,
+    pluginUis: {
+      onChange: (listener) =>
+        plugins.onPhaseChange((record, from) => {
+          if (record.manifest.spec.ui && (from === 'STARTED') !== (record.phase === 'STARTED')) listener();
+        }),
+    },
+  });
+  router.add(consoleEvents.routes());
   await app.ready();
 
   let secure: SecureListener | undefined;
@@ -269,6 +286,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
       stopDecisionLog();
       // Open watch streams would keep the HTTP server from closing.
       watches.endAll();
+      consoleEvents.endAll();
       await secure?.close();
       await app.close();
       await plugins.shutdown();

@@ -17,6 +17,7 @@ import { REPO, startTestServer, type TestServer } from './harness.js';
 const CLI = path.join(REPO, 'packages/server/dist/cli.js');
 const TSC = path.join(REPO, 'node_modules/typescript/bin/tsc');
 const VITEST = path.join(REPO, 'node_modules/vitest/vitest.mjs');
+const VITE = path.join(REPO, 'node_modules/vite/bin/vite.js');
 const NOTES = '/apis/demo.svc.run/v1alpha1/notes';
 const STATS = '/apis/console.api.demo.svc.run/v1alpha1/stats';
 const PUBLIC_NOTES = '/apis/api.demo.svc.run/v1alpha1/notes';
@@ -88,6 +89,10 @@ describe('svc plugin create and pack', () => {
       'src/reconciler.ts',
       'src/reconciler.test.ts',
       'extensions/roles.yaml',
+      'ui/vite.config.ts',
+      'ui/src/index.ts',
+      'ui/src/NotesPage.vue',
+      'ui/src/console-shared.d.ts',
     ]) {
       expect((await stat(path.join(demo, file))).isFile(), file).toBe(true);
     }
@@ -98,17 +103,24 @@ describe('svc plugin create and pack', () => {
     expect(manifest).toMatch(/^ {2}version: 0\.1\.0$/m);
     expect(manifest).toContain(`requires: ">=${host.major}.${host.minor}.0"`);
     expect(manifest).toMatch(/^ {2}main: dist\/index\.js$/m);
+    expect(manifest).toMatch(/^ {2}ui: ui\/dist\/main\.js$/m);
 
     const pkg = JSON.parse(await readFile(path.join(demo, 'package.json'), 'utf8'));
     const root = JSON.parse(await readFile(path.join(REPO, 'package.json'), 'utf8'));
     expect(pkg).toMatchObject({
       type: 'module',
       private: true,
-      scripts: { build: 'tsc -p .', test: 'vitest run', pack: 'svc plugin pack' },
+      scripts: { build: 'tsc -p . && vite build ui', test: 'vitest run', pack: 'svc plugin pack' },
       // The plugin API the host runs with, packed into the plugin's folder (plugin-scaffold-portable.test.ts).
       dependencies: { '@svc/plugin-api': 'file:vendor/svc-plugin-api-0.1.0.tgz' },
-      devDependencies: { typescript: root.devDependencies.typescript, vitest: root.devDependencies.vitest },
-      files: ['dist', 'extensions', 'plugin.yaml'],
+      devDependencies: {
+        typescript: root.devDependencies.typescript,
+        vitest: root.devDependencies.vitest,
+        vite: expect.any(String),
+        '@vitejs/plugin-vue': expect.any(String),
+        vue: expect.any(String),
+      },
+      files: ['dist', 'extensions', 'plugin.yaml', 'ui/dist'],
     });
 
     const roles = await readFile(path.join(demo, 'extensions/roles.yaml'), 'utf8');
@@ -135,6 +147,13 @@ describe('svc plugin create and pack', () => {
       expect(built, built.stdout + built.stderr).toMatchObject({ code: 0 });
       expect((await stat(path.join(demo, 'dist/index.js'))).isFile()).toBe(true);
       await expect(stat(path.join(demo, 'dist/reconciler.test.js'))).rejects.toThrow();
+      // The UI: one ES module that imports what the console shares instead of bundling it.
+      const ui = await node(VITE, ['build', 'ui'], demo);
+      expect(ui, ui.stdout + ui.stderr).toMatchObject({ code: 0 });
+      const bundle = await readFile(path.join(demo, 'ui/dist/main.js'), 'utf8');
+      expect(bundle).toMatch(/from ["']@svc\/console-shared["']/);
+      expect(bundle).toMatch(/from ["']primevue\/datatable["']/);
+      expect(bundle.length).toBeLessThan(20_000);
 
       const tested = await node(VITEST, ['run', '--root', demo], demo);
       expect(tested, tested.stdout + tested.stderr).toMatchObject({ code: 0 });
@@ -162,6 +181,13 @@ describe('svc plugin create and pack', () => {
 
     it('starts the plugin', () => {
       expect(t.server.plugins.get('demo')).toMatchObject({ phase: 'STARTED' });
+    });
+
+    it('lists its UI for the console, and serves the bundle', async () => {
+      const uis = await t.request('GET', '/apis/api.console.svc.run/v1alpha1/plugins/-/uis');
+      const demoUi = uis.body.items.find((ui: { name: string }) => ui.name === 'demo');
+      expect(demoUi).toMatchObject({ displayName: 'Demo', version: '0.1.0' });
+      expect((await t.anonymous('GET', demoUi.entry)).text).toContain('@svc/console-shared');
     });
 
     it('serves the generated API to the administrator, with the schema enforced', async () => {

@@ -58,6 +58,10 @@ describe('a scaffolded plugin, moved away from where it was made', () => {
     expect(pluginApi.name).toBe('@svc/plugin-api');
     const built = await npm(['run', 'build'], moved);
     expect(built.code, built.output).toBe(0);
+    // The console UI, built by Vite in the scaffolded folder: what the console shares stays an import.
+    const ui = await readFile(path.join(moved, 'ui/dist/main.js'), 'utf8');
+    expect(ui).toMatch(/from ["']@svc\/console-shared["']/);
+    expect(ui).toMatch(/from ["']vue["']/);
     const tested = await npm(['test'], moved);
     expect(tested.code, tested.output).toBe(0);
     expect(tested.output).toMatch(/Tests\s+\d+ passed/);

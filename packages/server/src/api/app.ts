@@ -113,10 +113,10 @@ export function createApp({ logger, router, trustProxy = false, accessLog = true
   app.register(multipart, { throwFileSizeLimit: true, limits: { fileSize: 0, files: 0 } });
   app.register(async (scope) => {
     const others = scope.supportedMethods.filter((method) => method !== 'GET' && method !== 'HEAD');
-    // /openapi, /docs, /console and /uc are core routes of the runtime router too (the OpenAPI documents, the API
-    // reference, the web console and its personal center).
+    // /openapi, /docs, /console, /uc and /plugins are core routes of the runtime router too (the OpenAPI documents,
+    // the API reference, the web console, its personal center and the plugin UIs' files).
     const prefixes = ['/api', '/api/*', '/apis', '/apis/*', '/openapi/*', '/openapi.json', '/docs', '/docs/*'];
-    for (const url of [...prefixes, '/console', '/console/*', '/uc', '/uc/*']) {
+    for (const url of [...prefixes, '/console', '/console/*', '/uc', '/uc/*', '/plugins/*']) {
       scope.route({ method: 'GET', url, handler: dispatch, wsHandler: dispatchWebSocket });
       scope.route({ method: others, url, handler: dispatch });
     }

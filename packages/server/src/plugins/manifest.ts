@@ -4,6 +4,7 @@ import semver from 'semver';
 import { parse } from 'yaml';
 import { validateName } from '../objects/metadata.js';
 import { RESERVED_PLUGIN_NAMES } from '../objects/model-definition.js';
+import { uiProblems } from './plugin-ui.js';
 
 /** `plugin.yaml` (docs/api.md "Plugins"). */
 export interface PluginManifest {
@@ -18,7 +19,10 @@ export interface PluginManifest {
     description?: string;
     author?: { name?: string; website?: string } | string;
     logo?: string;
+    /** The plugin UI's ESM entry, inside a folder of the plugin served publicly (plugin-ui.ts). */
     ui?: string;
+    /** The plugin UI's stylesheet, in the same folder as `ui`. */
+    uiStyle?: string;
     pluginDependencies?: Record<string, string>;
   };
 }
@@ -74,6 +78,7 @@ export function manifestProblems(raw: unknown, hostVersion: string): string[] {
   else if (path.isAbsolute(spec.main) || path.normalize(spec.main).startsWith('..')) {
     problems.push('spec.main must be a path inside the plugin folder');
   }
+  problems.push(...uiProblems(spec));
   for (const [dep, range] of Object.entries(spec.pluginDependencies ?? {})) {
     if (typeof range !== 'string' || !semver.validRange(range)) {
       problems.push(`spec.pluginDependencies.${dep} must be a semver range`);

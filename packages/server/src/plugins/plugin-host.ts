@@ -63,6 +63,7 @@ export class PluginHost {
   /** What a plugin registered while it starts, before it runs: the groups it owns are known from `start` on. */
   private readonly starting = new Map<string, PluginContributions>();
   private readonly isRunning = (name: string): boolean => this.running.has(name);
+  private readonly phaseListeners = new Set<(record: PluginRecord, from: PluginPhase) => void>();
   readonly logs: PluginLogs;
 
   constructor(private readonly deps: PluginHostDeps) {
@@ -92,6 +93,12 @@ export class PluginHost {
     const record: PluginRecord = { name, folder, source, manifest, phase: 'RESOLVED' };
     this.records.set(name, record);
     return record;
+  }
+
+  /** Listens for phase changes (the console follows plugin UIs starting and stopping). Returns the unsubscribe. */
+  onPhaseChange(listener: (record: PluginRecord, from: PluginPhase) => void): () => void {
+    this.phaseListeners.add(listener);
+    return () => this.phaseListeners.delete(listener);
   }
 
   /** Drops a stopped plugin from the host (after an uninstall). */
@@ -264,6 +271,13 @@ export class PluginHost {
       { plugin: record.name, from, to: phase, ...(reason === undefined ? {} : { reason }) },
       `plugin ${record.name}: ${from} -> ${phase}${why}`,
     );
+    for (const listener of this.phaseListeners) {
+      try {
+        listener(record, from);
+      } catch (error) {
+        this.deps.logger.error({ err: error, plugin: record.name }, 'a plugin phase listener failed');
+      }
+    }
   }
 
   private mustGet(name: string): PluginRecord {

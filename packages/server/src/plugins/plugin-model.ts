@@ -41,6 +41,13 @@ export { OWNER_LABEL as PLUGIN_NAME_LABEL } from '../objects/ownership.js';
 export type { PluginObject } from './plugin-object.js';
 
 const semverString = { type: 'string', minLength: 1, maxLength: 256 };
+/** A relative path without `..` segments, ending in `ext` (admission says more: manifest.ts, plugin-ui.ts). */
+const pathInside = (ext: string) => ({
+  type: 'string',
+  minLength: 1,
+  maxLength: 1024,
+  pattern: `^(?![/\\\\])(?!(.*[/\\\\])?\\.\\.([/\\\\]|$)).+\\.${ext}$`,
+});
 
 /** `plugin.svc.run/v1alpha1` Plugin: the manifest in spec (plus `enabled`), the lifecycle in status. */
 export const pluginModel: ModelDefinition = {
@@ -71,7 +78,8 @@ export const pluginModel: ModelDefinition = {
             ],
           },
           logo: { type: 'string', maxLength: 4096 },
-          ui: { type: 'string', maxLength: 1024 },
+          ui: pathInside('m?js'),
+          uiStyle: pathInside('css'),
           pluginDependencies: { type: 'object', additionalProperties: semverString },
         },
       },

@@ -183,7 +183,14 @@ export const CORE_TEMPLATES: RoleObject[] = [
     displayName: 'Own profile, permissions and password',
     rules: [
       { apiGroups: [CONSOLE], resources: ['users'], resourceNames: ['-'], verbs: ['get'] },
-      { apiGroups: [CONSOLE], resources: ['users/permissions'], resourceNames: ['-'], verbs: ['get'] },
+      {
+        apiGroups: [CONSOLE],
+        resources: ['users/permissions', 'users/console-events'],
+        resourceNames: ['-'],
+        verbs: ['get'],
+      },
+      // The console loads the UIs of started plugins for everyone; each route's permissions decide what shows.
+      { apiGroups: [CONSOLE], resources: ['plugins/uis'], resourceNames: ['-'], verbs: ['get'] },
       { apiGroups: [CONSOLE], resources: ['users/password'], resourceNames: ['-'], verbs: ['update'] },
       // The models one may browse: an answer about one's own access only.
       { apiGroups: [CONSOLE], resources: ['models'], verbs: ['list'] },

@@ -3,6 +3,7 @@ import { indexTs, noteTs, reconcilerTestTs, reconcilerTs, routesTs } from './cod
 import type { ScaffoldOptions } from './options.js';
 import { gitignore, packageJson, pluginYaml, readme, tsconfigJson, vitestConfig } from './project.js';
 import { rolesYaml } from './roles.js';
+import { uiConsoleSharedTypes, uiIndexTs, uiNotesPage, uiTsconfigJson, uiViteConfig } from './ui.js';
 
 export { displayNameOf, type ScaffoldOptions } from './options.js';
 
@@ -20,5 +21,10 @@ export function scaffoldFiles(o: ScaffoldOptions): Record<string, string> {
     'src/routes.ts': routesTs(o),
     'src/reconciler.test.ts': reconcilerTestTs(o),
     'extensions/roles.yaml': rolesYaml(o),
+    'ui/vite.config.ts': uiViteConfig(),
+    'ui/tsconfig.json': uiTsconfigJson(),
+    'ui/src/index.ts': uiIndexTs(o),
+    'ui/src/NotesPage.vue': uiNotesPage(o),
+    'ui/src/console-shared.d.ts': uiConsoleSharedTypes(),
   };
 }

@@ -1,5 +1,6 @@
 /** The scaffold's project files: manifest, package.json, tsconfig, vitest config, .gitignore. */
 import { groupsOf, type ScaffoldOptions } from './options.js';
+import { UI_DEV_DEPENDENCIES } from './ui.js';
 
 export function pluginYaml(o: ScaffoldOptions): string {
   return `apiVersion: plugin.svc.run/v1alpha1
@@ -16,6 +17,8 @@ spec:
   description: Notes with a draft/published status, a console stats API and a public list of published notes.
   author:
     name: Your name
+  # The console UI, built from ui/src by \`npm run build\` (Vite); its folder, ui/dist/, is served publicly.
+  ui: ui/dist/main.js
 `;
 }
 
@@ -28,15 +31,15 @@ export function packageJson(o: ScaffoldOptions): string {
     type: 'module',
     main: 'dist/index.js',
     // What `svc plugin pack` puts in the archive (with plugin.yaml, extensions/, package.json and README).
-    files: ['dist', 'extensions', 'plugin.yaml'],
+    files: ['dist', 'extensions', 'plugin.yaml', 'ui/dist'],
     scripts: {
-      build: 'tsc -p .',
+      build: 'tsc -p . && vite build ui',
       test: 'vitest run',
       pack: 'svc plugin pack',
     },
     // The host supplies @svc/plugin-api at run time; this copy, packed into the folder, is for types and tests.
     dependencies: { '@svc/plugin-api': `file:${o.pluginApiTarball}` },
-    devDependencies: { typescript: o.typescriptRange, vitest: o.vitestRange },
+    devDependencies: { typescript: o.typescriptRange, vitest: o.vitestRange, ...UI_DEV_DEPENDENCIES },
   };
   return `${JSON.stringify(pkg, null, 2)}\n`;
 }
@@ -89,7 +92,7 @@ An svc plugin, made by \`svc plugin create ${o.name}\`.
 
 \`\`\`sh
 npm install          # @svc/plugin-api from ${o.pluginApiTarball} (in this folder: keep it, commit it)
-npm run build        # src/ → dist/
+npm run build        # src/ → dist/, ui/src/ → ui/dist/main.js
 npm test             # vitest: the reconciler's logic
 npm run pack         # ${o.name}-0.1.0.tgz, ready to install (needs \`svc\` on the PATH:
                      # \`npm link -w svc-run\` in the svc repository puts it there)
@@ -108,6 +111,7 @@ then stop and start the plugin to run new code). Or install the archive:
 | \`src/note.ts\` | the \`Note\` model (\`${g.own}/${g.version}\`): JSON schema, indexes |
 | \`src/reconciler.ts\` | fills \`status\` (phase, word count, excerpt); its logic is pure, tested in \`reconciler.test.ts\` |
 | \`src/routes.ts\` | \`GET /apis/${g.console}/${g.version}/stats\` and the public \`GET /apis/${g.public}/${g.version}/notes\` |
+| \`ui/\` | the console page (\`ui/src/NotesPage.vue\`, routes in \`ui/src/index.ts\`), built by Vite into \`ui/dist/main.js\` (\`spec.ui\`); Vue, PrimeVue and \`@svc/console-shared\` come from the console |
 | \`extensions/roles.yaml\` | role templates: \`${o.name}-role-view-notes\`, \`${o.name}-role-manage-notes\`, and \`${o.name}-role-view-public\` that lets anonymous visitors read published notes |
 
 ## APIs

@@ -1,0 +1,147 @@
+/**
+ * The people plugin's UI, loaded by the console at run time: its "Persons" page (table with server-side paging and
+ * filters, the stats chart, the form) as the administrator and as a viewer, the menu entry leaving and coming back
+ * live as the plugin is disabled and enabled, and a role given to a signed-in user showing their entry live.
+ */
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browserAvailable, type ConsoleUnderTest, startConsole, TEST_ADMIN } from './browser-harness.js';
+
+const VIEWER = { username: 'vera', password: 'vera-password-123' };
+const LATECOMER = { username: 'lou', password: 'lou-password-123' };
+const PLUGIN_STATE = '/apis/api.console.svc.run/v1alpha1/plugins/people/plugin-state';
+const BINDINGS = '/api/v1alpha1/rolebindings';
+
+const menuLinks = (page: Page) => page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
+
+/** Waits until no Vue transition runs (dialogs and messages fade in), so screenshots show the page at rest. */
+const settled = (page: Page) =>
+  expect
+    .poll(() =>
+      page.evaluate(() => document.querySelectorAll('.p-dialog-enter-active, .p-message-enter-active').length),
+    )
+    .toBe(0);
+
+const tableNames = async (page: Page) => {
+  const table = page.getByRole('table', { name: 'Persons' });
+  await table.getByRole('row').nth(1).waitFor();
+  return table.locator('tbody tr td:first-child').allTextContents();
+};
+
+describe.skipIf(!browserAvailable)('the people plugin UI in the console', () => {
+  let c: ConsoleUnderTest;
+
+  beforeAll(async () => {
+    c = await startConsole();
+    await c.createUser(VIEWER, ['people-role-view-persons']);
+    await c.createUser(LATECOMER);
+  }, 60_000);
+  afterAll(() => c?.close());
+
+  it('gives the administrator the Persons page: table, filters, chart and form', async () => {
+    const { page } = await c.signedIn(TEST_ADMIN);
+    const menu = page.getByRole('navigation', { name: 'Main' });
+    await menu.getByRole('link', { name: 'Persons' }).click();
+    await page.getByRole('heading', { name: 'Persons', level: 1 }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/console/persons');
+    expect(await tableNames(page)).toEqual(['Ada Lovelace', 'Alan Turing', 'Grace Hopper']);
+    // The stats of the plugin's custom API, drawn by the plugin's own chart.
+    const chart = page.getByRole('img', { name: 'Male: 1, Female: 2' });
+    await chart.waitFor();
+    await page.getByText('3 persons in all.').waitFor();
+    await page.locator('.p-datatable-mask').waitFor({ state: 'detached' });
+    await settled(page);
+    await c.shot(page, 'plugin-ui-persons-admin');
+    expect(await c.seriousViolations(page)).toEqual([]);
+
+    // Gender filter: a field selector on the model's index.
+    await page.getByRole('combobox', { name: 'Gender' }).click();
+    await page.getByRole('option', { name: 'Male', exact: true }).click();
+    await expect.poll(() => tableNames(page)).toEqual(['Alan Turing']);
+    await page.getByRole('combobox', { name: 'Gender' }).click();
+    await page.getByRole('option', { name: 'Any', exact: true }).click();
+    await expect.poll(() => tableNames(page)).toEqual(['Ada Lovelace', 'Alan Turing', 'Grace Hopper']);
+
+    // Create: svc's refusal is shown in the form (the name is unique by the model's index), then a valid person is
+    // saved and counted.
+    await page.getByRole('button', { name: 'New person' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New person' });
+    await dialog.getByLabel('Name').fill('Ada Lovelace');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await expect
+      .poll(() => dialog.getByRole('alert').textContent())
+      .toBe(
+        'people.svc.run/v1alpha1 Person "ada-lovelace": unique index "spec.name" already holds value "Ada Lovelace" (for "ada")',
+      );
+    await settled(page);
+    await c.shot(page, 'plugin-ui-person-form');
+    expect(await c.seriousViolations(page)).toEqual([]);
+    await dialog.getByLabel('Name').fill('Katherine Johnson');
+    await dialog.getByLabel('Age').fill('101');
+    await dialog.getByRole('combobox', { name: 'Gender' }).click();
+    await page.getByRole('option', { name: 'Female', exact: true }).click();
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await page.getByRole('img', { name: 'Male: 1, Female: 3' }).waitFor();
+    const stored = await c.t.request('GET', '/apis/people.svc.run/v1alpha1/persons/katherine-johnson');
+    expect(stored.body.spec).toEqual({ name: 'Katherine Johnson', age: 101, gender: 'FEMALE' });
+
+    // Edit.
+    await page.getByRole('button', { name: 'Edit Alan Turing' }).click();
+    const edit = page.getByRole('dialog', { name: 'Edit person' });
+    expect(await edit.getByLabel('Name').inputValue()).toBe('Alan Turing');
+    await edit.getByLabel('Age').fill('42');
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await edit.waitFor({ state: 'hidden' });
+    expect((await c.t.request('GET', '/apis/people.svc.run/v1alpha1/persons/alan')).body.spec.age).toBe(42);
+  });
+
+  it('shows a viewer the table and the chart, without create or edit buttons', async () => {
+    const { page } = await c.signedIn(VIEWER, '/console/persons');
+    await page.getByRole('heading', { name: 'Persons', level: 1 }).waitFor();
+    // Resources too: the viewer may list persons.
+    expect(await menuLinks(page)).toEqual(['Persons', 'Resources']);
+    expect(await tableNames(page)).toContain('Ada Lovelace');
+    await page.getByRole('img', { name: /^Male: \d+, Female: \d+$/ }).waitFor();
+    expect(await page.getByRole('button', { name: 'New person' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: /^Edit / }).count()).toBe(0);
+    await page.locator('.p-datatable-mask').waitFor({ state: 'detached' });
+    await c.shot(page, 'plugin-ui-persons-viewer');
+    expect(await c.seriousViolations(page)).toEqual([]);
+  });
+
+  it('drops the menu entry live when the plugin is disabled, and brings it back when enabled', async () => {
+    const { page } = await c.signedIn(TEST_ADMIN, '/console/persons');
+    await page.getByRole('heading', { name: 'Persons', level: 1 }).waitFor();
+    // Marks the document: a reload would lose it.
+    await page.evaluate(() => ((window as unknown as { kept: boolean }).kept = true));
+    expect((await c.t.request('PUT', PLUGIN_STATE, { enable: false })).status).toBe(200);
+    await expect.poll(() => menuLinks(page)).not.toContain('Persons');
+    // The page it was on is gone: the user is on the overview.
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await c.shot(page, 'plugin-ui-disabled');
+    expect((await c.t.request('PUT', PLUGIN_STATE, { enable: true })).status).toBe(200);
+    await expect.poll(() => menuLinks(page)).toContain('Persons');
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Persons' }).click();
+    await page.getByRole('heading', { name: 'Persons', level: 1 }).waitFor();
+    expect(await page.evaluate(() => (window as unknown as { kept?: boolean }).kept)).toBe(true);
+  });
+
+  it('shows a signed-in user the entry live when they are given a role', async () => {
+    const { page } = await c.signedIn(LATECOMER);
+    await page.getByRole('navigation', { name: 'Main' }).getByText('No pages for your roles yet.').waitFor();
+    await page.evaluate(() => ((window as unknown as { kept: boolean }).kept = true));
+    const bound = await c.t.request('POST', BINDINGS, {
+      apiVersion: 'v1alpha1',
+      kind: 'RoleBinding',
+      metadata: { name: 'lou-people-view' },
+      roleRef: { apiGroup: '', kind: 'Role', name: 'people-role-view-persons' },
+      subjects: [{ apiGroup: '', kind: 'User', name: LATECOMER.username }],
+    });
+    expect(bound.status).toBe(201);
+    await expect.poll(() => menuLinks(page)).toEqual(['Persons', 'Resources']);
+    expect(await page.evaluate(() => (window as unknown as { kept?: boolean }).kept)).toBe(true);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Persons' }).click();
+    expect(await tableNames(page)).toContain('Grace Hopper');
+  });
+});

@@ -1,0 +1,177 @@
+/**
+ * The scaffold's `ui/`: a console page for the plugin's notes, built with Vite in library mode into `ui/dist/main.js`
+ * (plugin.yaml's `spec.ui`). Vue, vue-router, PrimeVue and `@svc/console-shared` are left as imports: the console's
+ * import map supplies them at run time, so the bundle holds only the plugin's code. The types of what the console
+ * shares are declared in `ui/src/console-shared.d.ts`.
+ */
+import { groupsOf, type ScaffoldOptions } from './options.js';
+
+/** Vite and its Vue plugin, the versions the svc console is built with. */
+export const UI_DEV_DEPENDENCIES = {
+  vite: '^8.3.8',
+  '@vitejs/plugin-vue': '^6.0.11',
+  vue: '^3.5.45',
+  'vue-router': '^4.6.5',
+};
+
+export function uiViteConfig(): string {
+  return `import vue from '@vitejs/plugin-vue';
+import { defineConfig } from 'vite';
+
+// What the console's import map supplies: left as imports, never bundled.
+const SHARED = /^(vue|vue-router|@svc\\/console-shared|primevue\\/.+)$/;
+
+export default defineConfig({
+  plugins: [vue()],
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    lib: { entry: 'src/index.ts', formats: ['es'], fileName: () => 'main.js', cssFileName: 'style' },
+    rollupOptions: { external: (id) => SHARED.test(id) },
+  },
+});
+`;
+}
+
+export function uiIndexTs(o: ScaffoldOptions): string {
+  const route = `${o.name.replace(/(^|-)([a-z0-9])/g, (_m, _d, c: string) => c.toUpperCase())}Notes`;
+  return `import { definePlugin } from '@svc/console-shared';
+import NotesPage from './NotesPage.vue';
+
+/** The console loads this module when the plugin starts, and drops its routes when it stops. */
+export default definePlugin({
+  routes: [
+    {
+      parentName: 'Root',
+      route: {
+        path: '${o.name}/notes',
+        name: '${route}',
+        component: NotesPage,
+        meta: {
+          title: 'Notes',
+          // Shown to holders of the view template's UI permission (extensions/roles.yaml).
+          permissions: ['plugin:${o.name}:view'],
+          menu: { name: 'Notes', group: ${JSON.stringify(o.displayName)}, priority: 10 },
+        },
+      },
+    },
+  ],
+});
+`;
+}
+
+export function uiNotesPage(o: ScaffoldOptions): string {
+  const g = groupsOf(o.name);
+  return `<script setup lang="ts">
+import { client, errorMessage } from '@svc/console-shared';
+import Column from 'primevue/column';
+import DataTable from 'primevue/datatable';
+import Message from 'primevue/message';
+import { onMounted, ref } from 'vue';
+
+interface Note {
+  metadata: { name: string };
+  spec: { title?: string };
+  status?: { phase?: string };
+}
+
+const notes = ref<Note[]>([]);
+const failure = ref('');
+
+onMounted(async () => {
+  try {
+    const list = await client.request<{ items: Note[] }>('GET', '/apis/${g.own}/${g.version}/notes');
+    notes.value = list.items;
+  } catch (e) {
+    failure.value = errorMessage(e);
+  }
+});
+</script>
+
+<template>
+  <h1>Notes</h1>
+  <Message v-if="failure" severity="error" role="alert" :closable="false">{{ failure }}</Message>
+  <DataTable :value="notes" data-key="metadata.name" :table-props="{ 'aria-label': 'Notes' }">
+    <template #empty>No notes yet.</template>
+    <Column field="metadata.name" header="Name" />
+    <Column field="spec.title" header="Title" />
+    <Column field="status.phase" header="Phase" />
+  </DataTable>
+  <HasPermission :permissions="['plugin:${o.name}:manage']">
+    <p>You may manage notes.</p>
+  </HasPermission>
+</template>
+`;
+}
+
+/** What a plugin UI may import from the console (a subset of \`@svc/console-shared\`), for the editor and vue-tsc. */
+export function uiConsoleSharedTypes(): string {
+  return `// The types of what the svc console shares with plugin UIs through its import map (@svc/console-shared).
+declare module '@svc/console-shared' {
+  import type { Component } from 'vue';
+  import type { RouteRecordRaw } from 'vue-router';
+
+  export interface MenuEntry {
+    name: string;
+    group?: string;
+    icon?: string;
+    priority?: number;
+  }
+  export interface PluginRoute {
+    parentName: 'Root' | 'UcRoot' | (string & {});
+    route: RouteRecordRaw;
+  }
+  export interface PluginModule {
+    components?: Record<string, Component>;
+    routes?: PluginRoute[];
+    ucRoutes?: PluginRoute[];
+  }
+  export interface SignedInUser {
+    username: string;
+    roles: string[];
+    permissions: string[];
+    uiPermissions: string[];
+  }
+  /** The console's one client: same origin, the browser's session, the XSRF header on writes. */
+  export const client: {
+    request<T = unknown>(method: string, path: string, options?: { query?: Record<string, unknown>; body?: unknown }): Promise<T>;
+  };
+  export const session: { user: SignedInUser | null; loaded: boolean };
+  export const CONSOLE_API: string;
+  export function definePlugin(plugin: PluginModule): PluginModule;
+  export function allows(held: readonly string[], required?: readonly string[], any?: boolean): boolean;
+  export function hasPermission(required: readonly string[], any?: boolean): boolean;
+  export function errorMessage(error: unknown): string;
+  export function fieldErrors(error: unknown): Record<string, string>;
+}
+
+declare module '*.vue' {
+  import type { DefineComponent } from 'vue';
+  const component: DefineComponent<object, object, unknown>;
+  export default component;
+}
+
+declare module 'primevue/*' {
+  import type { DefineComponent } from 'vue';
+  const component: DefineComponent<object, object, unknown>;
+  export default component;
+}
+`;
+}
+
+export function uiTsconfigJson(): string {
+  const config = {
+    compilerOptions: {
+      target: 'ES2022',
+      module: 'ESNext',
+      moduleResolution: 'Bundler',
+      strict: true,
+      jsx: 'preserve',
+      lib: ['ES2022', 'DOM', 'DOM.Iterable'],
+      skipLibCheck: true,
+      noEmit: true,
+    },
+    include: ['src/**/*.ts', 'src/**/*.vue', 'vite.config.ts'],
+  };
+  return `${JSON.stringify(config, null, 2)}\n`;
+}

@@ -1,0 +1,47 @@
+import { createReadStream } from 'node:fs';
+import { createGzip } from 'node:zlib';
+import { notFound } from '@svc/plugin-api';
+import { type DynamicRoute, publicGet } from '../api/dynamic-router.js';
+import { type HttpContext, JSON_TYPE } from '../api/http-context.js';
+import { contentTypeOf } from './content-types.js';
+import type { PluginUis } from './plugin-ui.js';
+
+const YEAR_S = 365 * 24 * 3600;
+
+/**
+ * Plugin UIs (docs/api.md "Plugin UIs"): the list of started plugins' UIs, for every signed-in user (the gate lets
+ * the `authenticated` role read it), and the UI files, public as the console's own files are.
+ */
+export function pluginUiRoutes(uis: PluginUis): DynamicRoute<HttpContext>[] {
+  return [
+    {
+      method: 'GET',
+      path: '/apis/api.console.svc.run/v1alpha1/plugins/-/uis',
+      owner: 'core',
+      doc: { summary: 'The UIs of the started plugins, for the console to load' },
+      handler: async (ctx) =>
+        ctx.reply
+          .code(200)
+          .type(JSON_TYPE)
+          .header('cache-control', 'no-store')
+          .send(JSON.stringify({ items: await uis.list() })),
+    },
+    publicGet(
+      '/plugins/:name/ui/:tag/*',
+      async (ctx, p) => {
+        const file = p['*'] ?? '';
+        const where = await uis.file(p.name ?? '', p.tag ?? '', file);
+        if (!where) throw notFound(`no UI file "${file}" of a started plugin "${p.name}" at version ${p.tag}`);
+        const gzip = /\bgzip\b/.test(String(ctx.request.headers['accept-encoding'] ?? ''));
+        ctx.reply
+          .header('cache-control', `public, max-age=${YEAR_S}, immutable`)
+          .header('vary', 'accept-encoding')
+          .header('x-content-type-options', 'nosniff')
+          .type(contentTypeOf(file));
+        if (!gzip) return ctx.reply.send(createReadStream(where));
+        return ctx.reply.header('content-encoding', 'gzip').send(createReadStream(where).pipe(createGzip()));
+      },
+      { summary: "A file of a started plugin's UI (cached for good: the tag changes with the build)" },
+    ),
+  ];
+}
