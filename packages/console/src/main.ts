@@ -9,6 +9,7 @@ import { permissionDirective } from './permission-directive';
 import { installPluginUis } from './plugin-uis';
 import { router } from './router';
 import { ConsoleTheme } from './theme';
+import 'primeicons/primeicons.css';
 import './style.css';
 
 // svc serves index.html with a fresh nonce in its Content-Security-Policy and on this tag; PrimeVue puts it on the
