@@ -4,7 +4,7 @@
  * `svc plugin pack` archives it, deterministically. Runs the built CLI (dist/cli.js): `npm test` builds first.
  */
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import semver from 'semver';
@@ -147,13 +147,17 @@ describe('svc plugin create and pack', () => {
       expect(built, built.stdout + built.stderr).toMatchObject({ code: 0 });
       expect((await stat(path.join(demo, 'dist/index.js'))).isFile()).toBe(true);
       await expect(stat(path.join(demo, 'dist/reconciler.test.js'))).rejects.toThrow();
-      // The UI: one ES module that imports what the console shares instead of bundling it.
+      // The UI: an ES module entry that imports what the console shares instead of bundling it, and loads its page
+      // (a chunk beside it) only when the page is opened.
       const ui = await node(VITE, ['build', 'ui'], demo);
       expect(ui, ui.stdout + ui.stderr).toMatchObject({ code: 0 });
-      const bundle = await readFile(path.join(demo, 'ui/dist/main.js'), 'utf8');
-      expect(bundle).toMatch(/from ["']@svc\/console-shared["']/);
-      expect(bundle).toMatch(/from ["']primevue\/datatable["']/);
-      expect(bundle.length).toBeLessThan(20_000);
+      const entry = await readFile(path.join(demo, 'ui/dist/main.js'), 'utf8');
+      expect(entry).toMatch(/from ["']@svc\/console-shared["']/);
+      expect(entry).toMatch(/import\(["']\.\/NotesPage-[\w-]+\.js["']\)/);
+      const page = (await readdir(path.join(demo, 'ui/dist'))).find((f) => /^NotesPage-.*\.js$/.test(f)) ?? '';
+      const chunk = await readFile(path.join(demo, 'ui/dist', page), 'utf8');
+      expect(chunk).toMatch(/from ["']primevue\/datatable["']/);
+      expect(entry.length + chunk.length).toBeLessThan(20_000);
 
       const tested = await node(VITEST, ['run', '--root', demo], demo);
       expect(tested, tested.stdout + tested.stderr).toMatchObject({ code: 0 });

@@ -4,7 +4,7 @@
  * to another machine) and `npm install` + build still work, with no absolute path anywhere in package.json.
  */
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { list } from 'tar';
@@ -59,9 +59,10 @@ describe('a scaffolded plugin, moved away from where it was made', () => {
     const built = await npm(['run', 'build'], moved);
     expect(built.code, built.output).toBe(0);
     // The console UI, built by Vite in the scaffolded folder: what the console shares stays an import.
-    const ui = await readFile(path.join(moved, 'ui/dist/main.js'), 'utf8');
-    expect(ui).toMatch(/from ["']@svc\/console-shared["']/);
-    expect(ui).toMatch(/from ["']vue["']/);
+    const entry = await readFile(path.join(moved, 'ui/dist/main.js'), 'utf8');
+    expect(entry).toMatch(/from ["']@svc\/console-shared["']/);
+    const page = (await readdir(path.join(moved, 'ui/dist'))).find((f) => /^NotesPage-.*\.js$/.test(f)) ?? '';
+    expect(await readFile(path.join(moved, 'ui/dist', page), 'utf8')).toMatch(/from ["']vue["']/);
     const tested = await npm(['test'], moved);
     expect(tested.code, tested.output).toBe(0);
     expect(tested.output).toMatch(/Tests\s+\d+ passed/);

@@ -1,7 +1,10 @@
 import { definePlugin } from '@svc/console-shared';
-import PersonsPage from './PersonsPage.vue';
 
-/** The people plugin's console UI: the "Persons" page under the console, for holders of `plugin:people:view`. */
+/**
+ * The people plugin's console UI: the "Persons" page under the console, for holders of `plugin:people:view`. The page
+ * is a chunk of its own, loaded when first opened, so the console's first load fetches only this small entry (and not
+ * the data table it uses).
+ */
 export default definePlugin({
   routes: [
     {
@@ -9,7 +12,7 @@ export default definePlugin({
       route: {
         path: 'persons',
         name: 'PeoplePersons',
-        component: PersonsPage,
+        component: () => import('./PersonsPage.vue'),
         meta: {
           title: 'Persons',
           permissions: ['plugin:people:view'],

@@ -36,9 +36,11 @@ export default defineConfig({
 export function uiIndexTs(o: ScaffoldOptions): string {
   const route = `${o.name.replace(/(^|-)([a-z0-9])/g, (_m, _d, c: string) => c.toUpperCase())}Notes`;
   return `import { definePlugin } from '@svc/console-shared';
-import NotesPage from './NotesPage.vue';
 
-/** The console loads this module when the plugin starts, and drops its routes when it stops. */
+/**
+ * The console loads this module when the plugin starts, and drops its routes when it stops. Pages are chunks of their
+ * own, fetched when first opened, so this module (loaded by every console at sign-in) stays tiny.
+ */
 export default definePlugin({
   routes: [
     {
@@ -46,7 +48,7 @@ export default definePlugin({
       route: {
         path: '${o.name}/notes',
         name: '${route}',
-        component: NotesPage,
+        component: () => import('./NotesPage.vue'),
         meta: {
           title: 'Notes',
           // Shown to holders of the view template's UI permission (extensions/roles.yaml).
