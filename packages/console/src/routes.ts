@@ -14,7 +14,7 @@ export const consoleRoutes: RouteRecordRaw[] = [
     meta: {
       title: 'Users',
       permissions: ['system:users:view'],
-      menu: { name: 'Users', group: 'System', priority: 100 },
+      menu: { name: 'Users', icon: 'pi pi-users', group: 'System', priority: 100 },
     },
   },
   {
@@ -24,7 +24,7 @@ export const consoleRoutes: RouteRecordRaw[] = [
     meta: {
       title: 'Posts',
       permissions: ['system:posts:manage'],
-      menu: { name: 'Posts', group: 'Content', priority: 20 },
+      menu: { name: 'Posts', icon: 'pi pi-file-edit', group: 'Content', priority: 20 },
     },
   },
   // The resource browser: every model the server says the user may list (UI permission system:resources:view).
@@ -35,7 +35,7 @@ export const consoleRoutes: RouteRecordRaw[] = [
     meta: {
       title: 'Resources',
       permissions: ['system:resources:view'],
-      menu: { name: 'Resources', group: 'System', priority: 200 },
+      menu: { name: 'Resources', icon: 'pi pi-database', group: 'System', priority: 200 },
     },
   },
   {
@@ -64,7 +64,7 @@ export const consoleRoutes: RouteRecordRaw[] = [
     meta: {
       title: 'Roles',
       permissions: ['system:roles:view'],
-      menu: { name: 'Roles', group: 'System', priority: 110 },
+      menu: { name: 'Roles', icon: 'pi pi-shield', group: 'System', priority: 110 },
     },
   },
   {
@@ -95,7 +95,7 @@ export const consoleRoutes: RouteRecordRaw[] = [
     meta: {
       title: 'Access review',
       permissions: ['system:roles:manage'],
-      menu: { name: 'Access review', group: 'System', priority: 120 },
+      menu: { name: 'Access review', icon: 'pi pi-search', group: 'System', priority: 120 },
     },
   },
   {
@@ -105,7 +105,7 @@ export const consoleRoutes: RouteRecordRaw[] = [
     meta: {
       title: 'Plugins',
       permissions: ['system:plugins:view'],
-      menu: { name: 'Plugins', group: 'System', priority: 130 },
+      menu: { name: 'Plugins', icon: 'pi pi-box', group: 'System', priority: 130 },
     },
   },
   {
@@ -138,25 +138,33 @@ export const ucRoutes: RouteRecordRaw[] = [
     path: 'profile',
     name: 'Profile',
     component: () => import('./pages/uc/ProfilePage.vue'),
-    meta: { title: 'Profile', permissions: [], menu: { name: 'Profile', priority: 1 } },
+    meta: { title: 'Profile', permissions: [], menu: { name: 'Profile', icon: 'pi pi-id-card', priority: 1 } },
   },
   {
     path: 'password',
     name: 'Password',
     component: () => import('./pages/uc/PasswordPage.vue'),
-    meta: { title: 'Password', permissions: [], menu: { name: 'Password', priority: 2 } },
+    meta: { title: 'Password', permissions: [], menu: { name: 'Password', icon: 'pi pi-key', priority: 2 } },
   },
   {
     path: 'tokens',
     name: 'PersonalAccessTokens',
     component: () => import('./pages/uc/TokensPage.vue'),
-    meta: { title: 'Access tokens', permissions: [], menu: { name: 'Access tokens', priority: 3 } },
+    meta: {
+      title: 'Access tokens',
+      permissions: [],
+      menu: { name: 'Access tokens', icon: 'pi pi-ticket', priority: 3 },
+    },
   },
   {
     path: 'posts',
     name: 'UcPosts',
     component: () => import('./pages/posts/MyPostsPage.vue'),
-    meta: { title: 'My posts', permissions: ['uc:posts:own'], menu: { name: 'My posts', priority: 20 } },
+    meta: {
+      title: 'My posts',
+      permissions: ['uc:posts:own'],
+      menu: { name: 'My posts', icon: 'pi pi-pencil', priority: 20 },
+    },
   },
   {
     path: ':unknown(.*)*',

@@ -9,6 +9,7 @@ import { browserAvailable, type ConsoleUnderTest, startConsole, TEST_ADMIN } fro
 
 const VIEWER = { username: 'vera', password: 'vera-password-123' };
 const LATECOMER = { username: 'lou', password: 'lou-password-123' };
+const OWNER = { username: 'olga', password: 'olga-password-123' };
 const PLUGIN_STATE = '/apis/api.console.svc.run/v1alpha1/plugins/people/plugin-state';
 const BINDINGS = '/api/v1alpha1/rolebindings';
 
@@ -35,6 +36,7 @@ describe.skipIf(!browserAvailable)('the people plugin UI in the console', () => 
     c = await startConsole();
     await c.createUser(VIEWER, ['people-role-view-persons']);
     await c.createUser(LATECOMER);
+    await c.createUser(OWNER, ['people-role-manage-own-persons']);
   }, 60_000);
   afterAll(() => c?.close());
 
@@ -143,5 +145,30 @@ describe.skipIf(!browserAvailable)('the people plugin UI in the console', () => 
     expect(await page.evaluate(() => (window as unknown as { kept?: boolean }).kept)).toBe(true);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Persons' }).click();
     expect(await tableNames(page)).toContain('Grace Hopper');
+  });
+
+  it("adds the plugin's personal-center page (ucRoutes) for holders of its own-persons template", async () => {
+    const { page } = await c.signedIn(OWNER);
+    // Nothing in the console: the template opens only the plugin's personal-center API.
+    await page.getByRole('navigation', { name: 'Main' }).getByText('No pages for your roles yet.').waitFor();
+    await page.goto(`${c.base}/uc/`);
+    await expect.poll(() => menuLinks(page)).toEqual(['Profile', 'Password', 'Access tokens', 'My persons']);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'My persons' }).click();
+    await page.getByRole('heading', { name: 'My persons', level: 1 }).waitFor();
+    await page.getByText('No persons of yours yet.').waitFor();
+    await page.getByRole('button', { name: 'New person' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New person' });
+    await dialog.getByLabel('Name').fill('Olga Own');
+    await dialog.getByLabel('Age').fill('33');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    const table = page.getByRole('table', { name: 'My persons' });
+    await table.getByRole('cell', { name: 'Olga Own', exact: true }).waitFor();
+    await dialog.waitFor({ state: 'hidden' });
+    await settled(page);
+    await c.shot(page, 'plugin-ui-my-persons');
+    expect(await c.seriousViolations(page)).toEqual([]);
+    // The plugin set the owner: the administrator sees the label on the stored object.
+    const stored = await c.t.request('GET', '/apis/people.svc.run/v1alpha1/persons/olga-own');
+    expect(stored.body.metadata.labels['people.svc.run/owner']).toBe('olga');
   });
 });

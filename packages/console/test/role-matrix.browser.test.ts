@@ -73,7 +73,9 @@ describe.skipIf(!browserAvailable)('who sees what in the console', () => {
     expect(await hasButton(page, `${c.base}/console/persons`, 'Persons', 'New person')).toBe(true);
     expect(await hasButton(page, `${c.base}/console/users`, 'Users', 'New user')).toBe(true);
     await page.goto(`${c.base}/uc/`);
-    await expect.poll(() => menuLinks(page)).toEqual(['Profile', 'Password', 'Access tokens', 'My posts']);
+    await expect
+      .poll(() => menuLinks(page))
+      .toEqual(['Profile', 'Password', 'Access tokens', 'My posts', 'My persons']);
   });
 
   it('gives an editor Posts and Resources, and refuses the system pages', async () => {

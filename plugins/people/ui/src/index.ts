@@ -1,7 +1,8 @@
 import { definePlugin } from '@svc/console-shared';
 
 /**
- * The people plugin's console UI: the "Persons" page under the console, for holders of `plugin:people:view`. The page
+ * The people plugin's console UI: the "Persons" page under the console, for holders of `plugin:people:view`, and
+ * "My persons" in the personal center, for holders of `plugin:people:own`. The page
  * is a chunk of its own, loaded when first opened, so the console's first load fetches only this small entry (and not
  * the data table it uses).
  */
@@ -17,6 +18,22 @@ export default definePlugin({
           title: 'Persons',
           permissions: ['plugin:people:view'],
           menu: { name: 'Persons', group: 'People', icon: 'pi pi-users', priority: 10 },
+        },
+      },
+    },
+  ],
+  // The personal center's page: the persons that belong to the signed-in user.
+  ucRoutes: [
+    {
+      parentName: 'UcRoot',
+      route: {
+        path: 'people/mine',
+        name: 'PeopleMine',
+        component: () => import('./MyPersonsPage.vue'),
+        meta: {
+          title: 'My persons',
+          permissions: ['plugin:people:own'],
+          menu: { name: 'My persons', icon: 'pi pi-user', priority: 30 },
         },
       },
     },
