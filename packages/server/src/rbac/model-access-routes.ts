@@ -118,9 +118,10 @@ export function modelAccessRoutes(deps: ModelAccessDeps): DynamicRoute<HttpConte
 }
 
 export function browsableModels(deps: ModelAccessDeps, principal: Principal): BrowsableModel[] {
+  const expanded = deps.roles.expandFor(principal);
   return deps.registry
     .all()
-    .map((served) => describe(served, allowedVerbs(deps, deps.roles.expandFor(principal), served.model)))
+    .map((served) => describe(served, allowedVerbs(deps, expanded, served.model)))
     .filter((model) => model.verbs.length > 0)
     .sort((a, b) => a.kind.localeCompare(b.kind) || a.apiVersion.localeCompare(b.apiVersion));
 }
