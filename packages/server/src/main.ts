@@ -8,6 +8,7 @@ import type { HttpContext } from './api/http-context.js';
 import { listenSecurely, type SecureListener } from './api/secure-listener.js';
 import { type Authentication, setupAuthentication } from './authn/index.js';
 import type { LoginClock, LoginLimits } from './authn/login-limiter.js';
+import type { ExpandedRoles } from './authz/roles.js';
 import type { Config } from './config.js';
 import { mountConsole } from './console/console-routes.js';
 import { postModel } from './content/post-model.js';
@@ -33,6 +34,7 @@ import { ConsoleEvents } from './rbac/console-events.js';
 import { DecisionCache, logDecisionCache } from './rbac/decision-cache.js';
 import { mayListAnyModel, modelAccessRoutes } from './rbac/model-access-routes.js';
 import { permissionRoutes } from './rbac/permission-routes.js';
+import { uiPermissionsOf } from './rbac/ui-permissions.js';
 import { installUserAdmission } from './rbac/user-admission.js';
 import { userListRoutes } from './rbac/user-list-routes.js';
 import { UserManagement } from './rbac/user-management.js';
@@ -192,6 +194,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
     }),
   );
   const modelAccess = { registry, roles: rbac.service, attributesOf: createAttributeResolver(registry, router) };
+  const mayBrowseModels = (expanded: ExpandedRoles) => mayListAnyModel(modelAccess, expanded);
   router.add(
     permissionRoutes({
       roles: rbac.service,
@@ -199,7 +202,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
       userExists: async (username) => authn.users.exists(username),
       endSessionsOf: async (username) => void (await authn.endSessionsOf(username)),
       attributesOf: modelAccess.attributesOf,
-      mayBrowseModels: (expanded) => mayListAnyModel(modelAccess, expanded),
+      mayBrowseModels,
     }),
   );
   router.add(userListRoutes({ objects, users: authn.users.served, roles: rbac.service }));
@@ -227,6 +230,8 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   router.add(pluginUiRoutes(new PluginUis(() => plugins.list())));
   const consoleEvents = new ConsoleEvents({
     roles: rbac.service,
+    uiPermissionsOf: (username) =>
+      uiPermissionsOf(rbac.service.expandFor({ username, via: 'session' }), mayBrowseModels),
     sessions: authn.sessions,
     users: authn.users,
     tokens: authn.tokens,

@@ -136,10 +136,14 @@ describe.each(BACKENDS)('plugin UIs and the console events (%s)', (backend) => {
     });
     expect(bound.status).toBe(201);
     await kims.until((e) => e.some((x) => x.type === 'PERMISSIONS'), 'PERMISSIONS');
+    // The template's own UI permission, and the resource browser's: Kim may now list posts.
     expect(kims.events.find((x) => x.type === 'PERMISSIONS')).toEqual({
       type: 'PERMISSIONS',
-      uiPermissions: ['system:posts:view'],
+      uiPermissions: ['system:posts:view', 'system:resources:view'],
     });
+    // The event says what users/-/permissions says.
+    const own = await as(t, kim)('GET', '/apis/api.console.svc.run/v1alpha1/users/-/permissions');
+    expect(own.body.uiPermissions).toEqual(['system:posts:view', 'system:resources:view']);
     // Lee's UI permissions did not change: no event for them (Kim's arrived, so Lee's would have too).
     expect(lees.events.map((x) => x.type)).toEqual(['READY']);
     expect((await as(t, kim)('POST', '/logout')).status).toBeLessThan(300);

@@ -11,7 +11,6 @@ import type { DynamicRoute } from '../api/dynamic-router.js';
 import { callerOf, type HttpContext } from '../api/http-context.js';
 import type { Principal } from '../authz/principal.js';
 import type { RoleService } from './role-service.js';
-import { uiPermissionsOf } from './ui-permissions.js';
 
 export type ConsoleEvent =
   | { type: 'READY'; uiPermissions: string[] }
@@ -24,7 +23,10 @@ export type ConsoleEvent =
     };
 
 export interface ConsoleEventDeps {
-  roles: Pick<RoleService, 'onChange' | 'expandFor' | 'role'>;
+  /** Told when any role, binding or template changes. */
+  roles: Pick<RoleService, 'onChange'>;
+  /** A user's UI permissions as `users/-/permissions` reports them (ui-permissions.ts). */
+  uiPermissionsOf(username: string): string[];
   sessions: { expiryOf(key: string): Promise<number | undefined>; onEnded(listener: (key: string) => void): unknown };
   users: { isActive(username: string): boolean; onLostAccess(listener: (username: string) => void): unknown };
   tokens: {
@@ -54,7 +56,7 @@ export class ConsoleEvents {
   constructor(private readonly deps: ConsoleEventDeps) {
     deps.roles.onChange(() => {
       for (const stream of this.open) {
-        const now = uiPermissionsOf(deps.roles, stream.principal.username);
+        const now = deps.uiPermissionsOf(stream.principal.username);
         if (now.join('\n') === stream.held) continue;
         stream.held = now.join('\n');
         stream.send({ type: 'PERMISSIONS', uiPermissions: now });
@@ -114,7 +116,7 @@ export class ConsoleEvents {
     });
     let timer: NodeJS.Timeout | undefined;
     const ping = setInterval(() => stream.send({ type: 'PING' }), this.deps.pingMs ?? 25_000);
-    const held = uiPermissionsOf(this.deps.roles, principal.username);
+    const held = this.deps.uiPermissionsOf(principal.username);
     const stream: Stream = {
       principal,
       held: held.join('\n'),

@@ -4,9 +4,10 @@ import { actorOf, callerOf, type HttpContext, JSON_TYPE } from '../api/http-cont
 import type { Principal } from '../authz/principal.js';
 import { classifyRequest } from '../authz/request-info.js';
 import { parseRequestTarget } from '../authz/request-target.js';
-import { type ExpandedRoles, HIDDEN_LABEL, SUPER_ROLE } from '../authz/roles.js';
+import { type ExpandedRoles, HIDDEN_LABEL } from '../authz/roles.js';
 import type { createAttributeResolver } from './authorization-hook.js';
 import type { RoleService } from './role-service.js';
+import { uiPermissionsOf } from './ui-permissions.js';
 import type { SetUserRoles } from './user-roles.js';
 
 const BASE = '/apis/api.console.svc.run/v1alpha1';
@@ -22,9 +23,6 @@ export interface PermissionRouteDeps {
   /** Whether roles expanded thus may list at least one model (model-access-routes.ts): the resource browser. */
   mayBrowseModels: (expanded: ExpandedRoles) => boolean;
 }
-
-/** The UI permission of the console's resource browser, held by whoever may list at least one model. */
-export const BROWSE_RESOURCES_UI_PERMISSION = 'system:resources:view';
 
 /**
  * The console's permission endpoints (docs/api.md "Security"): what a user holds, setting a user's roles, what a set of
@@ -150,19 +148,15 @@ export function permissionRoutes(deps: PermissionRouteDeps): DynamicRoute<HttpCo
 }
 
 /**
- * What an expansion amounts to, as the console shows it: the roles reached that are not hidden, the UI permissions
- * (`*` for a super administrator: every part of the console, plugin UIs included), every rule with the role it came
- * from, and how each role not started from was reached (a dependency of, or aggregated into, another).
+ * What an expansion amounts to, as the console shows it: the roles reached that are not hidden, the UI permissions,
+ * every rule with the role it came from, and how each role not started from was reached (a dependency of, or
+ * aggregated into, another).
  */
 function describe(roles: RoleService, expanded: ExpandedRoles, mayBrowseModels: (expanded: ExpandedRoles) => boolean) {
   const visible = [...expanded.roleNames].filter((name) => roles.role(name)?.labels[HIDDEN_LABEL] !== 'true').sort();
-  const uiPermissions = new Set<string>(expanded.roleNames.has(SUPER_ROLE) ? ['*'] : []);
-  for (const p of expanded.uiPermissions) uiPermissions.add(p);
-  // Not a role's: the server decides it from the models these roles may list, so the browser never matches rules.
-  if (!uiPermissions.has('*') && mayBrowseModels(expanded)) uiPermissions.add(BROWSE_RESOURCES_UI_PERMISSION);
   return {
     permissions: visible,
-    uiPermissions: [...uiPermissions].sort(),
+    uiPermissions: uiPermissionsOf(expanded, mayBrowseModels),
     rules: expanded.rules.map(({ role, rule }) => ({ role, ...rule })),
     reachedBy: Object.fromEntries(expanded.reachedBy),
   };
