@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contentTypeOf, isHashedAsset } from '../src/console/console-files.js';
+import { contentTypeOf, isHashedAsset } from '../src/api/static-files.js';
 import { REPO, startTestServer, type TestServer } from './harness.js';
 
 /** The policy of a page whose nonce is `n`. */

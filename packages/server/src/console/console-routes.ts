@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { notFound } from '@svc/plugin-api';
 import type { FastifyInstance } from 'fastify';
 import { type DynamicRouter, publicGet, type RouteHandler } from '../api/dynamic-router.js';
 import type { HttpContext } from '../api/http-context.js';
-import { type ConsoleFile, ConsoleFiles, isHashedAsset } from './console-files.js';
+import { isHashedAsset, type StaticFile, StaticFiles } from '../api/static-files.js';
 
 /** Written by the console's build on every tag it puts in index.html (packages/console/vite.config.ts). */
 export const NONCE_PLACEHOLDER = '__SVC_CSP_NONCE__';
@@ -28,6 +29,9 @@ export function consoleCsp(nonce: string): string {
 
 const YEAR_S = 365 * 24 * 3600;
 
+/** packages/console/dist, from this file in src/console/ or dist/console/ of packages/server. */
+export const CONSOLE_DIST = fileURLToPath(new URL('../../../console/dist/', import.meta.url));
+
 /**
  * The web console (README "The console"), public as `/docs` is: its files hold nothing secret, and every API call it
  * makes is authorized as usual. `/console/<file>` serves a built file; any other path under `/console/`, and any
@@ -35,7 +39,11 @@ const YEAR_S = 365 * 24 * 3600;
  * a reload). A browser asking for `/` is sent to `/console/`; an API client asking for `/` (no text/html in Accept)
  * gets what it always got.
  */
-export function mountConsole(app: FastifyInstance, router: DynamicRouter<HttpContext>, files = new ConsoleFiles()) {
+export function mountConsole(
+  app: FastifyInstance,
+  router: DynamicRouter<HttpContext>,
+  files = new StaticFiles(CONSOLE_DIST),
+) {
   const doc = { summary: 'The web console: a file it is built of, or its page (any other path)' };
   const route = (path: string, handler: RouteHandler<HttpContext>) => publicGet(path, handler, doc);
   router.add([
@@ -52,7 +60,7 @@ export function mountConsole(app: FastifyInstance, router: DynamicRouter<HttpCon
   });
 }
 
-async function serve(ctx: HttpContext, files: ConsoleFiles, name: string) {
+async function serve(ctx: HttpContext, files: StaticFiles, name: string) {
   const file = name === '' || name === 'index.html' ? undefined : await files.get(name);
   if (file) return sendFile(ctx, file, isHashedAsset(name));
   // A missing asset is a 404 (a stale tab asking for an old hash should not get HTML for a script).
@@ -61,7 +69,7 @@ async function serve(ctx: HttpContext, files: ConsoleFiles, name: string) {
 }
 
 /** A built file: cached by ETag, or forever when its name carries its hash. */
-function sendFile({ request, reply }: HttpContext, file: ConsoleFile, immutable: boolean) {
+function sendFile({ request, reply }: HttpContext, file: StaticFile, immutable: boolean) {
   reply
     .header('etag', file.etag)
     .header('cache-control', immutable ? `public, max-age=${YEAR_S}, immutable` : 'no-cache')
@@ -78,7 +86,7 @@ function sendFile({ request, reply }: HttpContext, file: ConsoleFile, immutable:
  * The app's page, with a fresh nonce in its policy and on its tags: never cached (a nonce is good for one response),
  * and small, so it goes uncompressed.
  */
-async function sendPage({ reply }: HttpContext, files: ConsoleFiles) {
+async function sendPage({ reply }: HttpContext, files: StaticFiles) {
   const page = await files.get('index.html');
   if (!page) throw notFound('the console is not built: run `npm run build`');
   const nonce = randomBytes(16).toString('base64');

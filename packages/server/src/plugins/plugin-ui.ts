@@ -5,8 +5,8 @@
  * and stylesheet: a new build gets new URLs, so every file is cached as immutable.
  */
 import { createHash } from 'node:crypto';
-import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { type StaticFile, StaticFiles } from '../api/static-files.js';
 import type { PluginManifest } from './manifest.js';
 import type { PluginRecord } from './plugin-host.js';
 
@@ -59,7 +59,8 @@ interface Served {
   /** Digest of the entry and stylesheet, the URL's version segment. */
   tag: string;
   folder: string;
-  files: Set<string>;
+  /** The folder's files, each read and gzipped once. */
+  files: StaticFiles;
 }
 
 /** The UIs of running plugins and their files; what is read from disk is kept per start of each plugin. */
@@ -89,15 +90,15 @@ export class PluginUis {
   }
 
   /**
-   * The absolute path of a UI file, or undefined when the plugin is not STARTED, has no UI, the tag is not the current
-   * one, or the file is not in the bundle's folder (only listed files are served: no `..`, no links out).
+   * A UI file, or undefined when the plugin is not STARTED, has no UI, the tag is not the current one, or the file is
+   * not in the bundle's folder (only listed files are served: no `..`, no links out).
    */
-  async file(name: string, tag: string, file: string): Promise<string | undefined> {
+  async file(name: string, tag: string, file: string): Promise<StaticFile | undefined> {
     const record = this.plugins().find((r) => r.name === name);
     if (record?.phase !== 'STARTED' || !record.manifest.spec.ui) return undefined;
     const served = await this.servedOf(record);
-    if (!served || served.tag !== tag || !served.files.has(file)) return undefined;
-    return path.join(record.folder, served.folder, file);
+    if (!served || served.tag !== tag) return undefined;
+    return served.files.get(file);
   }
 
   private servedOf(record: PluginRecord): Promise<Served | undefined> {
@@ -114,19 +115,13 @@ async function readServed(record: PluginRecord): Promise<Served | undefined> {
   const { ui, uiStyle } = record.manifest.spec;
   if (!ui) return undefined;
   const folder = uiFolder(ui);
-  const root = path.join(record.folder, folder);
-  const entries = await readdir(root, { recursive: true, withFileTypes: true });
-  const files = new Set(
-    entries
-      .filter((e) => e.isFile())
-      .map((e) => path.relative(root, path.join(e.parentPath, e.name)).split(path.sep).join('/')),
-  );
+  const files = new StaticFiles(path.join(record.folder, folder));
   const hash = createHash('sha256');
   for (const file of [ui, uiStyle]) {
     if (!file) continue;
-    const absolute = path.join(record.folder, path.posix.normalize(file));
-    if (!(await stat(absolute)).isFile()) return undefined;
-    hash.update(await readFile(absolute));
+    const found = await files.get(path.posix.relative(folder, path.posix.normalize(file)));
+    if (!found) return undefined;
+    hash.update(found.bytes);
   }
   return { tag: hash.digest('base64url').slice(0, 12), folder, files };
 }

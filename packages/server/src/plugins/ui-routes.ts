@@ -1,9 +1,6 @@
-import { createReadStream } from 'node:fs';
-import { createGzip } from 'node:zlib';
 import { notFound } from '@svc/plugin-api';
 import { type DynamicRoute, publicGet } from '../api/dynamic-router.js';
 import { type HttpContext, JSON_TYPE } from '../api/http-context.js';
-import { contentTypeOf } from './content-types.js';
 import type { PluginUis } from './plugin-ui.js';
 
 const YEAR_S = 365 * 24 * 3600;
@@ -30,16 +27,16 @@ export function pluginUiRoutes(uis: PluginUis): DynamicRoute<HttpContext>[] {
       '/plugins/:name/ui/:tag/*',
       async (ctx, p) => {
         const file = p['*'] ?? '';
-        const where = await uis.file(p.name ?? '', p.tag ?? '', file);
-        if (!where) throw notFound(`no UI file "${file}" of a started plugin "${p.name}" at version ${p.tag}`);
+        const found = await uis.file(p.name ?? '', p.tag ?? '', file);
+        if (!found) throw notFound(`no UI file "${file}" of a started plugin "${p.name}" at version ${p.tag}`);
         const gzip = /\bgzip\b/.test(String(ctx.request.headers['accept-encoding'] ?? ''));
         ctx.reply
           .header('cache-control', `public, max-age=${YEAR_S}, immutable`)
           .header('vary', 'accept-encoding')
           .header('x-content-type-options', 'nosniff')
-          .type(contentTypeOf(file));
-        if (!gzip) return ctx.reply.send(createReadStream(where));
-        return ctx.reply.header('content-encoding', 'gzip').send(createReadStream(where).pipe(createGzip()));
+          .type(found.type);
+        if (!gzip) return ctx.reply.send(found.bytes);
+        return ctx.reply.header('content-encoding', 'gzip').send(found.gzipped);
       },
       { summary: "A file of a started plugin's UI (cached for good: the tag changes with the build)" },
     ),

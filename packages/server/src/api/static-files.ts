@@ -1,28 +1,26 @@
 /**
- * The console's built files (`packages/console/dist`, made by `npm run build`), read and gzipped once on the first
- * request for each, off the event loop. Only files found under the folder are served: a request names a file by its
- * path relative to it, and anything not in the listing (`..`, absolute paths) is not found.
+ * Files served as they are built (the console's `packages/console/dist`, a plugin UI's folder), read and gzipped once
+ * on the first request for each, off the event loop. Only files found under the folder are served: a request names a
+ * file by its path relative to it, and anything not in the listing (`..`, absolute paths) is not found.
  */
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 
-export interface ConsoleFile {
+export interface StaticFile {
   type: string;
   bytes: Buffer;
   gzipped: Buffer;
   etag: string;
 }
 
-/** packages/console/dist, from this file in src/console/ or dist/console/ of packages/server. */
-export const CONSOLE_DIST = fileURLToPath(new URL('../../../console/dist/', import.meta.url));
-
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.map': 'application/json',
   '.css': 'text/css; charset=utf-8',
   '.svg': 'image/svg+xml',
   '.png': 'image/png',
@@ -43,14 +41,14 @@ export function isHashedAsset(name: string): boolean {
 
 const gzipped = promisify(gzip);
 
-export class ConsoleFiles {
+export class StaticFiles {
   private listing: Promise<Set<string>> | undefined;
-  private readonly files = new Map<string, Promise<ConsoleFile>>();
+  private readonly files = new Map<string, Promise<StaticFile>>();
 
-  constructor(private readonly dir = CONSOLE_DIST) {}
+  constructor(private readonly dir: string) {}
 
-  /** A built file by its relative path, or undefined when there is no such file (or the console is not built). */
-  async get(name: string): Promise<ConsoleFile | undefined> {
+  /** A file by its path relative to the folder, or undefined when there is no such file (or no such folder). */
+  async get(name: string): Promise<StaticFile | undefined> {
     if (!(await this.list()).has(name)) return undefined;
     let made = this.files.get(name);
     if (!made) {
