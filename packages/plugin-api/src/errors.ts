@@ -25,6 +25,7 @@ export type ErrorReason =
   | 'UnsupportedMediaType'
   | 'TooManyRequests'
   | 'Timeout'
+  | 'ServiceUnavailable'
   | 'InternalError';
 
 const STATUS: Record<ErrorReason, number> = {
@@ -41,6 +42,7 @@ const STATUS: Record<ErrorReason, number> = {
   UnsupportedMediaType: 415,
   TooManyRequests: 429,
   Timeout: 504,
+  ServiceUnavailable: 503,
   InternalError: 500,
 };
 
@@ -58,6 +60,7 @@ const TITLE: Record<ErrorReason, string> = {
   UnsupportedMediaType: 'Unsupported Media Type',
   TooManyRequests: 'Too Many Requests',
   Timeout: 'Timeout',
+  ServiceUnavailable: 'Service Unavailable',
   InternalError: 'Internal Server Error',
 };
 
@@ -107,6 +110,7 @@ export const methodNotAllowed = (detail: string) => new ApiError('MethodNotAllow
 export const alreadyExists = (detail: string) => new ApiError('AlreadyExists', detail);
 export const conflict = (detail: string, errors?: FieldError[]) => new ApiError('Conflict', detail, errors);
 export const gone = (detail: string) => new ApiError('Gone', detail);
+export const serviceUnavailable = (detail: string) => new ApiError('ServiceUnavailable', detail);
 export const payloadTooLarge = (detail: string) => new ApiError('PayloadTooLarge', detail);
 export const unsupportedMediaType = (detail: string) => new ApiError('UnsupportedMediaType', detail);
 export const tooManyRequests = (detail: string, retryAfterSeconds: number) =>

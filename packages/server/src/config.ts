@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { didYouMean } from './util/suggest.js';
 
@@ -17,6 +19,11 @@ export interface Config {
   databaseUrl?: string;
   /** The PostgreSQL schema holding svc's tables (SVC_DATABASE_SCHEMA); unset = `public`. */
   databaseSchema?: string;
+  /**
+   * This server's name among replicas of a PostgreSQL store (SVC_REPLICA_ID): in Plugin status and the leader lease.
+   * Default: the host name and a digest of the data directory, so it stays the same across restarts.
+   */
+  replicaId: string;
   pluginsDirs: string[];
   adminUsername: string;
   adminPassword?: string;
@@ -51,6 +58,7 @@ const FLAGS: Record<string, string> = {
   '--data-dir': 'SVC_DATA_DIR',
   '--database-url': 'SVC_DATABASE_URL',
   '--database-schema': 'SVC_DATABASE_SCHEMA',
+  '--replica-id': 'SVC_REPLICA_ID',
   '--plugins-dir': 'SVC_PLUGINS_DIR',
   '--admin-username': 'SVC_ADMIN_USERNAME',
   '--log-level': 'SVC_LOG_LEVEL',
@@ -116,6 +124,7 @@ export function loadConfig(settings: Settings): Config {
     dataDir: path.resolve(settings.SVC_DATA_DIR || './data'),
     databaseUrl,
     databaseSchema: settings.SVC_DATABASE_SCHEMA || undefined,
+    replicaId: settings.SVC_REPLICA_ID || defaultReplicaId(path.resolve(settings.SVC_DATA_DIR || './data')),
     pluginsDirs: (settings.SVC_PLUGINS_DIR ?? '')
       .split(':')
       .filter((p) => p !== '')
@@ -181,4 +190,9 @@ function durationSetting(settings: Settings, name: string, fallback: string): nu
     throw new Error(`${name} must be a positive duration such as 30m, 12h or 7d, got "${settings[name]}"`);
   }
   return ms;
+}
+
+/** `<host>-<6 hex digits of the data directory's path>`: stable across restarts, different per data directory. */
+function defaultReplicaId(dataDir: string): string {
+  return `${hostname()}-${createHash('sha256').update(dataDir).digest('hex').slice(0, 6)}`;
 }

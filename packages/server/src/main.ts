@@ -39,6 +39,7 @@ import { installUserAdmission } from './rbac/user-admission.js';
 import { userListRoutes } from './rbac/user-list-routes.js';
 import { UserManagement } from './rbac/user-management.js';
 import { createSetUserRoles } from './rbac/user-roles.js';
+import { ChangeFeed } from './registry/change-feed.js';
 import { ModelRegistry } from './registry/model-registry.js';
 import { ObjectService } from './registry/object-service.js';
 import { openStore } from './store/open-store.js';
@@ -61,6 +62,8 @@ export interface Server {
   lifecycle: PluginLifecycle;
   watches: WatchService;
   controllers: ControllerManager;
+  /** How this replica follows the others' writes (a shared store only). */
+  feed?: ChangeFeed;
   retention: Retention;
   /** Users, sessions, tokens and the authenticator the authorization hook calls. */
   authn: Authentication;
@@ -109,29 +112,64 @@ export async function createServer(config: Config, options: ServerOptions = {}):
     dataDir: config.dataDir,
     databaseUrl: config.databaseUrl,
     schema: options.databaseSchema ?? config.databaseSchema,
+    server: true,
+    replicaId: config.replicaId,
   });
   const registry = new ModelRegistry(store, logger);
   const objects = new ObjectService(store, (error) => logger.error({ err: error }, 'a commit listener failed'));
+  // Replicas of a shared store follow each other's writes; started before any index is built, so none is missed.
+  const feed = store.shared
+    ? new ChangeFeed(store, registry, objects, {
+        onError: (error) => logger.error({ err: error }, 'following the store failed'),
+        onFellBehind: (error) =>
+          logger.error({ err: error }, 'this replica fell behind the compacted history: restart it to rebuild'),
+      })
+    : undefined;
+  await feed?.start();
   const hub = await WatchHub.open(store, objects, registry, (error) =>
     logger.error({ err: error }, 'a watch subscriber failed'),
   );
+  feed?.onCaughtUp((revision) => hub.advance(revision));
+  // What must run once among replicas (reconcilers, garbage collection, compaction, removing a plugin's objects)
+  // runs where this lease is held; a store only this process opens holds it for good.
+  const lease = store.lease('controllers');
   const watches = new WatchService(store, hub, { ...DEFAULT_WATCH_LIMITS, ...options.watch }, (error) =>
     logger.error({ err: error }, 'a watch failed'),
   );
   // A model that goes away ends its watches (a client re-lists and gets the 404).
   registry.onChange((event, served) => event === 'unregistered' && watches.endAll(served.model.resource));
-  const controllers = new ControllerManager({ registry, hub, queueOptions: options.reconcileBackoff });
+  const controllers = new ControllerManager({
+    registry,
+    hub,
+    queueOptions: options.reconcileBackoff,
+    leading: lease.held,
+  });
+  lease.onChange((held) => {
+    logger.info(
+      { epoch: lease.epoch },
+      held ? 'this replica leads: controllers start' : 'this replica stopped leading',
+    );
+    void controllers.setLeading(held).catch((error: unknown) => logger.error({ err: error }, 'handing over failed'));
+  });
   const stopGarbageCollector = startGarbageCollector(
     { manager: controllers, registry, objects },
     pluginLogger(logger, 'core'),
   );
-  const retention = startHistoryRetention(store, config.watchHistory, options.compactionIntervalMs ?? 10_000, (error) =>
-    logger.error({ err: error }, 'compacting the change history failed'),
+  const retention = startHistoryRetention(
+    store,
+    config.watchHistory,
+    options.compactionIntervalMs ?? 10_000,
+    (error) => logger.error({ err: error }, 'compacting the change history failed'),
+    () => lease.held,
   );
   const router = new DynamicRouter<HttpContext>();
   router.add(generatedRoutes(registry, objects, watches));
   router.add(discoveryRoutes(registry));
   router.add(openApiRoutes(new OpenApiDocuments(registry, router, FRAMEWORK_ROUTES, HOST_VERSION)));
+  // Replicas booting at once take turns from here to their plugins' start: built-in roles, the super administrator
+  // and plugins' declared objects are written by one at a time, each having applied what those before it wrote.
+  const unlockBoot = await store.lock('boot');
+  await feed?.sync();
   // Roles before plugins, so the role templates a plugin declares can be created when it starts.
   // A plugin's declarations are bounded by the groups it owns, which the host knows (it is called once plugins start).
   const rbac = await startRbac(registry, objects, (plugin) => plugins.ownedGroups(plugin));
@@ -178,7 +216,14 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   router.add(postRoutes(objects, posts));
   const decisions = new DecisionCache();
   const stopDecisionLog = logDecisionCache(decisions, logger);
-  const app = createApp({ logger, router, trustProxy: config.trustProxy, accessLog: config.accessLog });
+  const app = createApp({
+    logger,
+    router,
+    trustProxy: config.trustProxy,
+    accessLog: config.accessLog,
+    notReadyBecause: () =>
+      feed && !feed.caughtUp ? `catching up with the store's changes (at revision ${feed.revision})` : undefined,
+  });
   app.register(authn.loginRoutes);
   mountConsole(app, router);
   // The one gate every request passes before its body is read: classify, authenticate, authorize.
@@ -215,6 +260,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
     hostVersion: HOST_VERSION,
     startTimeoutMs: options.pluginStartTimeoutMs,
     controllers,
+    replicas: feed ? { leads: () => lease.held, catchUp: () => feed.sync() } : undefined,
   });
   const lifecycle = new PluginLifecycle({
     host: plugins,
@@ -224,8 +270,10 @@ export async function createServer(config: Config, options: ServerOptions = {}):
     installed: new InstalledCode(path.join(config.dataDir, 'plugins')),
     logger,
     hostVersion: HOST_VERSION,
+    replica: store.shared ? { id: config.replicaId, leads: () => lease.held } : undefined,
   });
   await lifecycle.boot(config.pluginsDirs);
+  await unlockBoot();
   router.add(pluginConsoleRoutes({ lifecycle, host: plugins, objects }));
   router.add(pluginUiRoutes(new PluginUis(() => plugins.list())));
   const consoleEvents = new ConsoleEvents({
@@ -255,6 +303,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
     lifecycle,
     watches,
     controllers,
+    feed,
     retention,
     authn,
     decisions,
@@ -297,6 +346,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
       await plugins.shutdown();
       stopGarbageCollector();
       await controllers.stopAll();
+      feed?.close();
       hub.close();
       authn.close();
       await store.close();

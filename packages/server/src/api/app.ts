@@ -1,6 +1,6 @@
 import multipart from '@fastify/multipart';
 import websocket, { type WebSocket } from '@fastify/websocket';
-import { notFound } from '@svc/plugin-api';
+import { notFound, serviceUnavailable } from '@svc/plugin-api';
 import Fastify, { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { HOST_VERSION } from '../version.js';
@@ -35,6 +35,8 @@ export interface AppOptions {
   trustProxy?: boolean | number | string;
   /** One info line per answered request (access-log.ts); default on. */
   accessLog?: boolean;
+  /** Why this server should not take traffic yet (`/readyz` answers 503 with it), or undefined once it should. */
+  notReadyBecause?: () => string | undefined;
 }
 
 /**
@@ -42,7 +44,8 @@ export interface AppOptions {
  * a nesting limit, problem+json for every error (the framework's and the HTTP parser's included), and one catch-all
  * per API prefix that dispatches into the runtime router (generated and plugin routes).
  */
-export function createApp({ logger, router, trustProxy = false, accessLog = true }: AppOptions) {
+export function createApp(options: AppOptions) {
+  const { logger, router, trustProxy = false, accessLog = true } = options;
   const app = Fastify({
     loggerInstance: logger,
     // Fastify's own two lines per request are off: the access log writes one, cheaper (access-log.ts).
@@ -88,8 +91,17 @@ export function createApp({ logger, router, trustProxy = false, accessLog = true
   // anonymous role. `minor` names the newest Kubernetes API level svc's wire format is tested against.
   app.get('/version', async (_request, reply) => reply.type('application/json').send(VERSION_INFO));
 
-  // Liveness for load balancers and orchestrators; public through the built-in anonymous role.
-  app.get('/healthz', async (_request, reply) => reply.type('application/json').send('{"status":"ok"}'));
+  // Liveness for load balancers and orchestrators (`/healthz` is the older name); public through the built-in anonymous
+  // role. Readiness: a replica that has not caught up with the store's changes answers 503, so it gets no traffic.
+  const ok = async (_request: FastifyRequest, reply: FastifyReply) =>
+    reply.type('application/json').send('{"status":"ok"}');
+  app.get('/healthz', ok);
+  app.get('/livez', ok);
+  app.get('/readyz', async (request, reply) => {
+    const reason = options.notReadyBecause?.();
+    if (reason === undefined) return ok(request, reply);
+    return sendProblem(reply, request, serviceUnavailable(reason));
+  });
 
   const dispatch = async (request: FastifyRequest, reply: FastifyReply) => {
     // HEAD is answered by the GET route; the framework sends its headers without the body.

@@ -64,6 +64,11 @@ export class Credentials {
     return () => this.listeners.delete(listener);
   }
 
+  /** Another server changed or removed this user's password (a shared store). */
+  changedElsewhere(username: string): void {
+    this.announce(username);
+  }
+
   private announce(username: string): void {
     for (const listener of this.listeners) listener(username);
   }

@@ -10,6 +10,7 @@ import { type Authenticator, createAuthenticator } from './authenticator.js';
 import { BasicCredentials } from './basic-auth.js';
 import { Credentials } from './credentials.js';
 import { FirstRunSetup } from './first-run.js';
+import { CREDENTIALS_RESOURCE, SESSIONS_RESOURCE, TOKEN_DIGESTS_RESOURCE } from './internal-records.js';
 import { type LoginClock, LoginLimiter, type LoginLimits } from './login-limiter.js';
 import { loginRoutes } from './login-routes.js';
 import { personalAccessTokenModel, userModel } from './models.js';
@@ -121,6 +122,18 @@ export async function setupAuthentication(deps: AuthenticationDeps): Promise<Aut
     void sessions.endSessionsOf(username).catch(onBackgroundError);
     if (event === 'removed') void credentials.remove(username).catch(onBackgroundError);
   });
+  // Other servers of a shared store change secret records too: caches of them follow the store's notices.
+  const stopFollowing = store.listen((notice) => {
+    if (notice.type === 'reset') {
+      sessions.forgetCached();
+      void tokens.reloadDigests().catch(onBackgroundError);
+    } else if (notice.type === 'secret') {
+      if (notice.kind === SESSIONS_RESOURCE) void sessions.changedElsewhere(notice.name).catch(onBackgroundError);
+      else if (notice.kind === CREDENTIALS_RESOURCE) credentials.changedElsewhere(notice.name);
+      else if (notice.kind === TOKEN_DIGESTS_RESOURCE)
+        void tokens.digestChangedElsewhere(notice.name).catch(onBackgroundError);
+    }
+  });
   const setup = new FirstRunSetup(users, deps.setupClock);
   const superAdministrator = { registry, objects, users, credentials, logger };
   const sweep = setInterval(() => void sessions.sweep().catch(onBackgroundError), SWEEP_INTERVAL_MS);
@@ -160,6 +173,9 @@ export async function setupAuthentication(deps: AuthenticationDeps): Promise<Aut
       return result;
     },
     endSessionsOf: async (username) => void (await sessions.endSessionsOf(username)),
-    close: () => clearInterval(sweep),
+    close: () => {
+      clearInterval(sweep);
+      stopFollowing();
+    },
   };
 }

@@ -92,6 +92,11 @@ export class Sessions {
     this.ended.set(key, true);
     this.cache.delete(key);
     // Told before the store write: whatever the session still holds open (watches) ends now, not after a round trip.
+    this.tellEnded(key);
+    await this.records.delete(key);
+  }
+
+  private tellEnded(key: string): void {
     for (const listener of this.endListeners) {
       try {
         listener(key);
@@ -99,7 +104,22 @@ export class Sessions {
         this.onBackgroundError(error);
       }
     }
-    await this.records.delete(key);
+  }
+
+  /**
+   * Another server wrote or removed this session's record (a shared store): the cached copy goes, and if the record is
+   * gone the session ended there, so it ends here too (its watches close).
+   */
+  async changedElsewhere(key: string): Promise<void> {
+    this.cache.delete(key);
+    if (this.ended.has(key) || (await this.records.get(key)) !== undefined) return;
+    this.ended.set(key, true);
+    this.tellEnded(key);
+  }
+
+  /** Notices from other servers may have been missed: every cached session is read again on its next use. */
+  forgetCached(): void {
+    this.cache.clear();
   }
 
   /** Listens for sessions ending (sign-out, password change, lost access, found expired), by key. */

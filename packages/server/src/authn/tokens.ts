@@ -191,6 +191,24 @@ export class PersonalAccessTokens {
     }
   }
 
+  /**
+   * Another server wrote or removed this token's digest (a shared store): learn it, or forget it. A token made there
+   * authenticates here once both its object (through the change feed) and its digest have arrived.
+   */
+  async digestChangedElsewhere(name: string): Promise<void> {
+    const record = await this.digests.get(name);
+    if (record) return this.remember(name, record.digest);
+    const digest = this.digestByName.get(name);
+    if (digest !== undefined) this.nameByDigest.delete(digest);
+    this.digestByName.delete(name);
+  }
+
+  /** Notices from other servers may have been missed: reads every digest again. */
+  async reloadDigests(): Promise<void> {
+    for await (const batch of this.digests.entries())
+      for (const [name, { digest }] of batch) this.remember(name, digest);
+  }
+
   private remember(name: string, digest: string): void {
     this.nameByDigest.set(digest, name);
     this.digestByName.set(name, digest);

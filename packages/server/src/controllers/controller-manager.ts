@@ -16,12 +16,36 @@ export interface ControllerManagerDeps {
   registry: ModelRegistry;
   hub: WatchHub;
   queueOptions?: QueueOptions;
+  /** Whether this server leads from the start (default true: one server alone always does). */
+  leading?: boolean;
 }
 
+/**
+ * Reconcilers run on one server at a time (the leader: main.ts follows the store's `controllers` lease), so a
+ * reconcile never runs twice at once across replicas; a runner marked `everyReplica` runs on each server, for state
+ * that is each server's own (which plugins it runs).
+ */
 export class ControllerManager {
   private readonly byOwner = new Map<Owner, ReconcilerRunner[]>();
+  private readonly onEveryReplica = new Set<ReconcilerRunner>();
+  private leading: boolean;
 
-  constructor(private readonly deps: ControllerManagerDeps) {}
+  constructor(private readonly deps: ControllerManagerDeps) {
+    this.leading = deps.leading ?? true;
+  }
+
+  /** Whether this server leads: runners start when it becomes true, and stop (finishing what runs) when false. */
+  async setLeading(leading: boolean): Promise<void> {
+    if (leading === this.leading) return;
+    this.leading = leading;
+    const runners = [...this.byOwner.values()].flat().filter((runner) => !this.onEveryReplica.has(runner));
+    if (leading) for (const runner of runners) runner.start();
+    else await Promise.all(runners.map((runner) => runner.stop()));
+  }
+
+  get isLeading(): boolean {
+    return this.leading;
+  }
 
   /** Starts a reconciler of `owner`; throws (400/404) when its model or selectors are wrong. */
   add(owner: Owner, definition: ReconcilerDefinition, context: ReconcileContext): ReconcilerRunner {
@@ -44,13 +68,14 @@ export class ControllerManager {
     );
   }
 
-  /** Starts a runner built by core code. */
-  run(owner: Owner, spec: RunnerSpec, logger: Logger): ReconcilerRunner {
+  /** Starts a runner built by core code (on the leader only, unless `everyReplica`). */
+  run(owner: Owner, spec: RunnerSpec, logger: Logger, options: { everyReplica?: boolean } = {}): ReconcilerRunner {
     const runner = new ReconcilerRunner(spec, this.deps.hub, logger, this.deps.queueOptions);
     const runners = this.byOwner.get(owner) ?? [];
     runners.push(runner);
     this.byOwner.set(owner, runners);
-    runner.start();
+    if (options.everyReplica) this.onEveryReplica.add(runner);
+    if (this.leading || options.everyReplica) runner.start();
     return runner;
   }
 
@@ -61,12 +86,14 @@ export class ControllerManager {
       owner,
       runners.filter((r) => r !== runner),
     );
+    this.onEveryReplica.delete(runner);
     await runner.stop();
   }
 
   async removeOwner(owner: Owner): Promise<void> {
     const runners = this.byOwner.get(owner) ?? [];
     this.byOwner.delete(owner);
+    for (const runner of runners) this.onEveryReplica.delete(runner);
     await Promise.all(runners.map((runner) => runner.stop()));
   }
 

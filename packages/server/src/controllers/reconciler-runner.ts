@@ -21,20 +21,25 @@ export interface RunnerSpec {
 }
 
 export class ReconcilerRunner {
-  private readonly queue: WorkQueue;
+  private queue: WorkQueue;
   private unsubscribe: (() => void) | undefined;
   private loops: Promise<void>[] = [];
+  private running = false;
 
   constructor(
     readonly spec: RunnerSpec,
     private readonly hub: WatchHub,
     private readonly logger: Logger,
-    queueOptions?: QueueOptions,
+    private readonly queueOptions?: QueueOptions,
   ) {
     this.queue = new WorkQueue(queueOptions);
   }
 
+  /** Starts (or starts again after `stop`, with a fresh queue and a full sync). */
   start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.queue = new WorkQueue(this.queueOptions);
     const { served, selection } = this.spec;
     // Subscribed before the full sync reads the index, so nothing written in between is missed.
     this.unsubscribe = this.hub.subscribe(served.model.resource, (change) => this.queue.add(change.name), selection);
@@ -45,7 +50,9 @@ export class ReconcilerRunner {
 
   /** Stops taking work and waits for the reconciles in progress. */
   async stop(): Promise<void> {
+    this.running = false;
     this.unsubscribe?.();
+    this.unsubscribe = undefined;
     this.queue.shutdown();
     await Promise.all(this.loops);
   }

@@ -146,6 +146,20 @@ export class FieldIndex implements OrderedIndex {
     return counts;
   }
 
+  /** Every (value, name) pair this index holds, in value order (for claiming a unique index's values in a database). */
+  pairs(): Array<[value: string, name: string]> {
+    const pairs: Array<[string, string]> = [];
+    this.byValue.forEachPair((key, group) => {
+      if (key === NO_VALUE) return;
+      const value = this.valueOf(key);
+      forEachMember(group, (record) => {
+        pairs.push([value, recordName(record)]);
+        return true;
+      });
+    });
+    return pairs;
+  }
+
   /** A name holding `value` other than `except`, if any: for unique-index checks. */
   holder(value: string, except: string): string | undefined {
     const exceptKey = naturalSortKey(except);

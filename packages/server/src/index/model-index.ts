@@ -138,6 +138,24 @@ export class ModelIndex {
     }
   }
 
+  /** The unique index values `object` holds, as a store that enforces them (a shared one) claims them. */
+  uniqueClaims(object: ExtensionObject): Array<{ index: string; value: string }> {
+    const claims: Array<{ index: string; value: string }> = [];
+    for (const index of this.fieldIndexes) {
+      if (!index.unique) continue;
+      for (const value of slotValues(index.extract(object)))
+        if (value !== '') claims.push({ index: index.name, value });
+    }
+    return claims;
+  }
+
+  /** Each unique index with the (value, name) pairs it holds. */
+  uniqueHolders(): Array<{ index: string; holders: Array<[string, string]> }> {
+    return this.fieldIndexes
+      .filter((index) => index.unique)
+      .map((index) => ({ index: index.name, holders: index.pairs().filter(([value]) => value !== '') }));
+  }
+
   /**
    * Inserts (prev undefined), updates or removes (next undefined) an object. The old values come from the index's own
    * record of the object, so `prev` only names it and a stale `prev` cannot unbalance the index. Mirrors the store:

@@ -38,5 +38,19 @@ export const FRAMEWORK_ROUTES: readonly RouteShape[] = [
       },
     },
   },
-  { method: 'GET', path: '/healthz', owner: 'core', public: true, doc: { summary: 'Liveness' } },
+  {
+    method: 'GET',
+    path: '/healthz',
+    owner: 'core',
+    public: true,
+    doc: { summary: 'Liveness (the older name of /livez)' },
+  },
+  { method: 'GET', path: '/livez', owner: 'core', public: true, doc: { summary: 'Liveness' } },
+  {
+    method: 'GET',
+    path: '/readyz',
+    owner: 'core',
+    public: true,
+    doc: { summary: 'Readiness: 503 until this server has caught up with the store' },
+  },
 ];

@@ -15,6 +15,12 @@ import { PLUGIN_NAME_LABEL } from './plugin-model.js';
 export interface DeclaredObjectsDeps {
   registry: ModelRegistry;
   objects: ObjectService;
+  /**
+   * Replicas on a shared store: resolves once this server has applied every change committed so far. An object found
+   * in the store may have been written by another replica a moment ago; the checks that follow (a role's dependencies)
+   * read this server's caches, which must have heard of it first.
+   */
+  catchUp?: () => Promise<void>;
 }
 
 /** How long a stop waits for declared objects held by finalizers to go. */
@@ -42,26 +48,43 @@ export async function applyDeclared(
     allowUnprefixedLabels: false,
     actor: pluginActor(plugin),
   });
-  try {
-    const existing = await client.fetch(object, object.metadata.name);
-    if (!existing) return await client.create(object);
-    if (ownerOf(existing) !== plugin) {
-      throw new Error(
-        `it already exists and belongs to ${describeOwner(ownerOf(existing))}; a plugin never takes over an object it did not declare`,
-      );
+  // Replicas starting the same plugin at once race to write its objects: the loser of a create or update (409) reads
+  // what the winner wrote and goes on from there.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await applyOnce(deps, plugin, client, object);
+    } catch (error) {
+      if ((error as { status?: number }).status !== 409 || attempt >= 3) {
+        throw new Error(`${source} (${object.kind} "${object.metadata?.name}"): ${(error as Error).message}`);
+      }
+      await deps.catchUp?.();
     }
-    if (sameDeclaredContent(existing, object)) {
-      await readmit(deps, plugin, existing).catch(async (error: unknown) => {
-        // Stored before today's rules refused it: it is the plugin's own, and must not keep granting meanwhile.
-        await client.delete(existing, existing.metadata.name);
-        throw error;
-      });
-      return existing;
-    }
-    return await client.update({ ...object, metadata: { ...object.metadata, version: existing.metadata.version } });
-  } catch (error) {
-    throw new Error(`${source} (${object.kind} "${object.metadata?.name}"): ${(error as Error).message}`);
   }
+}
+
+async function applyOnce(
+  deps: DeclaredObjectsDeps,
+  plugin: string,
+  client: ReturnType<typeof createExtensionClient>,
+  object: ExtensionObject,
+): Promise<ExtensionObject> {
+  const existing = await client.fetch(object, object.metadata.name);
+  if (!existing) return await client.create(object);
+  await deps.catchUp?.();
+  if (ownerOf(existing) !== plugin) {
+    throw new Error(
+      `it already exists and belongs to ${describeOwner(ownerOf(existing))}; a plugin never takes over an object it did not declare`,
+    );
+  }
+  if (sameDeclaredContent(existing, object)) {
+    await readmit(deps, plugin, existing).catch(async (error: unknown) => {
+      // Stored before today's rules refused it: it is the plugin's own, and must not keep granting meanwhile.
+      await client.delete(existing, existing.metadata.name);
+      throw error;
+    });
+    return existing;
+  }
+  return await client.update({ ...object, metadata: { ...object.metadata, version: existing.metadata.version } });
 }
 
 /**

@@ -48,6 +48,12 @@ export interface PluginHostDeps {
   startTimeoutMs?: number;
   /** Runs the reconcilers plugins add (none run without it). */
   controllers?: ControllerManager;
+  /**
+   * Several servers share the store (and serve the same plugins): a plugin's declared objects are then removed only by
+   * the leader (`leads`), when the plugin is stopped on purpose, never because one server's start failed, so what one
+   * replica undoes never removes what the others serve.
+   */
+  replicas?: { leads: () => boolean; catchUp: () => Promise<void> };
 }
 
 /**
@@ -162,14 +168,17 @@ export class PluginHost {
       const context = createPluginContext(name, { registry: this.deps.registry, client, logger }, contributions);
       await withTimeout(Promise.resolve(instance.start(context)), this.timeoutMs, name);
       for (const { source, object } of inDependencyOrder(await readDeclaredObjects(record.folder))) {
-        declared.push(await applyDeclared(this.deps, name, source, object, logger));
+        declared.push(
+          await applyDeclared({ ...this.deps, catchUp: this.deps.replicas?.catchUp }, name, source, object, logger),
+        );
       }
       this.deps.router.add(contributions.routes.flatMap((route) => customRoutes(`plugin:${name}`, route)));
       for (const reconciler of contributions.reconcilers) {
         this.deps.controllers?.add(`plugin:${name}`, reconciler, { client, logger });
       }
     } catch (error) {
-      await this.undo(name, { instance, contributions, declared }, false);
+      const keep = this.deps.replicas !== undefined;
+      await this.undo(name, { instance, contributions, declared: keep ? [] : declared }, false);
       return this.fail(record, 'StartFailed', (error as Error).message);
     } finally {
       this.starting.delete(name);
@@ -203,7 +212,8 @@ export class PluginHost {
     }
     this.enter(record, 'STOPPING');
     this.running.delete(name);
-    await this.undo(name, running, true);
+    const removesDeclared = this.deps.replicas?.leads() ?? true;
+    await this.undo(name, removesDeclared ? running : { ...running, declared: [] }, true);
     this.enter(record, 'STOPPED');
     delete record.startedAt;
     return record;

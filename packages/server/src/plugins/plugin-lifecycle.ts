@@ -11,10 +11,17 @@ import { admitPluginWrite, checkDependenciesInstalled, checkUpgrade } from './pl
 import { pluginLogger } from './plugin-context.js';
 import { discoverPlugins } from './plugin-discovery.js';
 import type { PluginHost, PluginRecord } from './plugin-host.js';
-import { pluginModel, UNINSTALL_FINALIZER } from './plugin-model.js';
+import { type PluginStatus, pluginModel, UNINSTALL_FINALIZER } from './plugin-model.js';
 import type { PluginObject } from './plugin-object.js';
 import { PluginObjects } from './plugin-objects.js';
-import { codeMissingStatus, startingStatus, statusOf, writeStatus } from './plugin-status.js';
+import {
+  codeMissingStatus,
+  type ReplicaIdentity,
+  replicaStatus,
+  startingStatus,
+  statusOf,
+  writeStatus,
+} from './plugin-status.js';
 import { planSync, waitingOn } from './plugin-sync.js';
 import { withStagedArchive } from './plugin-upload.js';
 
@@ -28,6 +35,8 @@ export interface PluginLifecycleDeps {
   installed: InstalledCode;
   logger: PinoLogger;
   hostVersion: string;
+  /** Set when several servers share the store: each reports its own part of a Plugin's status. */
+  replica?: ReplicaIdentity;
 }
 
 /**
@@ -71,6 +80,8 @@ export class PluginLifecycle {
         reconcile: async ({ name }) => void (await this.sync(name)),
       },
       pluginLogger(logger, 'core'),
+      // Each server runs its own plugins: every replica follows the Plugin objects.
+      { everyReplica: true },
     );
   }
 
@@ -145,18 +156,26 @@ export class PluginLifecycle {
       case 'uninstall':
         return this.uninstall(plan.object, plan.record);
       case 'report-code-missing':
-        return writeStatus(this.plugins, plan.object, codeMissingStatus(name, plan.object.status));
+        return this.report(plan.object, (previous) => codeMissingStatus(name, previous));
     }
     const { object, record } = plan;
     let current = object;
     if (plan.step === 'start') {
-      current = await writeStatus(this.plugins, object, startingStatus(object.status));
+      current = await this.report(object, startingStatus);
       await host.start(name);
       if (record.phase === 'STARTED') this.retryWaitingDependents(name);
     } else if (plan.step === 'stop') {
       await host.stop(name);
     }
-    return writeStatus(this.plugins, current, statusOf(record, object.spec.enabled, current.status));
+    return this.report(current, (previous) => statusOf(record, object.spec.enabled, previous));
+  }
+
+  /** Records what this server runs, as its own entry beside the other replicas' when the store is shared. */
+  private report(object: PluginObject, make: (previous: PluginStatus | undefined) => PluginStatus) {
+    const { replica } = this.deps;
+    return writeStatus(this.plugins, object, (previous) =>
+      replica ? replicaStatus(previous, make(previous), replica) : make(previous),
+    );
   }
 
   /** The finalizer's work: stop the plugin, remove its code (if installed from an archive), let the object go. */

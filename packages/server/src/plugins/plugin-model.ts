@@ -27,6 +27,20 @@ export interface PluginStatus {
   loadLocation?: string;
   /** `directory`: a folder of SVC_PLUGINS_DIR, loaded in place; `archive`: installed from an archive into the data folder. */
   source?: 'directory' | 'archive';
+  /**
+   * Replicas on a shared store: what each server runs, by its replica id, each written by that server alone. The fields
+   * above are then the leader's.
+   */
+  replicas?: ReplicaReport[];
+}
+
+/** One replica's report of a plugin. */
+export interface ReplicaReport {
+  name: string;
+  phase: PluginPhase;
+  /** Why it does not run, when it does not (a failure, the code missing on that server). */
+  reason?: string;
+  message?: string;
 }
 
 export const PLUGIN_GROUP = 'plugin.svc.run';

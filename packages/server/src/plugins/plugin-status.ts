@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { isApiError } from '@svc/plugin-api';
 import type { PluginRecord } from './plugin-host.js';
-import { nextStatus, type PluginStatus } from './plugin-model.js';
+import { nextStatus, type PluginStatus, type ReplicaReport } from './plugin-model.js';
 import type { PluginObject } from './plugin-object.js';
 import type { PluginObjects } from './plugin-objects.js';
 
@@ -66,22 +66,49 @@ export function startingStatus(previous: PluginStatus | undefined): PluginStatus
   });
 }
 
+/** Which replica this is, when several share the store. */
+export interface ReplicaIdentity {
+  id: string;
+  leads: () => boolean;
+}
+
+/**
+ * The status a replica writes: its own entry in `replicas`, and, if it leads (or no status exists yet), the top-level
+ * fields from what it runs. Each server rewriting only its own part keeps replicas from overwriting each other's
+ * view on every change, which would never settle.
+ */
+export function replicaStatus(
+  current: PluginStatus | undefined,
+  own: PluginStatus,
+  replica: ReplicaIdentity,
+): PluginStatus {
+  const ready = own.conditions.find((condition) => condition.type === 'Ready');
+  const entry: ReplicaReport = { name: replica.id, phase: own.phase };
+  if (ready && ready.status === 'False') Object.assign(entry, { reason: ready.reason, message: ready.message });
+  const others = (current?.replicas ?? []).filter((report) => report.name !== replica.id);
+  const replicas = [...others, entry].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const { replicas: _ignored, ...base } = replica.leads() || !current ? own : current;
+  return { ...base, replicas };
+}
+
 /**
  * Writes status when it changed, on the freshest version of the object; returns the object as stored. A conflict
- * (a spec write landed meanwhile) is retried a few times on the object read again: status is svc's own to write.
+ * (a spec write, or another replica's report, landed meanwhile) is retried a few times on the object read again,
+ * with the status made again from it: status is svc's own to write.
  */
 export async function writeStatus(
   plugins: PluginObjects,
   object: PluginObject,
-  status: PluginStatus,
+  make: (previous: PluginStatus | undefined) => PluginStatus,
 ): Promise<PluginObject> {
   let current = object;
   for (let attempt = 0; ; attempt++) {
+    const status = make(current.status);
     if (isDeepStrictEqual(current.status, status)) return current;
     try {
       return await plugins.updateStatus(current, status);
     } catch (error) {
-      if (!isApiError(error) || error.status !== 409 || attempt >= 3) throw error;
+      if (!isApiError(error) || error.status !== 409 || attempt >= 5) throw error;
       current = (await plugins.fetch(current.metadata.name)) ?? current;
     }
   }

@@ -89,6 +89,8 @@ export const BUILT_IN_ROLES: RoleObject[] = [
     hidden: true,
     rules: [
       { nonResourceURLs: ['/login', '/logout', '/healthz'], verbs: ['*'] },
+      // Probes a load balancer sends (api/app.ts).
+      { nonResourceURLs: ['/livez', '/readyz'], verbs: ['get'] },
       // The version, as Kubernetes' public-info-viewer role allows; discovery itself is public by route (api/discovery.ts).
       { nonResourceURLs: ['/version'], verbs: ['get'] },
       // The first-run setup: whether it is pending, and completing it with the printed link's token (authn/setup-routes.ts).

@@ -65,6 +65,11 @@ export class ModelRegistry {
       { model: label, objects: done, elapsedMs },
       `built indexes of ${label}: ${done} objects in ${elapsedMs} ms`,
     );
+    // A store shared by several servers enforces unique values itself; objects stored before it did get theirs now.
+    if (this.store.shared) {
+      for (const { index: name, holders } of index.uniqueHolders())
+        await this.store.backfillClaims(model.resource, name, holders);
+    }
     const served: ServedModel = { model, index, owner };
     this.byRoute.set(this.routeOf(model), served);
     this.byKind.set(kindKey(model.apiVersion, model.kind), served);
@@ -93,6 +98,12 @@ export class ModelRegistry {
     const served = this.findByKind(apiVersion, ref.kind);
     if (!served) throw notFound(`no model ${ref.kind} is served in ${apiVersion}`);
     return served;
+  }
+
+  /** The model whose objects are stored under `resource`, if one is served. */
+  findByResource(resource: string): ServedModel | undefined {
+    for (const served of this.byKind.values()) if (served.model.resource === resource) return served;
+    return undefined;
   }
 
   all(): ServedModel[] {

@@ -5,11 +5,14 @@ import { MAX_JSON_DEPTH, nestsDeeperThan } from '../objects/json-limits.js';
 import { generateName } from '../objects/metadata.js';
 import { checkObjectShape } from '../objects/object-shape.js';
 import {
+  type Change,
   type ChangeType,
   KeyExistsError,
   RevisionConflictError,
   type Store,
   type StoredRecord,
+  type UniqueClaim,
+  UniqueClaimError,
 } from '../store/types.js';
 import { KeyedQueue } from '../util/keyed-queue.js';
 import { Progress, type ProgressPoint } from '../util/progress.js';
@@ -80,6 +83,11 @@ export interface WriteOptions {
 export class ObjectService {
   private readonly writes = new KeyedQueue();
   private readonly listeners = new Set<CommitListener>();
+  /**
+   * Revisions this process wrote and announced, until the change feed passes them (a shared store only): the feed
+   * must not apply or announce them a second time.
+   */
+  private readonly localRevisions = new Set<number>();
   /** Per-model checks run inside every write, after validation and before the store. */
   readonly admission = new Admission();
 
@@ -93,6 +101,48 @@ export class ObjectService {
   onCommitted(listener: CommitListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Applies a change another server committed (the change feed hands them over in revision order): to the model's
+   * index, then announced like a local write. It waits in the object's write queue, so a local write of the same object
+   * in flight finishes (or undoes its index change) first, and a revision this process wrote itself is passed over.
+   */
+  applyRemote(served: ServedModel, change: Change): Promise<void> {
+    return this.writes.run(objectKey(served, change.name), async () => {
+      if (this.localRevisions.delete(change.revision)) return;
+      const object = decodeObject(change.value);
+      const prevObject = change.prevValue ? decodeObject(change.prevValue) : undefined;
+      if (change.type === 'DELETED') {
+        served.index.apply(object, undefined);
+        const last = { ...object, metadata: { ...object.metadata, resourceVersion: String(change.revision) } };
+        this.announce({
+          type: 'DELETED',
+          revision: change.revision,
+          served,
+          object: last,
+          prevObject: object,
+          bytes: Buffer.from(JSON.stringify(last)),
+        });
+        return;
+      }
+      served.index.apply(undefined, object);
+      this.announce({ type: change.type, revision: change.revision, served, object, prevObject, bytes: change.value });
+    });
+  }
+
+  /** True (once) when this process wrote `revision` itself: the change feed then has nothing to apply. */
+  takeLocal(revision: number): boolean {
+    return this.localRevisions.delete(revision);
+  }
+
+  /** The unique values to claim in the store: only a shared store enforces them (one process's index does here). */
+  private claimsOf(served: ServedModel, object: ExtensionObject): UniqueClaim[] | undefined {
+    return this.store.shared ? served.index.uniqueClaims(object) : undefined;
+  }
+
+  private wrote(revision: number): void {
+    if (this.store.shared) this.localRevisions.add(revision);
   }
 
   /** Listeners run after the commit: one that throws must not undo or fail a write that already happened. */
@@ -193,11 +243,12 @@ export class ObjectService {
     const name = stored.metadata.name;
     reserve(served, undefined, stored);
     const record = await this.store
-      .create(served.model.resource, name, (revision) => encodeObject(stored, revision))
+      .create(served.model.resource, name, (revision) => encodeObject(stored, revision), this.claimsOf(served, stored))
       .catch((error: unknown) => {
         served.index.apply(stored, undefined);
-        throw error instanceof KeyExistsError ? nameTaken(served, name) : error;
+        throw error instanceof KeyExistsError ? nameTaken(served, name) : claimRefused(served, error);
       });
+    this.wrote(record.revision);
     this.announce({ type: 'ADDED', revision: record.revision, served, object: stored, bytes: record.value });
     return { object: stored, bytes: record.value, removed: false };
   }
@@ -378,14 +429,21 @@ export class ObjectService {
     try {
       record = removing
         ? await this.store.delete(resource, name, current.record.revision)
-        : await this.store.update(resource, name, current.record.revision, (rev) => encodeObject(stored, rev));
+        : await this.store.update(
+            resource,
+            name,
+            current.record.revision,
+            (rev) => encodeObject(stored, rev),
+            this.claimsOf(served, stored),
+          );
     } catch (error) {
       served.index.apply(removing ? undefined : stored, prev);
       if (error instanceof RevisionConflictError) {
         throw conflict(`${served.model.kind} "${name}" was changed by another writer; get it again and retry`);
       }
-      throw error;
+      throw claimRefused(served, error);
     }
+    this.wrote(record.revision);
     if (!removing) {
       this.announce({
         type: 'MODIFIED',
@@ -495,6 +553,15 @@ function checkVersion(served: ServedModel, current: ExtensionObject, version: un
         `the request carries ${JSON.stringify(version)}; get the object again and retry`,
     );
   }
+}
+
+/** A unique value another server's object claimed first: the same 409 as one this process's index refuses. */
+function claimRefused(served: ServedModel, error: unknown): unknown {
+  if (!(error instanceof UniqueClaimError)) return error;
+  const { index, value } = error.claim;
+  return conflict(
+    `${served.model.kind} "${error.key}": unique index "${index}" already holds value "${value}" (for another object)`,
+  );
 }
 
 function notFoundObject(served: ServedModel, name: string) {

@@ -53,8 +53,9 @@ export function withReadCache(store: Store, maxBytes = 4 * 1024 * 1024): Store {
     scan: (resource, batchSize) => store.scan(resource, batchSize),
     count: (resource) => store.count(resource),
     resources: () => store.resources(),
-    create: async (resource, name, encode) => remember(await store.create(resource, name, encode)),
-    update: async (resource, name, expected, encode) => remember(await store.update(resource, name, expected, encode)),
+    create: async (resource, name, encode, claims) => remember(await store.create(resource, name, encode, claims)),
+    update: async (resource, name, expected, encode, claims) =>
+      remember(await store.update(resource, name, expected, encode, claims)),
     async delete(resource, name, expected) {
       const removed = await store.delete(resource, name, expected);
       cache.delete(key(resource, name));
@@ -68,6 +69,10 @@ export function withReadCache(store: Store, maxBytes = 4 * 1024 * 1024): Store {
       await store.skipTo(revision);
       latest = undefined;
     },
+    backfillClaims: (resource, index, holders) => store.backfillClaims(resource, index, holders),
+    listen: (listener) => store.listen(listener),
+    lease: (name) => store.lease(name),
+    lock: (name) => store.lock(name),
     close: () => store.close(),
   };
 }

@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { withReadCache } from './cached-store.js';
 import { openPostgresStore } from './postgres.js';
+import { takeServerLock } from './server-lock.js';
 import { openSqliteStore } from './sqlite.js';
 import type { Store } from './types.js';
 
@@ -15,6 +16,10 @@ export interface StoreLocation {
   schema?: string;
   /** False: fail rather than create an empty store (an offline command given a mistyped --data-dir or schema). */
   create?: boolean;
+  /** A server opens it (not an offline command): the embedded database then refuses a second server (server-lock.ts). */
+  server?: boolean;
+  /** Names this server among the replicas of a PostgreSQL store. */
+  replicaId?: string;
 }
 
 /** The SQLite database file of a data directory. */
@@ -32,14 +37,29 @@ export async function openStore(location: StoreLocation): Promise<Store> {
       connectionString: location.databaseUrl,
       schema: location.schema,
       create: location.create,
+      replicaId: location.replicaId,
     });
   const file = sqliteFileOf(location.dataDir);
   if (location.create === false && !existsSync(file)) {
     throw new Error(`no svc database at ${file}: give the server's data directory with --data-dir (or SVC_DATA_DIR)`);
   }
   await mkdir(location.dataDir, { recursive: true });
+  const release = location.server ? takeServerLock(location.dataDir) : () => undefined;
   // The embedded database belongs to this process alone, so a read cache in front of it can never go stale. (An
   // offline command may write beside a running server: the server's cache never sees those writes, which is why
   // `svc admin reset-password` writes only secrets, which bypass the cache.)
-  return withReadCache(openSqliteStore({ path: file }));
+  let store: Store;
+  try {
+    store = withReadCache(openSqliteStore({ path: file }));
+  } catch (error) {
+    release();
+    throw error;
+  }
+  return {
+    ...store,
+    close: async () => {
+      await store.close();
+      release();
+    },
+  };
 }

@@ -48,7 +48,8 @@ function withQueryName(error: unknown, name: string): unknown {
  */
 export const TABLES_EXIST: NamedQuery = {
   name: 'tables_exist',
-  text: "SELECT to_regclass('meta') IS NOT NULL AND to_regclass('secrets') IS NOT NULL AS exist",
+  text: `SELECT to_regclass('meta') IS NOT NULL AND to_regclass('secrets') IS NOT NULL
+           AND to_regclass('unique_claims') IS NOT NULL AND to_regclass('leases') IS NOT NULL AS exist`,
 };
 
 /** Whether the schema holds an svc store at all (any version's). */
@@ -76,7 +77,13 @@ export const CREATE_TABLES: NamedQuery = {
       id INT PRIMARY KEY CHECK (id = 1), revision BIGINT NOT NULL, compacted BIGINT NOT NULL);
     INSERT INTO meta (id, revision, compacted) VALUES (1, 0, 0) ON CONFLICT DO NOTHING;
     CREATE TABLE IF NOT EXISTS secrets (
-      kind TEXT NOT NULL, name TEXT NOT NULL, value BYTEA NOT NULL, PRIMARY KEY (kind, name));`,
+      kind TEXT NOT NULL, name TEXT NOT NULL, value BYTEA NOT NULL, PRIMARY KEY (kind, name));
+    CREATE TABLE IF NOT EXISTS unique_claims (
+      resource TEXT NOT NULL, index_name TEXT NOT NULL, value TEXT NOT NULL, name TEXT NOT NULL,
+      PRIMARY KEY (resource, index_name, value));
+    CREATE INDEX IF NOT EXISTS unique_claims_by_name ON unique_claims (resource, name);
+    CREATE TABLE IF NOT EXISTS leases (
+      name TEXT PRIMARY KEY, epoch BIGINT NOT NULL, holder TEXT NOT NULL, acquired_at TIMESTAMPTZ NOT NULL);`,
 };
 
 export const BEGIN: NamedQuery = { name: 'begin', text: 'BEGIN' };
@@ -99,7 +106,62 @@ export const NEXT_REVISION: NamedQuery = {
   name: 'next_revision',
   text: `
     WITH locked AS (SELECT pg_advisory_xact_lock($1, $2))
-    UPDATE meta SET revision = revision + 1 FROM locked WHERE meta.id = 1 RETURNING meta.revision`,
+    UPDATE meta SET revision = revision + 1 FROM locked WHERE meta.id = 1
+    RETURNING meta.revision, pg_notify($3, 'r' || meta.revision)`,
+};
+
+/*
+ * Unique claims (Store.create's and update's `claims`): one row per unique index value an object holds, so two servers
+ * can never both store a duplicate. They are taken before NEXT_REVISION, outside the writers' lock: a claim that waits
+ * for another transaction's claim then holds no lock that transaction needs, so claims never deadlock with the lock.
+ */
+
+/** $1 resource, $2 name, $3 index names, $4 values: releases the object's claims not among ($3, $4). */
+export const RELEASE_OTHER_CLAIMS: NamedQuery = {
+  name: 'release_other_claims',
+  text: `
+    DELETE FROM unique_claims c WHERE c.resource = $1 AND c.name = $2
+      AND NOT EXISTS (SELECT 1 FROM unnest($3::text[], $4::text[]) AS w(index_name, value)
+                      WHERE w.index_name = c.index_name AND w.value = c.value)`,
+};
+
+/**
+ * $1 resource, $2 name, $3 index names, $4 values (sorted, so two writers take their claims in one order): claims what
+ * the object does not hold yet. A value held by another object fails with unique_violation, after waiting for the
+ * transaction that claimed it if that one has not committed.
+ */
+export const TAKE_CLAIMS: NamedQuery = {
+  name: 'take_claims',
+  text: `
+    INSERT INTO unique_claims (resource, index_name, value, name)
+    SELECT $1, w.index_name, w.value, $2 FROM unnest($3::text[], $4::text[]) AS w(index_name, value)
+    WHERE NOT EXISTS (SELECT 1 FROM unique_claims c
+                      WHERE c.resource = $1 AND c.index_name = w.index_name AND c.value = w.value AND c.name = $2)`,
+};
+
+export const RELEASE_CLAIMS: NamedQuery = {
+  name: 'release_claims',
+  text: 'DELETE FROM unique_claims WHERE resource = $1 AND name = $2',
+};
+
+export const COUNT_CLAIMS: NamedQuery = {
+  name: 'count_claims',
+  text: 'SELECT count(*) AS count FROM unique_claims WHERE resource = $1 AND index_name = $2',
+};
+
+/** $1 resource, $2 index, $3 values, $4 names. */
+export const BACKFILL_CLAIMS: NamedQuery = {
+  name: 'backfill_claims',
+  text: `
+    INSERT INTO unique_claims (resource, index_name, value, name)
+    SELECT $1, $2, h.value, h.name FROM unnest($3::text[], $4::text[]) AS h(value, name)
+    ON CONFLICT DO NOTHING`,
+};
+
+/** A secret record changed: $1 the channel, $2 kind, $3 name. Sent at commit, like every notice. */
+export const NOTIFY_SECRET: NamedQuery = {
+  name: 'notify_secret',
+  text: `SELECT pg_notify($1, 's' || json_build_array($2::text, $3::text)::text)`,
 };
 
 export const SELECT_META: NamedQuery = {

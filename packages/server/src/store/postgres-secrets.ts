@@ -11,16 +11,25 @@ import type { SecretStore } from './types.js';
 // The table itself is made by CREATE_TABLES (postgres-queries.ts).
 
 const GET: NamedQuery = { name: 'secret_get', text: 'SELECT value FROM secrets WHERE kind = $1 AND name = $2' };
+// Each write tells the other servers in the same statement ($4: the store's channel; the notice goes out at commit),
+// so their caches of sessions and credentials drop the record. The statement returns one row per record written.
+const notifying = (write: string) =>
+  `WITH written AS (${write} RETURNING 1)
+   SELECT pg_notify($4, 's' || json_build_array($1::text, $2::text)::text) FROM written`;
 const PUT: NamedQuery = {
   name: 'secret_put',
-  text: `INSERT INTO secrets (kind, name, value) VALUES ($1, $2, $3)
-         ON CONFLICT (kind, name) DO UPDATE SET value = EXCLUDED.value`,
+  text: notifying(`INSERT INTO secrets (kind, name, value) VALUES ($1, $2, $3)
+         ON CONFLICT (kind, name) DO UPDATE SET value = EXCLUDED.value`),
 };
 const REPLACE: NamedQuery = {
   name: 'secret_replace',
-  text: 'UPDATE secrets SET value = $3 WHERE kind = $1 AND name = $2',
+  text: notifying('UPDATE secrets SET value = $3 WHERE kind = $1 AND name = $2'),
 };
-const DELETE: NamedQuery = { name: 'secret_delete', text: 'DELETE FROM secrets WHERE kind = $1 AND name = $2' };
+const DELETE: NamedQuery = {
+  name: 'secret_delete',
+  // $3 is unused; it keeps the channel at $4 as in the others.
+  text: notifying('DELETE FROM secrets WHERE kind = $1 AND name = $2 AND $3::bytea IS NULL'),
+};
 const PAGE: NamedQuery = {
   name: 'secret_page',
   text: 'SELECT name, value FROM secrets WHERE kind = $1 AND name > $2 ORDER BY name LIMIT $3',
@@ -50,12 +59,12 @@ const ERASE_EVENTS: NamedQuery = {
   text: 'DELETE FROM events WHERE resource = ANY($1::text[])',
 };
 
-export function postgresSecrets(pool: pg.Pool): SecretStore {
+export function postgresSecrets(pool: pg.Pool, channel: string): SecretStore {
   return {
     get: async (kind, name) => (await run<{ value: Buffer }>(pool, GET, [kind, name])).rows[0]?.value,
-    put: async (kind, name, value) => void (await run(pool, PUT, [kind, name, value])),
-    replace: async (kind, name, value) => ((await run(pool, REPLACE, [kind, name, value])).rowCount ?? 0) > 0,
-    delete: async (kind, name) => ((await run(pool, DELETE, [kind, name])).rowCount ?? 0) > 0,
+    put: async (kind, name, value) => void (await run(pool, PUT, [kind, name, value, channel])),
+    replace: async (kind, name, value) => ((await run(pool, REPLACE, [kind, name, value, channel])).rowCount ?? 0) > 0,
+    delete: async (kind, name) => ((await run(pool, DELETE, [kind, name, null, channel])).rowCount ?? 0) > 0,
     kinds: async () => (await run<{ kind: string }>(pool, KINDS, [])).rows.map((row) => row.kind),
     async *scan(kind, batchSize = DEFAULT_SCAN_BATCH_SIZE) {
       checkPositiveInteger('batchSize', batchSize);

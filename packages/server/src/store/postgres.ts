@@ -4,8 +4,11 @@
  * and a failed write rolls its revision back with everything else.
  */
 
+import { hostname } from 'node:os';
 import type { PoolClient } from 'pg';
 import pg from 'pg';
+import { PostgresLease } from './postgres-lease.js';
+import { PostgresNotices } from './postgres-notices.js';
 import * as q from './postgres-queries.js';
 import { run, runScript } from './postgres-queries.js';
 import { moveSecretsOutOfHistory, postgresSecrets, SECRETS_LEFT_IN_HISTORY } from './postgres-secrets.js';
@@ -23,7 +26,15 @@ import {
   toChange,
   toRecord,
 } from './records.js';
-import { CompactedError, KeyExistsError, RevisionConflictError, type Store, type StoredRecord } from './types.js';
+import {
+  CompactedError,
+  KeyExistsError,
+  RevisionConflictError,
+  type Store,
+  type StoredRecord,
+  type UniqueClaim,
+  UniqueClaimError,
+} from './types.js';
 
 export interface PostgresStoreOptions {
   connectionString: string;
@@ -33,11 +44,16 @@ export interface PostgresStoreOptions {
   poolSize?: number;
   /** False: fail rather than create the schema and tables (an offline command given a mistyped schema). */
   create?: boolean;
+  /** Names this server in `leases` (default host name and process id). */
+  replicaId?: string;
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 /** First key of the writers' advisory lock ("svc!"); the second is derived from the schema name. */
 const LOCK_CLASS = 0x73766321;
+/** First key of the leases' advisory locks ("svcL"); the second is derived from the schema and the lease's name. */
+const LEASE_CLASS = 0x7376634c;
+const UNIQUE_VIOLATION = '23505';
 const INT8_OID = 20;
 
 /** BIGINT arrives as text by default; revisions, ids and counts stay far below 2^53, so read them as numbers. */
@@ -65,6 +81,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     throw new Error(`schema must be a plain lower-case identifier, got ${JSON.stringify(schema)}`);
   }
   const lockKey = schemaLockKey(schema);
+  // One notification channel per schema: stores in different schemas of one database are different stores.
+  const channel = `svc_${(lockKey >>> 0).toString(16)}`;
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     max: options.poolSize ?? 10,
@@ -97,7 +115,31 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
   /** Takes the writers' lock and the next revision: the first statement of every write. */
   async function nextRevision(client: PoolClient): Promise<number> {
-    return (await run<{ revision: number }>(client, q.NEXT_REVISION, [LOCK_CLASS, lockKey])).rows[0]!.revision;
+    return (await run<{ revision: number }>(client, q.NEXT_REVISION, [LOCK_CLASS, lockKey, channel])).rows[0]!.revision;
+  }
+
+  /**
+   * Makes the object's claims exactly `claims` (before the writers' lock, see postgres-queries.ts). A value another
+   * object holds fails the write with UniqueClaimError; the transaction then rolls back, claims and all.
+   */
+  async function claim(
+    client: PoolClient,
+    resource: string,
+    name: string,
+    claims: readonly UniqueClaim[],
+    releasing: boolean,
+  ): Promise<void> {
+    const sorted = [...claims].sort((a, b) => (a.index === b.index ? cmp(a.value, b.value) : cmp(a.index, b.index)));
+    const indexes = sorted.map((c) => c.index);
+    const values = sorted.map((c) => c.value);
+    if (releasing) await run(client, q.RELEASE_OTHER_CLAIMS, [resource, name, indexes, values]);
+    if (sorted.length === 0) return;
+    await run(client, q.TAKE_CLAIMS, [resource, name, indexes, values]).catch(
+      (error: { code?: string; detail?: string }) => {
+        if (error.code !== UNIQUE_VIOLATION) throw error;
+        throw new UniqueClaimError(resource, name, heldClaim(error.detail, sorted));
+      },
+    );
   }
 
   /** Explains a refused update or delete (still inside its transaction, so under the lock). */
@@ -147,10 +189,14 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   }
 
   let closing: Promise<void> | undefined;
+  const notices = new PostgresNotices(options.connectionString, channel);
+  const leases = new Map<string, PostgresLease>();
+  const replicaId = options.replicaId ?? `${hostname()}:${process.pid}`;
 
   return {
     dialect: 'postgres',
-    secrets: postgresSecrets(pool),
+    shared: true,
+    secrets: postgresSecrets(pool, channel),
     currentRevision: async () => (await meta()).revision,
     get: async (resource, name) => {
       const row = (await run<ObjectRow>(pool, q.SELECT_OBJECT, [resource, name])).rows[0];
@@ -166,16 +212,18 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     resources: async () => (await run<{ resource: string }>(pool, q.SELECT_RESOURCES, [])).rows.map((r) => r.resource),
     // The writes call the encoder before they know whether their precondition holds: the check is part of the
     // write statement, which saves a round trip inside the lock, and a wasted encoding is rare and harmless.
-    create: (resource, name, encode) =>
+    create: (resource, name, encode, claims) =>
       inTransaction(async (client) => {
+        if (claims?.length) await claim(client, resource, name, claims, false);
         const revision = await nextRevision(client);
         const value = checkEncoded(encode(revision));
         const { rowCount } = await run(client, q.INSERT_OBJECT, [resource, name, revision, value]);
         if (rowCount === 0) throw new KeyExistsError(resource, name);
         return { resource, name, revision, value };
       }),
-    update: (resource, name, expected, encode) =>
+    update: (resource, name, expected, encode, claims) =>
       inTransaction(async (client) => {
+        if (claims) await claim(client, resource, name, claims, true);
         const revision = await nextRevision(client);
         const value = checkEncoded(encode(revision));
         const { rowCount } = await run(client, q.UPDATE_OBJECT, [resource, name, revision, value, expected]);
@@ -187,6 +235,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         const revision = await nextRevision(client);
         const { rows } = await run<{ value: Buffer }>(client, q.DELETE_OBJECT, [resource, name, revision, expected]);
         if (rows.length === 0) return conflict(client, resource, name, expected);
+        await run(client, q.RELEASE_CLAIMS, [resource, name]);
         return { resource, name, revision, value: rows[0]!.value };
       }),
     changesSince: async (after, limit) => {
@@ -214,6 +263,55 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         await run(client, q.LOCK_WRITERS, [LOCK_CLASS, lockKey]);
         await run(client, q.SKIP_TO, [checkRevision(revision)]);
       }),
-    close: () => (closing ??= pool.end()),
+    backfillClaims: async (resource, index, holders) => {
+      const claimed = (await run<{ count: number }>(pool, q.COUNT_CLAIMS, [resource, index])).rows[0]!.count;
+      if (claimed >= holders.length) return;
+      for (let i = 0; i < holders.length; i += 5000) {
+        const slice = holders.slice(i, i + 5000);
+        await run(pool, q.BACKFILL_CLAIMS, [resource, index, slice.map((h) => h[0]), slice.map((h) => h[1])]);
+      }
+    },
+    listen: (listener) => notices.listen(listener),
+    lease: (name) => {
+      let lease = leases.get(name);
+      if (!lease) {
+        lease = new PostgresLease({
+          connectionString: options.connectionString,
+          schema,
+          keys: [LEASE_CLASS, schemaLockKey(`${schema}/${name}`)],
+          name,
+          holder: replicaId,
+        });
+        leases.set(name, lease);
+      }
+      return lease;
+    },
+    lock: async (name) => {
+      // A connection of its own: the lock is the session's, and it goes with the connection if this server dies.
+      const client = new pg.Client({ connectionString: options.connectionString });
+      client.on('error', () => undefined);
+      await client.connect();
+      try {
+        await client.query('SELECT pg_advisory_lock($1, $2)', [LEASE_CLASS, schemaLockKey(`${schema}/lock/${name}`)]);
+      } catch (error) {
+        await client.end().catch(() => undefined);
+        throw error;
+      }
+      return () => client.end().catch(() => undefined);
+    },
+    close: () =>
+      (closing ??= (async () => {
+        await Promise.all([...leases.values()].map((lease) => lease.release()));
+        await notices.close();
+        await pool.end();
+      })()),
   };
+}
+
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The claim a unique_violation names (`Key (resource, index_name, value)=(…, index, value) already exists.`). */
+function heldClaim(detail: string | undefined, claims: readonly UniqueClaim[]): UniqueClaim {
+  const found = claims.find((c) => detail?.includes(`, ${c.index}, ${c.value})`));
+  return found ?? claims[0]!;
 }

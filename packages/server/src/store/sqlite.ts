@@ -18,6 +18,7 @@ import {
   toChange,
   toRecord,
 } from './records.js';
+import { soleLease } from './sole-lease.js';
 import { openSqliteSecrets } from './sqlite-secrets.js';
 import {
   CompactedError,
@@ -198,6 +199,9 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
 
   return {
     dialect: 'sqlite',
+    // One process writes this file (a second server is refused: data-dir-lock.ts), so its in-memory indexes hold the
+    // unique claims, and no notice ever comes from elsewhere.
+    shared: false,
     secrets,
     currentRevision: async () => sql.meta.get()!.revision,
     get: async (resource, name) => {
@@ -221,6 +225,10 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     compact: async (keep) => compact.immediate(checkKeep(keep)),
     oldestResumableRevision: async () => sql.meta.get()!.compacted,
     skipTo: async (revision) => void sql.markCompacted.run(checkRevision(revision), revision),
+    backfillClaims: async () => undefined,
+    listen: () => () => undefined,
+    lease: soleLease,
+    lock: async () => async () => undefined,
     close: async () => {
       batch.flush();
       if (db.open) db.close();

@@ -68,6 +68,51 @@ export class RevisionConflictError extends Error {
   }
 }
 
+/** A value of a unique index an object holds (`index` names the model's index). */
+export interface UniqueClaim {
+  index: string;
+  value: string;
+}
+
+/**
+ * Raised by a write when another object of the resource holds one of its unique values. Only a store shared by several
+ * servers (PostgreSQL) claims values in the database; one process's store leaves that to its in-memory indexes.
+ */
+export class UniqueClaimError extends Error {
+  constructor(
+    readonly resource: ResourceKey,
+    readonly key: string,
+    readonly claim: UniqueClaim,
+  ) {
+    super(`${resource}/${key}: unique index ${claim.index} already holds ${JSON.stringify(claim.value)}`);
+    this.name = 'UniqueClaimError';
+  }
+}
+
+/**
+ * What a store tells about writes made elsewhere (by another server on the same database): `revision` when one
+ * committed, `secret` when a secret record changed, `reset` when notices may have been missed (the listening
+ * connection was lost), so a listener must re-read what it caches.
+ */
+export type StoreNotice =
+  | { type: 'revision'; revision: number }
+  | { type: 'secret'; kind: string; name: string }
+  | { type: 'reset' };
+
+/**
+ * Leadership of one named duty among the servers of a store, with a fencing epoch that grows with every new holder.
+ * `held` turns false the moment the holder may have lost it (its connection broke), before anyone else can take it.
+ */
+export interface Lease {
+  readonly held: boolean;
+  /** The epoch of this holder's term; 0 while not held. */
+  readonly epoch: number;
+  /** Called with true when this server takes the lease, false when it loses it. Returns the unsubscribe function. */
+  onChange(listener: (held: boolean) => void): () => void;
+  /** Gives the lease up (at shutdown), so another server takes it at once. */
+  release(): Promise<void>;
+}
+
 /** Raised by `changesSince` when the requested revision is older than the retained history. */
 export class CompactedError extends Error {
   constructor(
@@ -117,13 +162,27 @@ export interface Store {
    * resources from the models it registers, but `svc export` reads the store without starting any plugin.
    */
   resources(): Promise<ResourceKey[]>;
-  /** Fails with KeyExistsError when the name is taken. */
-  create(resource: ResourceKey, name: string, encode: Encoder): Promise<StoredRecord>;
-  /** Fails with RevisionConflictError unless the stored revision equals `expectedRevision`. */
-  update(resource: ResourceKey, name: string, expectedRevision: number, encode: Encoder): Promise<StoredRecord>;
   /**
-   * Removes the record; fails with RevisionConflictError unless the stored revision equals `expectedRevision`.
-   * Returns the removed value with the revision of the deletion.
+   * True when other servers may write the same store (PostgreSQL): what this process keeps in memory must then follow
+   * `listen` and the history, and `claims` are enforced here rather than only in this process's indexes.
+   */
+  readonly shared: boolean;
+  /** Fails with KeyExistsError when the name is taken, UniqueClaimError when a shared store finds a claim held. */
+  create(resource: ResourceKey, name: string, encode: Encoder, claims?: readonly UniqueClaim[]): Promise<StoredRecord>;
+  /**
+   * Fails with RevisionConflictError unless the stored revision equals `expectedRevision`. `claims` are every unique
+   * value the object holds after the write (a shared store releases the others).
+   */
+  update(
+    resource: ResourceKey,
+    name: string,
+    expectedRevision: number,
+    encode: Encoder,
+    claims?: readonly UniqueClaim[],
+  ): Promise<StoredRecord>;
+  /**
+   * Removes the record (and its claims); fails with RevisionConflictError unless the stored revision equals
+   * `expectedRevision`. Returns the removed value with the revision of the deletion.
    */
   delete(resource: ResourceKey, name: string, expectedRevision: number): Promise<StoredRecord>;
   /**
@@ -142,5 +201,23 @@ export interface Store {
    * re-list) instead of events that mean something else.
    */
   skipTo(revision: number): Promise<void>;
+  /**
+   * Claims the unique values of objects stored before claims were kept (a shared store; others ignore it). Values
+   * already claimed are left as they are.
+   */
+  backfillClaims(
+    resource: ResourceKey,
+    index: string,
+    holders: ReadonlyArray<readonly [value: string, name: string]>,
+  ): Promise<void>;
+  /** Hears writes made by other servers (a shared store); one that only this process writes never calls. */
+  listen(listener: (notice: StoreNotice) => void): () => void;
+  /** The lease of a duty that must run on one server at a time; a store only this process opens always holds it. */
+  lease(name: string): Lease;
+  /**
+   * Waits for the named lock among the servers of the store and resolves with its release (servers booting at once
+   * take turns). A store only this process opens grants it at once.
+   */
+  lock(name: string): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }

@@ -15,6 +15,8 @@ export function startHistoryRetention(
   keep: number,
   intervalMs: number,
   onError: (error: unknown) => void,
+  /** Whether this server compacts (the leader of several; always, alone). */
+  leads: () => boolean = () => true,
 ): Retention {
   let running: Promise<number> | undefined;
   const compact = () => {
@@ -22,7 +24,7 @@ export function startHistoryRetention(
     running ??= store.compact(keep).finally(() => (running = undefined));
     return running;
   };
-  const timer = setInterval(() => void compact().catch(onError), intervalMs);
+  const timer = setInterval(() => leads() && void compact().catch(onError), intervalMs);
   timer.unref();
   return { compact, stop: () => clearInterval(timer) };
 }

@@ -1,0 +1,171 @@
+/**
+ * The change feed: how a server follows writes that other servers commit to a shared store (PostgreSQL), the way
+ * each Kubernetes API server's watch cache follows etcd. It reads the store's revisioned log by revision, so a lost
+ * notification costs only latency: woken by the store's notices, and polled besides. Each change of a served model
+ * goes through the object service (`applyRemote`), which updates the model's indexes and announces it as it
+ * announces its own writes, so the watch hub, reconcilers and every cache (users, tokens, roles, bindings) hear it.
+ * Revisions this server wrote were announced already and are passed over.
+ *
+ * Writers of a PostgreSQL store commit in revision order (postgres.ts), so a revision missing between two read ones
+ * is one the store skipped (a restore's skipTo) or, if ever the order were not kept, one about to commit: like kine,
+ * the feed waits for such a gap for `gapTimeoutMs`, re-reading, before it goes on without it.
+ */
+import { type Change, CompactedError, type Store } from '../store/types.js';
+import type { ModelRegistry } from './model-registry.js';
+import type { ObjectService } from './object-service.js';
+
+export interface ChangeFeedOptions {
+  /** How often the store is read when no notice comes (a notice can be lost). Default 1000 ms. */
+  pollMs?: number;
+  /** How long a gap in revisions is waited for. Default 1000 ms. */
+  gapTimeoutMs?: number;
+  /** Changes read per query. Default 1000. */
+  batchSize?: number;
+  onError?: (error: unknown) => void;
+  /** Told when the history this server needs was compacted away before it read it (it must restart to catch up). */
+  onFellBehind?: (error: CompactedError) => void;
+}
+
+export class ChangeFeed {
+  /** Every change up to this revision has been applied here. */
+  private applied = 0;
+  /** The highest revision the store is known to have reached (from notices and polls). */
+  private known = 0;
+  private pumping: Promise<void> | undefined;
+  private again = false;
+  private timer: NodeJS.Timeout | undefined;
+  private gapSince: number | undefined;
+  private stopListening: (() => void) | undefined;
+  private closed = false;
+  private behind = false;
+  private readonly caughtUpListeners = new Set<(revision: number) => void>();
+  private readonly options: Required<Omit<ChangeFeedOptions, 'onError' | 'onFellBehind'>> & ChangeFeedOptions;
+
+  constructor(
+    private readonly store: Store,
+    private readonly registry: ModelRegistry,
+    private readonly objects: ObjectService,
+    options: ChangeFeedOptions = {},
+  ) {
+    this.options = { pollMs: 1000, gapTimeoutMs: 1000, batchSize: 1000, ...options };
+  }
+
+  /** Starts following from the store's current revision (read before the indexes are built, so nothing is missed). */
+  async start(): Promise<void> {
+    this.applied = this.known = await this.store.currentRevision();
+    this.stopListening = this.store.listen((notice) => {
+      if (notice.type === 'revision') this.learn(notice.revision);
+      else if (notice.type === 'reset') this.poke();
+    });
+    this.schedulePoll();
+  }
+
+  /** The revision up to which this server has applied every change. */
+  get revision(): number {
+    return this.applied;
+  }
+
+  /** True when the last look at the store found nothing left to apply, and no history was lost. */
+  get caughtUp(): boolean {
+    return !this.behind && this.applied >= this.known;
+  }
+
+  /** Called after each pass with the revision every change up to which has been applied (the hub's heartbeat). */
+  onCaughtUp(listener: (revision: number) => void): () => void {
+    this.caughtUpListeners.add(listener);
+    return () => this.caughtUpListeners.delete(listener);
+  }
+
+  /** Reads the store now, and resolves once every change up to the store's current revision is applied. */
+  async sync(): Promise<void> {
+    this.learn(await this.store.currentRevision());
+    while (this.pumping) await this.pumping;
+  }
+
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.stopListening?.();
+  }
+
+  private learn(revision: number): void {
+    if (revision > this.known) this.known = revision;
+    this.poke();
+  }
+
+  private poke(): void {
+    if (this.closed) return;
+    if (this.pumping) {
+      this.again = true;
+      return;
+    }
+    this.pumping = this.pump()
+      .catch((error: unknown) => this.options.onError?.(error))
+      .finally(() => {
+        this.pumping = undefined;
+        if (this.again) {
+          this.again = false;
+          this.poke();
+        }
+      });
+  }
+
+  private schedulePoll(): void {
+    if (this.closed) return;
+    this.timer = setTimeout(() => {
+      this.store
+        .currentRevision()
+        .then((revision) => this.learn(revision), this.options.onError)
+        .finally(() => this.schedulePoll());
+    }, this.options.pollMs);
+    this.timer.unref();
+  }
+
+  /** Applies changes until the known revision is reached (or a gap holds it up). */
+  private async pump(): Promise<void> {
+    for (;;) {
+      // This server's own writes need no read.
+      while (this.objects.takeLocal(this.applied + 1)) this.applied++;
+      if (this.applied >= this.known) break;
+      let changes: Change[];
+      try {
+        changes = await this.store.changesSince(this.applied, this.options.batchSize);
+      } catch (error) {
+        if (!(error instanceof CompactedError)) throw error;
+        this.behind = true;
+        this.options.onFellBehind?.(error);
+        return;
+      }
+      if (changes.length === 0) {
+        // The known revision is not in the history (yet): a skip, or a commit still under way.
+        if (!this.waitedOutGap()) return this.retryGap();
+        this.applied = this.known;
+        break;
+      }
+      const first = changes[0]!.revision;
+      if (first > this.applied + 1 && !this.waitedOutGap()) return this.retryGap();
+      this.gapSince = undefined;
+      const applying: Promise<void>[] = [];
+      for (const change of changes) {
+        const served = this.registry.findByResource(change.resource);
+        if (served) applying.push(this.objects.applyRemote(served, change));
+        else this.objects.takeLocal(change.revision);
+        if (change.revision > this.known) this.known = change.revision;
+      }
+      await Promise.all(applying);
+      this.applied = changes[changes.length - 1]!.revision;
+    }
+    this.gapSince = undefined;
+    for (const listener of this.caughtUpListeners) listener(this.applied);
+  }
+
+  private waitedOutGap(): boolean {
+    const now = Date.now();
+    this.gapSince ??= now;
+    return now - this.gapSince >= this.options.gapTimeoutMs;
+  }
+
+  private retryGap(): void {
+    setTimeout(() => this.poke(), 20).unref();
+  }
+}
