@@ -52,6 +52,9 @@ import { WatchAccess } from './watch/watch-access.js';
 import { DEFAULT_WATCH_LIMITS, WatchService } from './watch/watch-service.js';
 import type { WatcherLimits } from './watch/watcher.js';
 
+/** The secret-record kind holding uploaded plugin archives on a shared store. */
+const PLUGIN_ARCHIVES = 'plugin.svc.run/archives';
+
 export interface Server {
   app: ReturnType<typeof createApp>;
   store: Store;
@@ -271,6 +274,14 @@ export async function createServer(config: Config, options: ServerOptions = {}):
     logger,
     hostVersion: HOST_VERSION,
     replica: store.shared ? { id: config.replicaId, leads: () => lease.held } : undefined,
+    // Replicas share uploaded archives through the store's secret records (outside the history: no watch carries them).
+    archives: store.shared
+      ? {
+          put: (name, archive) => store.secrets.put(PLUGIN_ARCHIVES, name, archive),
+          get: (name) => store.secrets.get(PLUGIN_ARCHIVES, name),
+          delete: async (name) => void (await store.secrets.delete(PLUGIN_ARCHIVES, name)),
+        }
+      : undefined,
   });
   await lifecycle.boot(config.pluginsDirs);
   await unlockBoot();

@@ -138,7 +138,7 @@ export async function superAdminToken(t: TestServer, name: string): Promise<stri
   return made.body.metadata.annotations['security.svc.run/access-token'] as string;
 }
 
-async function dropSchema(schema: string) {
+export async function dropSchema(schema: string) {
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: PG_URL });
   await client.connect();

@@ -91,4 +91,54 @@ describe('the svc command line', () => {
       await rm(dataDir, { recursive: true, force: true });
     }
   });
+
+  it('refuses a second server on the same SQLite data directory, naming the first, and serves after it stops', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'svc-serve-twice-'));
+    const env = {
+      ...process.env,
+      SVC_PORT: '0',
+      SVC_HTTPS_PORT: 'off',
+      SVC_DATA_DIR: dataDir,
+      SVC_ADMIN_PASSWORD: 'x'.repeat(16),
+    };
+    const first = spawn(process.execPath, [CLI, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        let out = '';
+        first.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString('utf8');
+          if (out.includes('svc listening on')) resolve();
+        });
+        first.on('exit', (code) => reject(new Error(`svc exited with ${code}:\n${out}`)));
+      });
+      const second = await new Promise<{ code: number | null; stderr: string }>((resolve) =>
+        execFile(process.execPath, [CLI, 'serve'], { env, timeout: 20_000 }, (error, _stdout, stderr) =>
+          resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stderr }),
+        ),
+      );
+      expect(second.code).toBe(1);
+      expect(second.stderr).toContain(
+        `another svc server (process ${first.pid}) already serves the database in ${dataDir}`,
+      );
+      expect(second.stderr).toContain('SVC_DATABASE_URL');
+    } finally {
+      first.kill('SIGKILL');
+      await new Promise((resolve) => first.once('exit', resolve));
+    }
+    // Killed, it left its lock behind: the next server takes it over.
+    const third = await new Promise<string>((resolve, reject) => {
+      const child = spawn(process.execPath, [CLI, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString('utf8');
+        if (out.includes('svc listening on')) {
+          child.kill('SIGTERM');
+          resolve(out);
+        }
+      });
+      child.on('exit', (code) => code !== null && code !== 0 && reject(new Error(`svc exited with ${code}:\n${out}`)));
+    });
+    expect(third).toContain('svc listening on');
+    await rm(dataDir, { recursive: true, force: true });
+  });
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { alreadyExists, badRequest } from '@svc/plugin-api';
 import type { Logger as PinoLogger } from 'pino';
 import type { ControllerManager } from '../controllers/controller-manager.js';
@@ -11,7 +12,7 @@ import { admitPluginWrite, checkDependenciesInstalled, checkUpgrade } from './pl
 import { pluginLogger } from './plugin-context.js';
 import { discoverPlugins } from './plugin-discovery.js';
 import type { PluginHost, PluginRecord } from './plugin-host.js';
-import { type PluginStatus, pluginModel, UNINSTALL_FINALIZER } from './plugin-model.js';
+import { ARCHIVE_DIGEST_ANNOTATION, type PluginStatus, pluginModel, UNINSTALL_FINALIZER } from './plugin-model.js';
 import type { PluginObject } from './plugin-object.js';
 import { PluginObjects } from './plugin-objects.js';
 import {
@@ -37,6 +38,18 @@ export interface PluginLifecycleDeps {
   hostVersion: string;
   /** Set when several servers share the store: each reports its own part of a Plugin's status. */
   replica?: ReplicaIdentity;
+  /**
+   * Where uploaded archives are kept for every replica (a shared store): the replica that installs or upgrades a
+   * plugin stores its archive there, and the others fetch it when the Plugin's archive digest is not the code they run.
+   */
+  archives?: PluginArchives;
+}
+
+/** Uploaded plugin archives by plugin name, in the store the replicas share. */
+export interface PluginArchives {
+  put(name: string, archive: Buffer): Promise<void>;
+  get(name: string): Promise<Buffer | undefined>;
+  delete(name: string): Promise<void>;
 }
 
 /**
@@ -48,6 +61,8 @@ export interface PluginLifecycleDeps {
 export class PluginLifecycle {
   private plugins!: PluginObjects;
   private tail: Promise<unknown> = Promise.resolve();
+  /** The archive digest of the code this server runs, per plugin installed from an archive (replicas only). */
+  private readonly codeDigests = new Map<string, string>();
 
   constructor(private readonly deps: PluginLifecycleDeps) {}
 
@@ -105,6 +120,7 @@ export class PluginLifecycle {
         }
         checkDependenciesInstalled(host, manifest);
         const record = await host.resolve(await installed.place(name, staged), 'archive');
+        await this.share(name, archive, staged.digest);
         await this.plugins.ensure(record, { digest: staged.digest });
         return (await this.syncNow(name, {}))!;
       });
@@ -124,6 +140,7 @@ export class PluginLifecycle {
         const record = host.get(name);
         if (record && record.phase !== 'STOPPED') await host.stop(name, { restarting: true });
         const upgraded = await host.resolve(await installed.place(name, staged), 'archive');
+        await this.share(name, archive, staged.digest);
         await this.plugins.ensure(upgraded, { digest: staged.digest });
         return (await this.syncNow(name, { retry: true }))!;
       });
@@ -144,9 +161,40 @@ export class PluginLifecycle {
     return (await outcome) ?? this.get(name);
   }
 
+  /** Keeps an uploaded archive where the other replicas find it, before the Plugin object that names it is written. */
+  private async share(name: string, archive: Buffer, digest: string): Promise<void> {
+    if (!this.deps.archives) return;
+    await this.deps.archives.put(name, archive);
+    this.codeDigests.set(name, digest);
+  }
+
+  /**
+   * Replicas: when the Plugin names an archive (by digest) that is not the code this server runs, fetches it from the
+   * store and puts it in place (stopping the old code first), so every replica runs what was installed through any.
+   * Answers whether the code changed (then the plugin must be started again if it should run).
+   */
+  private async fetchCode(object: PluginObject | undefined): Promise<boolean> {
+    const { archives, host, installed, hostVersion } = this.deps;
+    const digest = object?.metadata.annotations?.[ARCHIVE_DIGEST_ANNOTATION];
+    if (!archives || !object || !digest || object.metadata.deletionTimestamp) return false;
+    const name = object.metadata.name;
+    if (this.codeDigests.get(name) === digest) return false;
+    const archive = await archives.get(name);
+    if (!archive || createHash('sha256').update(archive).digest('hex') !== digest) return false;
+    await withStagedArchive(installed, hostVersion, archive, async (staged) => {
+      if (host.get(name) && host.get(name)!.phase !== 'STOPPED') await host.stop(name, { restarting: true });
+      await host.resolve(await installed.place(name, staged), 'archive');
+    });
+    this.codeDigests.set(name, digest);
+    this.deps.logger.info({ plugin: name, digest }, 'fetched the plugin archive another replica installed');
+    return true;
+  }
+
   private async syncNow(name: string, { retry = false }: { retry?: boolean }): Promise<PluginObject | undefined> {
     const { host } = this.deps;
-    const plan = planSync(await this.plugins.fetch(name), host.get(name), retry);
+    const desired = await this.plugins.fetch(name);
+    const fetched = await this.fetchCode(desired);
+    const plan = planSync(desired, host.get(name), retry || fetched);
     switch (plan.step) {
       case 'none':
         return undefined;
@@ -182,6 +230,8 @@ export class PluginLifecycle {
   private async uninstall(object: PluginObject, record: PluginRecord | undefined): Promise<undefined> {
     const name = object.metadata.name;
     if (record) await this.removeCode(record);
+    this.codeDigests.delete(name);
+    await this.deps.archives?.delete(name);
     if (object.metadata.finalizers?.includes(UNINSTALL_FINALIZER)) await this.plugins.releaseUninstallFinalizer(name);
     this.deps.logger.info({ plugin: name }, 'plugin uninstalled');
     return undefined;

@@ -73,9 +73,19 @@ export class PostgresLease implements Lease {
   private async tryAcquire(): Promise<void> {
     const { connectionString, schema, keys, name, holder } = this.options;
     if (!this.client) {
-      const client = new pg.Client({ connectionString, options: `-c search_path=${schema}`, query_timeout: 3000 });
-      // A broken connection is found by the next tick's query; the event must not crash the process.
-      client.on('error', () => undefined);
+      const client = new pg.Client({
+        connectionString,
+        options: `-c search_path=${schema}`,
+        query_timeout: 3000,
+        // Names the connection in pg_stat_activity: which server competes for which lease.
+        application_name: `svc lease ${name} ${holder}`.slice(0, 63),
+      });
+      // A connection that breaks takes the lock with it: give the lease up at once, not at the next heartbeat.
+      const broken = () => {
+        if (this.client === client) this.lose();
+      };
+      client.on('error', broken);
+      client.on('end', broken);
       await client.connect();
       this.client = client;
     }

@@ -79,8 +79,8 @@ export const CREATE_TABLES: NamedQuery = {
     CREATE TABLE IF NOT EXISTS secrets (
       kind TEXT NOT NULL, name TEXT NOT NULL, value BYTEA NOT NULL, PRIMARY KEY (kind, name));
     CREATE TABLE IF NOT EXISTS unique_claims (
-      resource TEXT NOT NULL, index_name TEXT NOT NULL, value TEXT NOT NULL, name TEXT NOT NULL,
-      PRIMARY KEY (resource, index_name, value));
+      resource TEXT NOT NULL, index_name TEXT NOT NULL, digest BYTEA NOT NULL, name TEXT NOT NULL,
+      PRIMARY KEY (resource, index_name, digest));
     CREATE INDEX IF NOT EXISTS unique_claims_by_name ON unique_claims (resource, name);
     CREATE TABLE IF NOT EXISTS leases (
       name TEXT PRIMARY KEY, epoch BIGINT NOT NULL, holder TEXT NOT NULL, acquired_at TIMESTAMPTZ NOT NULL);`,
@@ -112,31 +112,32 @@ export const NEXT_REVISION: NamedQuery = {
 
 /*
  * Unique claims (Store.create's and update's `claims`): one row per unique index value an object holds, so two servers
- * can never both store a duplicate. They are taken before NEXT_REVISION, outside the writers' lock: a claim that waits
+ * can never both store a duplicate. A value is kept as its SHA-256 digest: any length fits the primary key's B-tree,
+ * and a value PostgreSQL's TEXT refuses (a NUL character) is claimed like any other. They are taken before NEXT_REVISION, outside the writers' lock: a claim that waits
  * for another transaction's claim then holds no lock that transaction needs, so claims never deadlock with the lock.
  */
 
-/** $1 resource, $2 name, $3 index names, $4 values: releases the object's claims not among ($3, $4). */
+/** $1 resource, $2 name, $3 index names, $4 digests: releases the object's claims not among ($3, $4). */
 export const RELEASE_OTHER_CLAIMS: NamedQuery = {
   name: 'release_other_claims',
   text: `
     DELETE FROM unique_claims c WHERE c.resource = $1 AND c.name = $2
-      AND NOT EXISTS (SELECT 1 FROM unnest($3::text[], $4::text[]) AS w(index_name, value)
-                      WHERE w.index_name = c.index_name AND w.value = c.value)`,
+      AND NOT EXISTS (SELECT 1 FROM unnest($3::text[], $4::bytea[]) AS w(index_name, digest)
+                      WHERE w.index_name = c.index_name AND w.digest = c.digest)`,
 };
 
 /**
- * $1 resource, $2 name, $3 index names, $4 values (sorted, so two writers take their claims in one order): claims what
+ * $1 resource, $2 name, $3 index names, $4 digests (sorted, so two writers take their claims in one order): claims what
  * the object does not hold yet. A value held by another object fails with unique_violation, after waiting for the
  * transaction that claimed it if that one has not committed.
  */
 export const TAKE_CLAIMS: NamedQuery = {
   name: 'take_claims',
   text: `
-    INSERT INTO unique_claims (resource, index_name, value, name)
-    SELECT $1, w.index_name, w.value, $2 FROM unnest($3::text[], $4::text[]) AS w(index_name, value)
+    INSERT INTO unique_claims (resource, index_name, digest, name)
+    SELECT $1, w.index_name, w.digest, $2 FROM unnest($3::text[], $4::bytea[]) AS w(index_name, digest)
     WHERE NOT EXISTS (SELECT 1 FROM unique_claims c
-                      WHERE c.resource = $1 AND c.index_name = w.index_name AND c.value = w.value AND c.name = $2)`,
+                      WHERE c.resource = $1 AND c.index_name = w.index_name AND c.digest = w.digest AND c.name = $2)`,
 };
 
 export const RELEASE_CLAIMS: NamedQuery = {
@@ -149,12 +150,12 @@ export const COUNT_CLAIMS: NamedQuery = {
   text: 'SELECT count(*) AS count FROM unique_claims WHERE resource = $1 AND index_name = $2',
 };
 
-/** $1 resource, $2 index, $3 values, $4 names. */
+/** $1 resource, $2 index, $3 digests, $4 names. */
 export const BACKFILL_CLAIMS: NamedQuery = {
   name: 'backfill_claims',
   text: `
-    INSERT INTO unique_claims (resource, index_name, value, name)
-    SELECT $1, $2, h.value, h.name FROM unnest($3::text[], $4::text[]) AS h(value, name)
+    INSERT INTO unique_claims (resource, index_name, digest, name)
+    SELECT $1, $2, h.digest, h.name FROM unnest($3::bytea[], $4::text[]) AS h(digest, name)
     ON CONFLICT DO NOTHING`,
 };
 

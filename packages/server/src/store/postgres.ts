@@ -4,6 +4,7 @@
  * and a failed write rolls its revision back with everything else.
  */
 
+import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { PoolClient } from 'pg';
 import pg from 'pg';
@@ -129,12 +130,15 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     claims: readonly UniqueClaim[],
     releasing: boolean,
   ): Promise<void> {
-    const sorted = [...claims].sort((a, b) => (a.index === b.index ? cmp(a.value, b.value) : cmp(a.index, b.index)));
-    const indexes = sorted.map((c) => c.index);
-    const values = sorted.map((c) => c.value);
-    if (releasing) await run(client, q.RELEASE_OTHER_CLAIMS, [resource, name, indexes, values]);
+    const digested = claims.map((c) => ({ claim: c, digest: digestOf(c.value) }));
+    const sorted = digested.sort((a, b) =>
+      a.claim.index === b.claim.index ? Buffer.compare(a.digest, b.digest) : cmp(a.claim.index, b.claim.index),
+    );
+    const indexes = sorted.map((c) => c.claim.index);
+    const digests = sorted.map((c) => c.digest);
+    if (releasing) await run(client, q.RELEASE_OTHER_CLAIMS, [resource, name, indexes, digests]);
     if (sorted.length === 0) return;
-    await run(client, q.TAKE_CLAIMS, [resource, name, indexes, values]).catch(
+    await run(client, q.TAKE_CLAIMS, [resource, name, indexes, digests]).catch(
       (error: { code?: string; detail?: string }) => {
         if (error.code !== UNIQUE_VIOLATION) throw error;
         throw new UniqueClaimError(resource, name, heldClaim(error.detail, sorted));
@@ -268,7 +272,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       if (claimed >= holders.length) return;
       for (let i = 0; i < holders.length; i += 5000) {
         const slice = holders.slice(i, i + 5000);
-        await run(pool, q.BACKFILL_CLAIMS, [resource, index, slice.map((h) => h[0]), slice.map((h) => h[1])]);
+        await run(pool, q.BACKFILL_CLAIMS, [resource, index, slice.map((h) => digestOf(h[0])), slice.map((h) => h[1])]);
       }
     },
     listen: (listener) => notices.listen(listener),
@@ -310,8 +314,10 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** The claim a unique_violation names (`Key (resource, index_name, value)=(…, index, value) already exists.`). */
-function heldClaim(detail: string | undefined, claims: readonly UniqueClaim[]): UniqueClaim {
-  const found = claims.find((c) => detail?.includes(`, ${c.index}, ${c.value})`));
-  return found ?? claims[0]!;
+const digestOf = (value: string) => createHash('sha256').update(value).digest();
+
+/** The claim a unique_violation names (`Key (resource, index_name, digest)=(…, index, \x…) already exists.`). */
+function heldClaim(detail: string | undefined, claims: ReadonlyArray<{ claim: UniqueClaim; digest: Buffer }>) {
+  const found = claims.find((c) => detail?.includes(`, ${c.claim.index}, \\x${c.digest.toString('hex')})`));
+  return (found ?? claims[0]!).claim;
 }
