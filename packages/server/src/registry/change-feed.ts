@@ -21,6 +21,8 @@ export interface ChangeFeedOptions {
   gapTimeoutMs?: number;
   /** Changes read per query. Default 1000. */
   batchSize?: number;
+  /** How long after it was last fully caught up a server still counts as caught up. Default 5000 ms. */
+  readyLagMs?: number;
   onError?: (error: unknown) => void;
   /** Told when the history this server needs was compacted away before it read it (it must restart to catch up). */
   onFellBehind?: (error: CompactedError) => void;
@@ -38,6 +40,8 @@ export class ChangeFeed {
   private stopListening: (() => void) | undefined;
   private closed = false;
   private behind = false;
+  /** When a pass last ended with everything known applied. */
+  private caughtUpAt: number | undefined;
   private readonly caughtUpListeners = new Set<(revision: number) => void>();
   private readonly options: Required<Omit<ChangeFeedOptions, 'onError' | 'onFellBehind'>> & ChangeFeedOptions;
 
@@ -47,12 +51,13 @@ export class ChangeFeed {
     private readonly objects: ObjectService,
     options: ChangeFeedOptions = {},
   ) {
-    this.options = { pollMs: 1000, gapTimeoutMs: 1000, batchSize: 1000, ...options };
+    this.options = { pollMs: 1000, gapTimeoutMs: 1000, batchSize: 1000, readyLagMs: 5000, ...options };
   }
 
   /** Starts following from the store's current revision (read before the indexes are built, so nothing is missed). */
   async start(): Promise<void> {
     this.applied = this.known = await this.store.currentRevision();
+    this.caughtUpAt = Date.now();
     this.stopListening = this.store.listen((notice) => {
       if (notice.type === 'revision') this.learn(notice.revision);
       else if (notice.type === 'reset') this.poke();
@@ -65,9 +70,14 @@ export class ChangeFeed {
     return this.applied;
   }
 
-  /** True when the last look at the store found nothing left to apply, and no history was lost. */
+  /**
+   * Whether this server serves current data: it has applied everything the store held at some moment in the last
+   * `readyLagMs` (so ordinary lag under a steady stream of writes does not make it flap), and lost no history.
+   */
   get caughtUp(): boolean {
-    return !this.behind && this.applied >= this.known;
+    if (this.behind) return false;
+    if (this.applied >= this.known) return true;
+    return this.caughtUpAt !== undefined && Date.now() - this.caughtUpAt < this.options.readyLagMs;
   }
 
   /** Called after each pass with the revision every change up to which has been applied (the hub's heartbeat). */
@@ -156,6 +166,7 @@ export class ChangeFeed {
       this.applied = changes[changes.length - 1]!.revision;
     }
     this.gapSince = undefined;
+    this.caughtUpAt = Date.now();
     for (const listener of this.caughtUpListeners) listener(this.applied);
   }
 

@@ -280,16 +280,24 @@ export class ObjectService {
     options: WriteOptions = {},
   ): Promise<Written> {
     return this.writes.run(objectKey(served, name), async () => {
-      const current = await this.read(served, name);
-      const patched = change(deepCopy(current.object));
-      const object = this.validated(served, patched, 'update', options);
-      if (object.metadata.name !== name) {
-        throw invalid('a patch cannot change metadata.name', [
-          { path: '/metadata/name', message: `must stay "${name}"` },
-        ]);
+      // A patch applies to whatever is current: when another server (a replica) wrote between the read and the store's
+      // check, it is applied again to the new state (k8s' GuaranteedUpdate), unless the patch itself pins a version.
+      for (let attempt = 1; ; attempt++) {
+        const current = await this.read(served, name);
+        const patched = change(deepCopy(current.object));
+        const object = this.validated(served, patched, 'update', options);
+        if (object.metadata.name !== name) {
+          throw invalid('a patch cannot change metadata.name', [
+            { path: '/metadata/name', message: `must stay "${name}"` },
+          ]);
+        }
+        checkLock(served, current.object, object);
+        try {
+          return await this.replace(served, current, object, options);
+        } catch (error) {
+          if (!(error as { lostRace?: boolean }).lostRace || attempt >= 5) throw error;
+        }
       }
-      checkLock(served, current.object, object);
-      return this.replace(served, current, object, options);
     });
   }
 
@@ -439,7 +447,8 @@ export class ObjectService {
     } catch (error) {
       served.index.apply(removing ? undefined : stored, prev);
       if (error instanceof RevisionConflictError) {
-        throw conflict(`${served.model.kind} "${name}" was changed by another writer; get it again and retry`);
+        const lost = conflict(`${served.model.kind} "${name}" was changed by another writer; get it again and retry`);
+        throw Object.assign(lost, { lostRace: true });
       }
       throw claimRefused(served, error);
     }
