@@ -43,6 +43,9 @@ export class ChangeFeed {
   /** When a pass last ended with everything known applied. */
   private caughtUpAt: number | undefined;
   private readonly caughtUpListeners = new Set<(revision: number) => void>();
+  /** Changes of models still building their indexes, applied once they are registered. */
+  private readonly heldForLoading = new Map<string, { load: number; changes: Change[] }>();
+  private readonly stopFollowingModels: () => void;
   private readonly options: Required<Omit<ChangeFeedOptions, 'onError' | 'onFellBehind'>> & ChangeFeedOptions;
 
   constructor(
@@ -52,6 +55,15 @@ export class ChangeFeed {
     options: ChangeFeedOptions = {},
   ) {
     this.options = { pollMs: 1000, gapTimeoutMs: 1000, batchSize: 1000, readyLagMs: 5000, ...options };
+    this.stopFollowingModels = registry.onChange((event, served) => {
+      const held = this.heldForLoading.get(served.model.resource);
+      this.heldForLoading.delete(served.model.resource);
+      if (event !== 'registered' || !held || held.load !== registry.loadOf(served)) return;
+      // Older than what the scan saw, some of them: applied in order, they end at the latest state all the same.
+      for (const change of held.changes) {
+        void this.objects.applyRemote(served, change).catch((error: unknown) => this.options.onError?.(error));
+      }
+    });
   }
 
   /** Starts following from the store's current revision (read before the indexes are built, so nothing is missed). */
@@ -94,6 +106,7 @@ export class ChangeFeed {
 
   close(): void {
     this.closed = true;
+    this.stopFollowingModels();
     clearTimeout(this.timer);
     this.stopListening?.();
   }
@@ -159,6 +172,7 @@ export class ChangeFeed {
       for (const change of changes) {
         const served = this.registry.findByResource(change.resource);
         if (served) applying.push(this.objects.applyRemote(served, change));
+        else if (this.registry.loadingOf(change.resource) !== undefined) this.holdForLoading(change);
         else this.objects.takeLocal(change.revision);
         if (change.revision > this.known) this.known = change.revision;
       }
@@ -168,6 +182,13 @@ export class ChangeFeed {
     this.gapSince = undefined;
     this.caughtUpAt = Date.now();
     for (const listener of this.caughtUpListeners) listener(this.applied);
+  }
+
+  private holdForLoading(change: Change): void {
+    const load = this.registry.loadingOf(change.resource)!;
+    const held = this.heldForLoading.get(change.resource);
+    if (held?.load === load) held.changes.push(change);
+    else this.heldForLoading.set(change.resource, { load, changes: [change] });
   }
 
   private waitedOutGap(): boolean {

@@ -33,6 +33,9 @@ export class ModelRegistry {
   private readonly byRoute = new Map<string, ServedModel>();
   private readonly byKind = new Map<string, ServedModel>();
   private readonly listeners = new Set<ModelListener>();
+  /** Resources whose indexes are being built from the store, each with the number of its build (see loadingOf). */
+  private readonly loading = new Map<string, number>();
+  private loads = 0;
 
   constructor(
     private readonly store: Store,
@@ -46,6 +49,31 @@ export class ModelRegistry {
         `model ${model.kind} (${model.apiVersion}, plural ${model.plural}) is already registered by ${existing.owner}`,
       );
     }
+    this.loading.set(model.resource, ++this.loads);
+    try {
+      return await this.load(model, owner);
+    } finally {
+      this.loading.delete(model.resource);
+    }
+  }
+
+  /**
+   * While a model of this resource builds its indexes, the number of that build: a change another server commits
+   * meanwhile may be missing from the scan and is not yet anyone's to apply, so the change feed keeps it until the
+   * model is registered (and drops it if that build failed and another began).
+   */
+  loadingOf(resource: string): number | undefined {
+    return this.loading.get(resource);
+  }
+
+  /** The number of the build that registered the model of this resource, while it is served. */
+  loadOf(served: ServedModel): number | undefined {
+    return this.loadNumbers.get(served);
+  }
+
+  private readonly loadNumbers = new WeakMap<ServedModel, number>();
+
+  private async load(model: NormalizedModel, owner: Owner): Promise<ServedModel> {
     const index = new ModelIndex(model.indexes, `${model.apiVersion} ${model.kind}`);
     // One bulk load rather than an apply per object (index-loader.ts). Each batch is decoded as it arrives, and only
     // the objects' index records are kept: not their bytes, nor the objects.
@@ -71,6 +99,7 @@ export class ModelRegistry {
         await this.store.backfillClaims(model.resource, name, holders);
     }
     const served: ServedModel = { model, index, owner };
+    this.loadNumbers.set(served, this.loading.get(model.resource)!);
     this.byRoute.set(this.routeOf(model), served);
     this.byKind.set(kindKey(model.apiVersion, model.kind), served);
     for (const listener of this.listeners) listener('registered', served);
