@@ -141,6 +141,17 @@ export class ObjectService {
     return this.store.shared ? served.index.uniqueClaims(object) : undefined;
   }
 
+  /** The claims after an update, or undefined when its unique values are those it held (most updates: no work). */
+  private changedClaims(served: ServedModel, prev: ExtensionObject, next: ExtensionObject): UniqueClaim[] | undefined {
+    const claims = this.claimsOf(served, next);
+    if (!claims) return undefined;
+    const before = served.index.uniqueClaims(prev);
+    const same =
+      before.length === claims.length &&
+      before.every((c, i) => c.index === claims[i]!.index && c.value === claims[i]!.value);
+    return same ? undefined : claims;
+  }
+
   private wrote(revision: number): void {
     if (this.store.shared) this.localRevisions.add(revision);
   }
@@ -442,7 +453,7 @@ export class ObjectService {
             name,
             current.record.revision,
             (rev) => encodeObject(stored, rev),
-            this.claimsOf(served, stored),
+            this.changedClaims(served, prev, stored),
           );
     } catch (error) {
       served.index.apply(removing ? undefined : stored, prev);

@@ -4,12 +4,15 @@
  * `s["kind","name"]` for a secret record. A notice can still be missed (the connection breaks and is made again), so
  * every (re)connection is reported as `reset`: the caller then re-reads, and a change feed polls besides.
  */
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { StoreNotice } from './types.js';
 
 const RECONNECT_MS = [100, 250, 500, 1000, 2000];
 
 export class PostgresNotices {
+  /** Names this store in the notices its own writes send, so it does not hear them as another server's. */
+  readonly instance = randomBytes(6).toString('hex');
   private readonly listeners = new Set<(notice: StoreNotice) => void>();
   private client: pg.Client | undefined;
   private connecting = false;
@@ -75,7 +78,7 @@ export class PostgresNotices {
   }
 
   private receive(payload: string | undefined): void {
-    const notice = parseNotice(payload);
+    const notice = parseNotice(payload, this.instance);
     if (notice) this.emit(notice);
   }
 
@@ -84,11 +87,16 @@ export class PostgresNotices {
   }
 }
 
-/** A notice's payload as written by postgres-queries.ts and postgres-secrets.ts; undefined for anything else. */
-export function parseNotice(payload: string | undefined): StoreNotice | undefined {
+/**
+ * A notice's payload as written by postgres-queries.ts (`r<revision> <writer>`) and postgres-secrets.ts; undefined
+ * for anything else, and for a revision this store (`self`) wrote: its own writes reach it without a notice.
+ */
+export function parseNotice(payload: string | undefined, self: string): StoreNotice | undefined {
   if (!payload) return undefined;
   if (payload[0] === 'r') {
-    const revision = Number(payload.slice(1));
+    const [number, writer] = payload.slice(1).split(' ');
+    const revision = Number(number);
+    if (writer === self) return undefined;
     return Number.isSafeInteger(revision) && revision > 0 ? { type: 'revision', revision } : undefined;
   }
   if (payload[0] === 's') {

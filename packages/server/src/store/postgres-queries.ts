@@ -107,7 +107,7 @@ export const NEXT_REVISION: NamedQuery = {
   text: `
     WITH locked AS (SELECT pg_advisory_xact_lock($1, $2))
     UPDATE meta SET revision = revision + 1 FROM locked WHERE meta.id = 1
-    RETURNING meta.revision, pg_notify($3, 'r' || meta.revision)`,
+    RETURNING meta.revision, pg_notify($3, 'r' || meta.revision || ' ' || $4)`,
 };
 
 /*

@@ -116,7 +116,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
   /** Takes the writers' lock and the next revision: the first statement of every write. */
   async function nextRevision(client: PoolClient): Promise<number> {
-    return (await run<{ revision: number }>(client, q.NEXT_REVISION, [LOCK_CLASS, lockKey, channel])).rows[0]!.revision;
+    const values = [LOCK_CLASS, lockKey, channel, notices.instance];
+    return (await run<{ revision: number }>(client, q.NEXT_REVISION, values)).rows[0]!.revision;
   }
 
   /**
