@@ -182,7 +182,7 @@ export class PluginLifecycle {
     const archive = await archives.get(name);
     if (!archive || createHash('sha256').update(archive).digest('hex') !== digest) return false;
     await withStagedArchive(installed, hostVersion, archive, async (staged) => {
-      if (host.get(name) && host.get(name)!.phase !== 'STOPPED') await host.stop(name, { restarting: true });
+      if (host.get(name)?.phase === 'STARTED') await host.stop(name, { restarting: true });
       await host.resolve(await installed.place(name, staged), 'archive');
     });
     this.codeDigests.set(name, digest);
