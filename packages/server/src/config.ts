@@ -24,6 +24,8 @@ export interface Config {
    * Default: the host name and a digest of the data directory, so it stays the same across restarts.
    */
   replicaId: string;
+  /** SVC_SQLITE_SYNC: when a commit to the embedded database is durable (see store/sqlite.ts); default `normal`. */
+  sqliteSync: 'normal' | 'full';
   pluginsDirs: string[];
   adminUsername: string;
   adminPassword?: string;
@@ -139,7 +141,15 @@ export function loadConfig(settings: Settings): Config {
     accessLog: booleanSetting(settings, 'SVC_ACCESS_LOG', true),
     watchHistory,
     trustProxy: trustProxySetting(settings.SVC_TRUST_PROXY),
+    sqliteSync: sqliteSyncSetting(settings.SVC_SQLITE_SYNC),
   };
+}
+
+function sqliteSyncSetting(raw: string | undefined): Config['sqliteSync'] {
+  const value = (raw ?? '').trim().toLowerCase();
+  if (value === '' || value === 'normal') return 'normal';
+  if (value === 'full') return 'full';
+  throw new Error(`SVC_SQLITE_SYNC must be normal or full, got "${raw}"`);
 }
 
 function logFormatSetting(raw: string | undefined): Config['logFormat'] {

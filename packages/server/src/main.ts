@@ -117,7 +117,9 @@ export async function createServer(config: Config, options: ServerOptions = {}):
     schema: options.databaseSchema ?? config.databaseSchema,
     server: true,
     replicaId: config.replicaId,
+    sqliteSync: config.sqliteSync,
   });
+  logger.info({ dialect: store.dialect, durability: store.durability }, `store: ${store.dialect}, ${store.durability}`);
   const registry = new ModelRegistry(store, logger);
   const objects = new ObjectService(store, (error) => logger.error({ err: error }, 'a commit listener failed'));
   // Replicas of a shared store follow each other's writes; started before any index is built, so none is missed.

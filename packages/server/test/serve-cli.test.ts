@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { settingsFromArgs } from '../src/config.js';
+import { loadConfig, settingsFromArgs } from '../src/config.js';
 import { REPO } from './harness.js';
 
 const CLI = path.join(REPO, 'packages/server/dist/cli.js');
@@ -49,6 +49,12 @@ describe('the svc command line', () => {
     const stray = await svc('serve', 'now');
     expect(stray.code).toBe(2);
     expect(stray.stderr).toContain('unexpected argument "now"');
+  });
+
+  it('takes SVC_SQLITE_SYNC normal (the default) or full, and refuses anything else naming both', () => {
+    expect(loadConfig({}).sqliteSync).toBe('normal');
+    expect(loadConfig({ SVC_SQLITE_SYNC: 'FULL' }).sqliteSync).toBe('full');
+    expect(() => loadConfig({ SVC_SQLITE_SYNC: 'fast' })).toThrow('SVC_SQLITE_SYNC must be normal or full, got "fast"');
   });
 
   it('reads flags over the environment, in both spellings', () => {

@@ -20,6 +20,8 @@ export interface StoreLocation {
   server?: boolean;
   /** Names this server among the replicas of a PostgreSQL store. */
   replicaId?: string;
+  /** The embedded database's `synchronous` level (SVC_SQLITE_SYNC); default `normal`. */
+  sqliteSync?: 'normal' | 'full';
 }
 
 /** The SQLite database file of a data directory. */
@@ -50,7 +52,7 @@ export async function openStore(location: StoreLocation): Promise<Store> {
   // `svc admin reset-password` writes only secrets, which bypass the cache.)
   let store: Store;
   try {
-    store = withReadCache(openSqliteStore({ path: file }));
+    store = withReadCache(openSqliteStore({ path: file, synchronous: location.sqliteSync }));
   } catch (error) {
     release();
     throw error;

@@ -193,6 +193,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     }
   }
 
+  // PostgreSQL's own setting (`on` by default: a commit is flushed to its WAL before it is acknowledged).
+  const synchronousCommit = (await pool.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]!
+    .synchronous_commit;
   let closing: Promise<void> | undefined;
   const notices = new PostgresNotices(options.connectionString, channel);
   const leases = new Map<string, PostgresLease>();
@@ -200,6 +203,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
   return {
     dialect: 'postgres',
+    durability: `synchronous_commit=${synchronousCommit}`,
     shared: true,
     secrets: postgresSecrets(pool, channel),
     currentRevision: async () => (await meta()).revision,

@@ -23,6 +23,13 @@ describeStoreConformance(
 );
 
 describe('openSqliteStore', () => {
+  it('commits with the synchronous level asked for, as the database reports it', async () => {
+    const normal = openSqliteStore({ path: join(dir, 'normal.db') });
+    const full = openSqliteStore({ path: join(dir, 'full.db'), synchronous: 'full' });
+    expect([normal.durability, full.durability]).toEqual(['synchronous=normal', 'synchronous=full']);
+    await Promise.all([normal.close(), full.close()]);
+  });
+
   it('keeps each :memory: store private', async () => {
     const first = openSqliteStore({ path: ':memory:' });
     const second = openSqliteStore({ path: ':memory:' });

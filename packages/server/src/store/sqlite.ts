@@ -36,7 +36,16 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
   /** SQLite's own page cache, in KiB (default 4 MiB). */
   cacheSizeKiB?: number;
+  /**
+   * When a commit reaches the disk (SVC_SQLITE_SYNC). `normal` (default): appended to the WAL without an fsync, so it
+   * survives a kill -9 of the process but not a power loss or OS crash. `full`: the WAL is fsynced at every commit
+   * (one per group of writes), so it survives those too.
+   */
+  synchronous?: 'normal' | 'full';
 }
+
+/** PRAGMA synchronous as SQLite reports it. */
+const SYNCHRONOUS_LEVELS: Record<number, string> = { 0: 'off', 1: 'normal', 2: 'full', 3: 'extra' };
 
 // Plain rowid tables: WITHOUT ROWID is slower for these rows. The one index, (resource, name), serves reads, `count`
 // and the keyset paging of `scan`; every page a write dirties costs a WAL frame, so there is no other.
@@ -60,7 +69,9 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   // a kill -9 of this process (the OS still holds the pages); only an OS crash or power loss may lose the latest
   // commits, and never corrupts the file.
   db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
+  db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+  // What the database took, read back rather than assumed: the store reports it (Store.durability) and svc logs it.
+  const durability = SYNCHRONOUS_LEVELS[db.pragma('synchronous', { simple: true }) as number] ?? 'unknown';
   db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
   // better-sqlite3's default page cache is 16 MiB, and it fills as soon as indexes are built from a large model at
   // boot. Reads are served by the read cache and the in-memory indexes, and the OS keeps the file's pages anyway: 4 MiB
@@ -199,6 +210,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
 
   return {
     dialect: 'sqlite',
+    durability: `synchronous=${durability}`,
     // One process writes this file (a second server is refused: data-dir-lock.ts), so its in-memory indexes hold the
     // unique claims, and no notice ever comes from elsewhere.
     shared: false,

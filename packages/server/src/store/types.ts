@@ -147,6 +147,8 @@ export interface SecretStore {
 export interface Store {
   /** `sqlite` or `postgres`, for logs and diagnostics. */
   readonly dialect: string;
+  /** When a commit is durable, as the database reports it (`synchronous=normal`, `synchronous_commit=on`), for the log. */
+  readonly durability: string;
   /** Storage for secrets, outside the revisioned history (see SecretStore). */
   readonly secrets: SecretStore;
   /** The revision of the latest write (0 for an empty store). */
