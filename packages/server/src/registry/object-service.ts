@@ -87,7 +87,9 @@ export class ObjectService {
    * Revisions this process wrote and announced, until the change feed passes them (a shared store only): the feed
    * must not apply or announce them a second time.
    */
-  private readonly localRevisions = new Set<number>();
+  private readonly localRevisions = new Map<number, string>();
+  /** The newest revision this process wrote of each object, until the feed passes it (see applyRemote). */
+  private readonly newestLocal = new Map<string, number>();
   /** Per-model checks run inside every write, after validation and before the store. */
   readonly admission = new Admission();
 
@@ -109,8 +111,12 @@ export class ObjectService {
    * in flight finishes (or undoes its index change) first, and a revision this process wrote itself is passed over.
    */
   applyRemote(served: ServedModel, change: Change): Promise<void> {
-    return this.writes.run(objectKey(served, change.name), async () => {
-      if (this.localRevisions.delete(change.revision)) return;
+    const key = objectKey(served, change.name);
+    return this.writes.run(key, async () => {
+      if (this.takeLocal(change.revision)) return;
+      // A local write of this object that read the store after this change committed, and so is newer, may have run
+      // before the feed got here: its state is in the index already, and this older one must not replace it.
+      if ((this.newestLocal.get(key) ?? 0) > change.revision) return;
       const object = decodeObject(change.value);
       const prevObject = change.prevValue ? decodeObject(change.prevValue) : undefined;
       if (change.type === 'DELETED') {
@@ -133,7 +139,11 @@ export class ObjectService {
 
   /** True (once) when this process wrote `revision` itself: the change feed then has nothing to apply. */
   takeLocal(revision: number): boolean {
-    return this.localRevisions.delete(revision);
+    const key = this.localRevisions.get(revision);
+    if (key === undefined) return false;
+    this.localRevisions.delete(revision);
+    if (this.newestLocal.get(key) === revision) this.newestLocal.delete(key);
+    return true;
   }
 
   /** The unique values to claim in the store: only a shared store enforces them (one process's index does here). */
@@ -152,8 +162,11 @@ export class ObjectService {
     return same ? undefined : claims;
   }
 
-  private wrote(revision: number): void {
-    if (this.store.shared) this.localRevisions.add(revision);
+  private wrote(served: ServedModel, name: string, revision: number): void {
+    if (!this.store.shared) return;
+    const key = objectKey(served, name);
+    this.localRevisions.set(revision, key);
+    if (revision > (this.newestLocal.get(key) ?? 0)) this.newestLocal.set(key, revision);
   }
 
   /** Listeners run after the commit: one that throws must not undo or fail a write that already happened. */
@@ -259,7 +272,7 @@ export class ObjectService {
         served.index.apply(stored, undefined);
         throw error instanceof KeyExistsError ? nameTaken(served, name) : claimRefused(served, error);
       });
-    this.wrote(record.revision);
+    this.wrote(served, name, record.revision);
     this.announce({ type: 'ADDED', revision: record.revision, served, object: stored, bytes: record.value });
     return { object: stored, bytes: record.value, removed: false };
   }
@@ -463,7 +476,7 @@ export class ObjectService {
       }
       throw claimRefused(served, error);
     }
-    this.wrote(record.revision);
+    this.wrote(served, name, record.revision);
     if (!removing) {
       this.announce({
         type: 'MODIFIED',
