@@ -121,15 +121,7 @@ export class ObjectService {
       const prevObject = change.prevValue ? decodeObject(change.prevValue) : undefined;
       if (change.type === 'DELETED') {
         served.index.apply(object, undefined);
-        const last = { ...object, metadata: { ...object.metadata, resourceVersion: String(change.revision) } };
-        this.announce({
-          type: 'DELETED',
-          revision: change.revision,
-          served,
-          object: last,
-          prevObject: object,
-          bytes: Buffer.from(JSON.stringify(last)),
-        });
+        this.announce(deletedChange(served, object, change.revision));
         return;
       }
       served.index.apply(undefined, object);
@@ -489,16 +481,7 @@ export class ObjectService {
       return { object: stored, bytes: record.value, removed: false };
     }
     stored.metadata.resourceVersion = String(record.revision);
-    const last = { ...prev, metadata: { ...prev.metadata, resourceVersion: String(record.revision) } };
-    const lastBytes = Buffer.from(JSON.stringify(last));
-    this.announce({
-      type: 'DELETED',
-      revision: record.revision,
-      served,
-      object: last,
-      prevObject: prev,
-      bytes: lastBytes,
-    });
+    this.announce(deletedChange(served, prev, record.revision));
     return { object: stored, bytes: Buffer.from(JSON.stringify(stored)), removed: true };
   }
 
@@ -586,6 +569,12 @@ function checkVersion(served: ServedModel, current: ExtensionObject, version: un
         `the request carries ${JSON.stringify(version)}; get the object again and retry`,
     );
   }
+}
+
+/** The announcement of a removal: the object's last stored state, carrying the deletion's revision. */
+function deletedChange(served: ServedModel, last: ExtensionObject, revision: number): CommittedChange {
+  const object = { ...last, metadata: { ...last.metadata, resourceVersion: String(revision) } };
+  return { type: 'DELETED', revision, served, object, prevObject: last, bytes: Buffer.from(JSON.stringify(object)) };
 }
 
 /** A unique value another server's object claimed first: the same 409 as one this process's index refuses. */
