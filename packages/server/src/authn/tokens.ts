@@ -59,8 +59,7 @@ export class PersonalAccessTokens {
   async start(): Promise<void> {
     const { objects, users } = this.deps;
     objects.admission.add(this.served.model.resource, admitTokenWrite);
-    for await (const batch of this.digests.entries())
-      for (const [name, { digest }] of batch) this.remember(name, digest);
+    await this.reloadDigests();
     const page = await objects.list(this.served, { labels: [], fields: [], sort: [] });
     for (const bytes of page.items) this.follow(JSON.parse(bytes.toString('utf8')) as TokenObject);
     objects.onCommitted((change) => this.onCommitted(change));
@@ -203,7 +202,7 @@ export class PersonalAccessTokens {
     this.digestByName.delete(name);
   }
 
-  /** Notices from other servers may have been missed: reads every digest again. */
+  /** Reads every digest (at start, and when notices from other servers may have been missed). */
   async reloadDigests(): Promise<void> {
     for await (const batch of this.digests.entries())
       for (const [name, { digest }] of batch) this.remember(name, digest);

@@ -43,10 +43,6 @@ export class ControllerManager {
     else await Promise.all(runners.map((runner) => runner.stop()));
   }
 
-  get isLeading(): boolean {
-    return this.leading;
-  }
-
   /** Starts a reconciler of `owner`; throws (400/404) when its model or selectors are wrong. */
   add(owner: Owner, definition: ReconcilerDefinition, context: ReconcileContext): ReconcilerRunner {
     const served = this.deps.registry.resolve(definition.model);
