@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { alreadyExists, badRequest } from '@svc/plugin-api';
 import type { Logger as PinoLogger } from 'pino';
 import type { ControllerManager } from '../controllers/controller-manager.js';
@@ -180,11 +179,16 @@ export class PluginLifecycle {
     const name = object.metadata.name;
     if (this.codeDigests.get(name) === digest) return false;
     const archive = await archives.get(name);
-    if (!archive || createHash('sha256').update(archive).digest('hex') !== digest) return false;
-    await withStagedArchive(installed, hostVersion, archive, async (staged) => {
+    if (!archive) return false;
+    const placed = await withStagedArchive(installed, hostVersion, archive, async (staged) => {
+      // Staging digests the archive: the store may already hold a newer upload than this Plugin names (an upgrade
+      // under way), and only the one it names is put in place.
+      if (staged.digest !== digest) return false;
       if (host.get(name)?.phase === 'STARTED') await host.stop(name, { restarting: true });
       await host.resolve(await installed.place(name, staged), 'archive');
+      return true;
     });
+    if (!placed) return false;
     this.codeDigests.set(name, digest);
     this.deps.logger.info({ plugin: name, digest }, 'fetched the plugin archive another replica installed');
     return true;
