@@ -1,33 +1,16 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PEOPLE_PLUGINS, PERSONS, person, REPO, TEST_ADMIN } from './harness.js';
+import { PEOPLE_PLUGINS, PERSONS, person, TEST_ADMIN } from './harness.js';
+import { spawnServe } from './serve-process.js';
 
-const CLI = path.join(REPO, 'packages/server/dist/cli.js');
-
-function serve(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [CLI, 'serve'], {
-    env: {
-      ...process.env,
-      SVC_PORT: '0',
-      SVC_HTTPS_PORT: 'off',
-      SVC_DATA_DIR: dataDir,
-      SVC_PLUGINS_DIR: PEOPLE_PLUGINS,
-      SVC_LOG_LEVEL: 'warn',
-      SVC_ADMIN_PASSWORD: TEST_ADMIN.password,
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const match = /svc listening on (http:\/\/\S+)/.exec(out);
-      if (match) resolve({ child, url: match[1]! });
-    });
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}`)));
+function serve(dataDir: string) {
+  return spawnServe({
+    SVC_DATA_DIR: dataDir,
+    SVC_PLUGINS_DIR: PEOPLE_PLUGINS,
+    SVC_LOG_LEVEL: 'warn',
+    SVC_ADMIN_PASSWORD: TEST_ADMIN.password,
   });
 }
 

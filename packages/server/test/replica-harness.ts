@@ -2,13 +2,12 @@
  * Replicas as users run them: `svc serve` processes (the built CLI) on one PostgreSQL schema, each with its own data
  * directory, talked to over HTTP. Killed with SIGKILL when a test wants a crash.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { dropSchema, PEOPLE_PLUGINS, PG_URL, REPO, TEST_ADMIN } from './harness.js';
-
-const CLI = path.join(REPO, 'packages/server/dist/cli.js');
+import { dropSchema, PEOPLE_PLUGINS, PG_URL, TEST_ADMIN } from './harness.js';
+import { spawnServe } from './serve-process.js';
 
 export interface Replica {
   id: string;
@@ -53,54 +52,33 @@ export async function replicaSet(name: string): Promise<ReplicaSet> {
   return set;
 }
 
-function spawnReplica(id: string, dataDir: string, schema: string, env: Record<string, string>): Promise<Replica> {
-  const child = spawn(process.execPath, [CLI, 'serve'], {
-    env: {
-      ...process.env,
-      SVC_PORT: '0',
-      SVC_HTTPS_PORT: 'off',
-      SVC_DATA_DIR: dataDir,
-      SVC_DATABASE_URL: PG_URL,
-      SVC_DATABASE_SCHEMA: schema,
-      SVC_REPLICA_ID: id,
-      SVC_PLUGINS_DIR: PEOPLE_PLUGINS,
-      SVC_LOG_LEVEL: 'info',
-      SVC_LOG_FORMAT: 'json',
-      SVC_ACCESS_LOG: 'off',
-      SVC_ADMIN_PASSWORD: TEST_ADMIN.password,
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+async function spawnReplica(
+  id: string,
+  dataDir: string,
+  schema: string,
+  env: Record<string, string>,
+): Promise<Replica> {
+  const served = await spawnServe({
+    SVC_DATA_DIR: dataDir,
+    SVC_DATABASE_URL: PG_URL,
+    SVC_DATABASE_SCHEMA: schema,
+    SVC_REPLICA_ID: id,
+    SVC_PLUGINS_DIR: PEOPLE_PLUGINS,
+    SVC_LOG_LEVEL: 'info',
+    SVC_LOG_FORMAT: 'json',
+    SVC_ACCESS_LOG: 'off',
+    SVC_ADMIN_PASSWORD: TEST_ADMIN.password,
+    ...env,
   });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`replica ${id} did not start:\n${out}`)), 60_000);
-    child.stdout!.on('data', () => {
-      const match = /svc listening on (http:\/\/\S+)/.exec(out);
-      if (!match) return;
-      clearTimeout(timer);
-      const url = match[1]!;
-      resolve({
-        id,
-        url,
-        child,
-        dataDir,
-        output: () => out,
-        async kill() {
-          if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-          await exited;
-        },
-        fetch: (pathAndQuery, init = {}) => fetch(`${url}${pathAndQuery}`, init),
-      });
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`replica ${id} exited with ${code}:\n${out}`));
-    });
-  });
+  return {
+    id,
+    url: served.url,
+    child: served.child,
+    dataDir,
+    output: served.output,
+    kill: served.kill,
+    fetch: (pathAndQuery, init = {}) => fetch(`${served.url}${pathAndQuery}`, init),
+  };
 }
 
 /** Signs in on one replica; returns the headers a browser would send on later requests (to any replica). */

@@ -1,6 +1,6 @@
 /**
  * Replicas under crashes: a mixed load (creates, updates, deletes) spread over three replicas while one of them, at
- * random, is killed with SIGKILL every few seconds and started again on its data directory. Afterwards no acknowledged
+ * random, is killed with SIGKILL every few seconds and started again (same replica id). Afterwards no acknowledged
  * write is lost, and every replica's indexes answer exactly as a replica started fresh (indexes rebuilt from the
  * store) does. SVC_CRASH_SECONDS sets how long the load runs (20 s by default; the figure in docs/performance.md
  * comes from 60).

@@ -1,12 +1,11 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, settingsFromArgs } from '../src/config.js';
 import { REPO } from './harness.js';
-
-const CLI = path.join(REPO, 'packages/server/dist/cli.js');
+import { CLI, spawnServe } from './serve-process.js';
 
 /** Runs the built `svc` command; a bounded run, so a command that would start a server fails the test instead. */
 function svc(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -66,20 +65,9 @@ describe('the svc command line', () => {
 
   it('on an empty store without SVC_ADMIN_PASSWORD prints the setup link on standard output, not in the log', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'svc-serve-'));
-    const env: NodeJS.ProcessEnv = { ...process.env, SVC_PORT: '0', SVC_HTTPS_PORT: 'off', SVC_DATA_DIR: dataDir };
-    env.SVC_LOG_FORMAT = 'json';
-    delete env.SVC_ADMIN_PASSWORD;
-    const child = spawn(process.execPath, [CLI, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const served = await spawnServe({ SVC_DATA_DIR: dataDir, SVC_LOG_FORMAT: 'json', SVC_ADMIN_PASSWORD: undefined });
     try {
-      let stdout = '';
-      // Bounded by the test's own timeout: the server runs until the listening line is printed.
-      await new Promise<void>((resolve, reject) => {
-        child.stdout.on('data', (chunk: Buffer) => {
-          stdout += chunk.toString('utf8');
-          if (stdout.includes('svc listening on')) resolve();
-        });
-        child.on('exit', (code) => reject(new Error(`svc exited with ${code} before listening:\n${stdout}`)));
-      });
+      const stdout = served.stdout();
       const lines = stdout.split('\n');
       const listening = lines.find((l) => l.startsWith('svc listening on '))!.slice('svc listening on '.length);
       const setup = lines.find((l) => l.startsWith('svc setup: '))?.slice('svc setup: '.length);
@@ -92,59 +80,38 @@ describe('the svc command line', () => {
       expect(logLines.join('\n')).not.toContain(token);
       expect(stdout).not.toMatch(/password:/i);
     } finally {
-      child.kill('SIGTERM');
-      await new Promise((resolve) => child.once('exit', resolve));
+      served.child.kill('SIGTERM');
+      await new Promise((resolve) => served.child.once('exit', resolve));
       await rm(dataDir, { recursive: true, force: true });
     }
   });
 
   it('refuses a second server on the same SQLite data directory, naming the first, and serves after it stops', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'svc-serve-twice-'));
-    const env = {
-      ...process.env,
-      SVC_PORT: '0',
-      SVC_HTTPS_PORT: 'off',
-      SVC_DATA_DIR: dataDir,
-      SVC_ADMIN_PASSWORD: 'x'.repeat(16),
-    };
-    const first = spawn(process.execPath, [CLI, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = { SVC_DATA_DIR: dataDir, SVC_ADMIN_PASSWORD: 'x'.repeat(16) };
+    const first = await spawnServe(env);
     try {
-      await new Promise<void>((resolve, reject) => {
-        let out = '';
-        first.stdout.on('data', (chunk: Buffer) => {
-          out += chunk.toString('utf8');
-          if (out.includes('svc listening on')) resolve();
-        });
-        first.on('exit', (code) => reject(new Error(`svc exited with ${code}:\n${out}`)));
-      });
       const second = await new Promise<{ code: number | null; stderr: string }>((resolve) =>
-        execFile(process.execPath, [CLI, 'serve'], { env, timeout: 20_000 }, (error, _stdout, stderr) =>
-          resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stderr }),
+        execFile(
+          process.execPath,
+          [CLI, 'serve'],
+          { env: { ...process.env, SVC_PORT: '0', SVC_HTTPS_PORT: 'off', ...env }, timeout: 20_000 },
+          (error, _stdout, stderr) =>
+            resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stderr }),
         ),
       );
       expect(second.code).toBe(1);
       expect(second.stderr).toContain(
-        `another svc server (process ${first.pid}) already serves the database in ${dataDir}`,
+        `another svc server (process ${first.child.pid}) already serves the database in ${dataDir}`,
       );
       expect(second.stderr).toContain('SVC_DATABASE_URL');
     } finally {
-      first.kill('SIGKILL');
-      await new Promise((resolve) => first.once('exit', resolve));
+      await first.kill();
     }
     // Killed, it left its lock behind: the next server takes it over.
-    const third = await new Promise<string>((resolve, reject) => {
-      const child = spawn(process.execPath, [CLI, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        out += chunk.toString('utf8');
-        if (out.includes('svc listening on')) {
-          child.kill('SIGTERM');
-          resolve(out);
-        }
-      });
-      child.on('exit', (code) => code !== null && code !== 0 && reject(new Error(`svc exited with ${code}:\n${out}`)));
-    });
-    expect(third).toContain('svc listening on');
+    const third = await spawnServe(env);
+    await third.kill();
+    expect(third.stdout()).toContain('svc listening on');
     await rm(dataDir, { recursive: true, force: true });
   });
 });

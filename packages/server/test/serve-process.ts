@@ -1,0 +1,56 @@
+/**
+ * `svc serve` as a user starts it: the built CLI in a child process, on a free port, HTTPS off, with the environment
+ * given (a value of undefined removes that variable). Resolves once it prints its listening line.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+import { REPO } from './harness.js';
+
+export const CLI = path.join(REPO, 'packages/server/dist/cli.js');
+
+export interface ServeProcess {
+  child: ChildProcess;
+  url: string;
+  /** What it printed on standard output so far. */
+  stdout(): string;
+  /** Standard output and standard error so far. */
+  output(): string;
+  /** SIGKILL, and waits until the process is gone. */
+  kill(): Promise<void>;
+}
+
+export function spawnServe(env: Record<string, string | undefined>, timeoutMs = 60_000): Promise<ServeProcess> {
+  const merged: NodeJS.ProcessEnv = { ...process.env, SVC_PORT: '0', SVC_HTTPS_PORT: 'off', ...env };
+  for (const [name, value] of Object.entries(merged)) if (value === undefined) delete merged[name];
+  const child = spawn(process.execPath, [CLI, 'serve'], { env: merged, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let output = '';
+  child.stdout!.on('data', (d) => {
+    stdout += d;
+    output += d;
+  });
+  child.stderr!.on('data', (d) => (output += d));
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`svc serve did not start:\n${output}`)), timeoutMs);
+    child.stdout!.on('data', () => {
+      const match = /svc listening on (http:\/\/\S+)/.exec(stdout);
+      if (!match) return;
+      clearTimeout(timer);
+      resolve({
+        child,
+        url: match[1]!,
+        stdout: () => stdout,
+        output: () => output,
+        async kill() {
+          if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+          await exited;
+        },
+      });
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`svc serve exited with ${code} before listening:\n${output}`));
+    });
+  });
+}
