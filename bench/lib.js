@@ -70,11 +70,11 @@ export function wrkCreateRun(url, seconds, script, headers = {}, pid = undefined
   const total = Number(/(\d+) requests in/.exec(out)[1]);
   const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
   if (non2xx > 0) throw new Error(`wrk: ${non2xx} creates failed`);
-  return { rps, mainCpuMicrosPerCreate: pid ? ((after - before) / total) * 1e6 : undefined };
+  return { rps, total, mainCpuMicrosPerCreate: pid ? ((after - before) / total) * 1e6 : undefined };
 }
 
 /** User plus system CPU seconds of a process's main thread (Linux; clock ticks of 10 ms). */
-function threadCpuSeconds(pid) {
+export function threadCpuSeconds(pid) {
   const fields = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
@@ -157,7 +157,7 @@ const repository = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '.
 
 /** Starts the built svc (`serve`) on a free port with the bench administrator, on `dataDir`, with the repository's
  * plugins unless `pluginsDir` says otherwise. */
-export function startSvc(dataDir, pluginsDir = path.join(repository, 'plugins')) {
+export function startSvc(dataDir, pluginsDir = path.join(repository, 'plugins'), env = {}) {
   return startProcess(process.execPath, [path.join(repository, 'packages/server/dist/cli.js'), 'serve'], {
     SVC_PORT: '0',
     SVC_HTTPS_PORT: 'off',
@@ -165,5 +165,6 @@ export function startSvc(dataDir, pluginsDir = path.join(repository, 'plugins'))
     SVC_PLUGINS_DIR: pluginsDir,
     SVC_LOG_LEVEL: 'warn',
     SVC_ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD,
+    ...env,
   });
 }

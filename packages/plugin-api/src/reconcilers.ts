@@ -29,7 +29,10 @@ export interface ReconcilerDefinition {
   model: ModelRef;
   labelSelector?: string | string[];
   fieldSelector?: string | string[];
-  /** Names reconciled in parallel (default 1). */
+  /**
+   * Names reconciled in parallel (default 1). The writes of workers waiting at the same moment share one commit, so a
+   * reconciler that writes for many objects wants many (the people plugin runs 128).
+   */
   workers?: number;
   reconcile(request: ReconcileRequest, context: ReconcileContext): Promise<ReconcileResult | void>;
 }

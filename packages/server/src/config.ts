@@ -26,6 +26,11 @@ export interface Config {
   replicaId: string;
   /** SVC_SQLITE_SYNC: when a commit to the embedded database is durable (see store/sqlite.ts); default `normal`. */
   sqliteSync: 'normal' | 'full';
+  /**
+   * SVC_CONTROLLERS (default on): off makes this server serve the API only. It never leads, so no reconciler, garbage
+   * collection or history compaction runs here; with replicas, another one leads.
+   */
+  controllers: boolean;
   pluginsDirs: string[];
   adminUsername: string;
   adminPassword?: string;
@@ -61,6 +66,7 @@ const FLAGS: Record<string, string> = {
   '--database-url': 'SVC_DATABASE_URL',
   '--database-schema': 'SVC_DATABASE_SCHEMA',
   '--replica-id': 'SVC_REPLICA_ID',
+  '--controllers': 'SVC_CONTROLLERS',
   '--plugins-dir': 'SVC_PLUGINS_DIR',
   '--admin-username': 'SVC_ADMIN_USERNAME',
   '--log-level': 'SVC_LOG_LEVEL',
@@ -142,6 +148,7 @@ export function loadConfig(settings: Settings): Config {
     watchHistory,
     trustProxy: trustProxySetting(settings.SVC_TRUST_PROXY),
     sqliteSync: sqliteSyncSetting(settings.SVC_SQLITE_SYNC),
+    controllers: booleanSetting(settings, 'SVC_CONTROLLERS', true),
   };
 }
 

@@ -17,6 +17,7 @@ import { ControllerManager } from './controllers/controller-manager.js';
 import { startGarbageCollector } from './controllers/garbage-collector.js';
 import type { QueueOptions } from './controllers/work-queue.js';
 import { chooseLogFormat, createLogger } from './logger.js';
+import { createMetrics } from './metrics/metrics.js';
 import { normalizeModelDefinition } from './objects/model-definition.js';
 import { FRAMEWORK_ROUTES } from './openapi/framework-routes.js';
 import { openApiRoutes } from './openapi/openapi-routes.js';
@@ -43,6 +44,7 @@ import { ChangeFeed } from './registry/change-feed.js';
 import { ModelRegistry } from './registry/model-registry.js';
 import { ObjectService } from './registry/object-service.js';
 import { openStore } from './store/open-store.js';
+import { neverLease } from './store/sole-lease.js';
 import type { Store } from './store/types.js';
 import { loadTlsMaterial } from './tls/certificates.js';
 import { HOST_VERSION } from './version.js';
@@ -137,7 +139,8 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   feed?.onCaughtUp((revision) => hub.advance(revision));
   // What must run once among replicas (reconcilers, garbage collection, compaction, removing a plugin's objects)
   // runs where this lease is held; a store only this process opens holds it for good.
-  const lease = store.lease('controllers');
+  const lease = config.controllers ? store.lease('controllers') : neverLease();
+  if (!config.controllers) logger.warn('controllers are off (SVC_CONTROLLERS=off): this server never reconciles');
   const watches = new WatchService(store, hub, { ...DEFAULT_WATCH_LIMITS, ...options.watch }, (error) =>
     logger.error({ err: error }, 'a watch failed'),
   );
@@ -146,6 +149,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   const controllers = new ControllerManager({
     registry,
     hub,
+    committedRevision: () => objects.latestRevision,
     queueOptions: options.reconcileBackoff,
     leading: lease.held,
   });
@@ -226,6 +230,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
     router,
     trustProxy: config.trustProxy,
     accessLog: config.accessLog,
+    metrics: createMetrics({ controllers, registry, watches, leads: () => lease.held }),
     notReadyBecause: () =>
       feed && !feed.caughtUp ? `catching up with the store's changes (at revision ${feed.revision})` : undefined,
   });

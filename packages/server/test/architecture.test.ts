@@ -26,6 +26,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   api: ['authz', 'index', 'objects', 'registry', 'util', 'version.ts', 'watch'],
   // The OpenAPI documents and the API reference page: read the models and the router, mounted like a feature.
   openapi: ['api', 'objects', 'registry', 'util'],
+  // /metrics: reads the counts services keep, at scrape time; the kernel serves its text.
+  metrics: ['controllers', 'registry', 'watch'],
   // The web console's built files, served like the API reference.
   console: ['api'],
   // Features: each owns its services and its routes (mounted on the kernel's router).

@@ -56,6 +56,15 @@ describe('the svc command line', () => {
     expect(() => loadConfig({ SVC_SQLITE_SYNC: 'fast' })).toThrow('SVC_SQLITE_SYNC must be normal or full, got "fast"');
   });
 
+  it('takes SVC_CONTROLLERS (default on) from the environment or --controllers', () => {
+    expect(loadConfig({}).controllers).toBe(true);
+    expect(loadConfig({ SVC_CONTROLLERS: 'off' }).controllers).toBe(false);
+    expect(loadConfig(settingsFromArgs(['--controllers', 'off'], { SVC_CONTROLLERS: 'on' })).controllers).toBe(false);
+    expect(() => loadConfig({ SVC_CONTROLLERS: 'maybe' })).toThrow(
+      'SVC_CONTROLLERS must be true or false, got "maybe"',
+    );
+  });
+
   it('reads flags over the environment, in both spellings', () => {
     const settings = settingsFromArgs(['--port', '9000', '--data-dir=/tmp/x', '--default-plugins'], { SVC_PORT: '1' });
     expect([settings.SVC_PORT, settings.SVC_DATA_DIR]).toEqual(['9000', '/tmp/x']);

@@ -37,6 +37,8 @@ export interface AppOptions {
   accessLog?: boolean;
   /** Why this server should not take traffic yet (`/readyz` answers 503 with it), or undefined once it should. */
   notReadyBecause?: () => string | undefined;
+  /** What `/metrics` answers (metrics/metrics.ts); the gate lets only callers allowed `get` on `/metrics` reach it. */
+  metrics?: { contentType: string; text(): Promise<string> };
 }
 
 /**
@@ -102,6 +104,10 @@ export function createApp(options: AppOptions) {
     if (reason === undefined) return ok(request, reply);
     return sendProblem(reply, request, serviceUnavailable(reason));
   });
+
+  const { metrics } = options;
+  if (metrics)
+    app.get('/metrics', async (_request, reply) => reply.type(metrics.contentType).send(await metrics.text()));
 
   const dispatch = async (request: FastifyRequest, reply: FastifyReply) => {
     // HEAD is answered by the GET route; the framework sends its headers without the body.

@@ -16,6 +16,8 @@ export interface ControllerManagerDeps {
   registry: ModelRegistry;
   hub: WatchHub;
   queueOptions?: QueueOptions;
+  /** The newest revision up to which every write has committed (ObjectService.latestRevision). */
+  committedRevision?: () => number;
   /** Whether this server leads from the start (default true: one server alone always does). */
   leading?: boolean;
 }
@@ -66,7 +68,8 @@ export class ControllerManager {
 
   /** Starts a runner built by core code (on the leader only, unless `everyReplica`). */
   run(owner: Owner, spec: RunnerSpec, logger: Logger, options: { everyReplica?: boolean } = {}): ReconcilerRunner {
-    const runner = new ReconcilerRunner(spec, this.deps.hub, logger, this.deps.queueOptions);
+    const { hub, queueOptions, committedRevision } = this.deps;
+    const runner = new ReconcilerRunner(spec, hub, logger, queueOptions, committedRevision);
     const runners = this.byOwner.get(owner) ?? [];
     runners.push(runner);
     this.byOwner.set(owner, runners);
@@ -95,6 +98,11 @@ export class ControllerManager {
 
   async stopAll(): Promise<void> {
     await Promise.all([...this.byOwner.keys()].map((owner) => this.removeOwner(owner)));
+  }
+
+  /** Every runner with its owner, running or not (a follower's are stopped): what the metrics endpoint reports. */
+  runners(): Array<{ owner: Owner; runner: ReconcilerRunner }> {
+    return [...this.byOwner].flatMap(([owner, runners]) => runners.map((runner) => ({ owner, runner })));
   }
 
   /** Names of the running reconcilers of `owner`. */

@@ -20,8 +20,49 @@ export interface RunnerSpec {
   reconcile: ReconcileFunction;
 }
 
+/** What a runner has done since it was made (read by the metrics endpoint). */
+export interface RunnerCounts {
+  /** Reconciles that returned, by outcome: done, or asked to run again later. */
+  succeeded: number;
+  requeued: number;
+  /** Reconciles that threw (each is retried with backoff). */
+  failed: number;
+  /** Seconds spent in reconciles, all workers summed. */
+  seconds: number;
+}
+
+/**
+ * Per name, the newest committed revision when its latest reconcile began. A change no newer than that is one the
+ * reconcile has read (it reads the store after it starts), so it need not queue the name again: a late delivery of a
+ * reconcile's own writes would otherwise cost a reconcile that finds nothing to do. Entries live one to two seconds,
+ * long enough for a delivery in flight, so the map never grows with the number of objects.
+ */
+class StartRevisions {
+  private current = new Map<string, number>();
+  private previous = new Map<string, number>();
+  private swappedAt = Date.now();
+
+  set(name: string, revision: number): void {
+    const now = Date.now();
+    if (now - this.swappedAt >= 1000) {
+      this.previous = this.current;
+      this.current = new Map();
+      this.swappedAt = now;
+    }
+    this.current.set(name, revision);
+  }
+
+  get(name: string): number {
+    return this.current.get(name) ?? this.previous.get(name) ?? 0;
+  }
+}
+
 export class ReconcilerRunner {
   private queue: WorkQueue;
+  private readonly startRevisions = new StartRevisions();
+  /** Workers inside a reconcile right now. */
+  private active = 0;
+  readonly counts: RunnerCounts = { succeeded: 0, requeued: 0, failed: 0, seconds: 0 };
   private unsubscribe: (() => void) | undefined;
   private loops: Promise<void>[] = [];
   private running = false;
@@ -31,6 +72,8 @@ export class ReconcilerRunner {
     private readonly hub: WatchHub,
     private readonly logger: Logger,
     private readonly queueOptions?: QueueOptions,
+    /** The newest revision every earlier one of which has committed (ObjectService.latestRevision). */
+    private readonly committedRevision: () => number = () => 0,
   ) {
     this.queue = new WorkQueue(queueOptions);
   }
@@ -42,10 +85,25 @@ export class ReconcilerRunner {
     this.queue = new WorkQueue(this.queueOptions);
     const { served, selection } = this.spec;
     // Subscribed before the full sync reads the index, so nothing written in between is missed.
-    this.unsubscribe = this.hub.subscribe(served.model.resource, (change) => this.queue.add(change.name), selection);
+    this.unsubscribe = this.hub.subscribe(
+      served.model.resource,
+      (change) => {
+        if (change.revision > this.startRevisions.get(change.name)) this.queue.add(change.name);
+      },
+      selection,
+    );
     const { names } = served.index.query({ labels: selection.labels, fields: selection.fields, sort: [] });
     for (const name of names) this.queue.add(name);
     this.loops = Array.from({ length: Math.max(1, this.spec.workers) }, () => this.work());
+  }
+
+  /** Names waiting for a worker (retries and `requeueAfter` only once their time has come). */
+  get depth(): number {
+    return this.running ? this.queue.length : 0;
+  }
+
+  get activeWorkers(): number {
+    return this.active;
   }
 
   /** Stops taking work and waits for the reconciles in progress. */
@@ -61,12 +119,18 @@ export class ReconcilerRunner {
     for (;;) {
       const name = await this.queue.get();
       if (name === undefined) return;
+      this.active++;
+      this.startRevisions.set(name, this.committedRevision());
+      const started = performance.now();
       try {
         const result = await this.spec.reconcile({ name });
         this.queue.forget(name);
-        if (result?.requeueAfter !== undefined && result.requeueAfter >= 0)
+        if (result?.requeueAfter !== undefined && result.requeueAfter >= 0) {
+          this.counts.requeued++;
           this.queue.addAfter(name, result.requeueAfter);
+        } else this.counts.succeeded++;
       } catch (error) {
+        this.counts.failed++;
         const delay = this.queue.addRateLimited(name);
         // A conflict only means someone wrote first: the retry reads the new state. Anything else is worth a warning.
         const log = (error as { status?: number }).status === 409 ? this.logger.debug : this.logger.warn;
@@ -75,6 +139,8 @@ export class ReconcilerRunner {
           object: name,
         });
       } finally {
+        this.active--;
+        this.counts.seconds += (performance.now() - started) / 1000;
         this.queue.done(name);
       }
     }

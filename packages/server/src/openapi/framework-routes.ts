@@ -53,4 +53,13 @@ export const FRAMEWORK_ROUTES: readonly RouteShape[] = [
     public: true,
     doc: { summary: 'Readiness: 503 until this server has caught up with the store' },
   },
+  {
+    method: 'GET',
+    path: '/metrics',
+    owner: 'core',
+    doc: {
+      summary: "Prometheus metrics: controllers' queues and reconciles, objects, watches, the process",
+      description: 'Allowed to the super administrator, and to roles with `nonResourceURLs: ["/metrics"]`, verb `get`.',
+    },
+  },
 ];

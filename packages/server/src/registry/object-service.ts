@@ -83,6 +83,7 @@ export interface WriteOptions {
 export class ObjectService {
   private readonly writes = new KeyedQueue();
   private readonly listeners = new Set<CommitListener>();
+  private announcedUpTo = 0;
   /**
    * Revisions this process wrote and announced, until the change feed passes them (a shared store only): the feed
    * must not apply or announce them a second time.
@@ -161,8 +162,17 @@ export class ObjectService {
     if (revision > (this.newestLocal.get(key) ?? 0)) this.newestLocal.set(key, revision);
   }
 
+  /**
+   * The newest revision this process has announced (written, or applied from another replica). Every revision up to
+   * it has committed: writers commit in revision order.
+   */
+  get latestRevision(): number {
+    return this.announcedUpTo;
+  }
+
   /** Listeners run after the commit: one that throws must not undo or fail a write that already happened. */
   private announce(change: CommittedChange): void {
+    if (change.revision > this.announcedUpTo) this.announcedUpTo = change.revision;
     for (const listener of this.listeners) {
       try {
         listener(change);
