@@ -73,6 +73,26 @@ export function wrkCreateRun(url, seconds, script, headers = {}, pid = undefined
   return { rps, total, mainCpuMicrosPerCreate: pid ? ((after - before) / total) * 1e6 : undefined };
 }
 
+/** A duration wrk prints (`812.00us`, `1.20ms`, `2.01s`), in milliseconds. */
+function wrkMs(text) {
+  const [, value, unit] = /([\d.]+)(us|ms|s)/.exec(text);
+  return Number(value) * { us: 0.001, ms: 1, s: 1000 }[unit];
+}
+
+/** GETs of `url` for `seconds` with 50 connections (wrk): requests per second, and mean, p50 and p99 latency in ms. */
+export function wrkGets(url, seconds, headers = {}) {
+  const extra = Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
+  const out = execFileSync('wrk', ['-t1', '-c50', `-d${seconds}s`, '--latency', ...extra, url], { encoding: 'utf8' });
+  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
+  if (non2xx > 0) throw new Error(`wrk: ${non2xx} of the GETs of ${url} failed`);
+  return {
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)[1]),
+    meanMs: wrkMs(/Latency\s+(\S+)/.exec(out)[1]),
+    p50Ms: wrkMs(/\s50%\s+(\S+)/.exec(out)[1]),
+    p99Ms: wrkMs(/\s99%\s+(\S+)/.exec(out)[1]),
+  };
+}
+
 /** User plus system CPU seconds of a process's main thread (Linux; clock ticks of 10 ms). */
 export function threadCpuSeconds(pid) {
   const fields = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1].split(' ');

@@ -118,6 +118,26 @@ describe.each(BACKENDS)('controllers (%s)', (backend) => {
     await t.server.controllers.removeOwner(owner);
   });
 
+  it('lets the event loop turn during a long pass of reconciles that never wait', async () => {
+    const names = Array.from({ length: 200 }, (_, i) => `busy-${i}`);
+    await Promise.all(names.map((name) => t.request('POST', NOTES, note(name, { color: 'busy' }))));
+    let calls = 0;
+    const owner = add({
+      name: 'busy',
+      fieldSelector: 'spec.color=busy',
+      async reconcile() {
+        calls++;
+        const until = performance.now() + 1; // a millisecond of work, and no I/O
+        while (performance.now() < until);
+      },
+    });
+    // Without turns of the loop, this timer would fire only after all 200 ms of the pass.
+    const callsWhenTimerFired = await new Promise<number>((resolve) => setTimeout(() => resolve(calls), 0));
+    expect(callsWhenTimerFired).toBeLessThan(names.length);
+    await eventually(() => calls >= names.length, 'the whole pass');
+    await t.server.controllers.removeOwner(owner);
+  });
+
   it('reconciles a name again after requeueAfter, with no write in between', async () => {
     await t.request('POST', NOTES, note('poll', { color: 'poll' }));
     let calls = 0;

@@ -156,9 +156,12 @@ export function person(name: string, spec: Record<string, unknown> = {}, labels?
 }
 
 /** A pino logger whose lines are kept in memory, to assert on warnings. */
-export function capturingLogger(): { logger: pino.Logger; lines: () => Array<Record<string, unknown>> } {
+export function capturingLogger(level = 'info'): {
+  logger: pino.Logger;
+  lines: () => Array<Record<string, unknown>>;
+} {
   const lines: string[] = [];
-  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+  const logger = pino({ level }, { write: (line: string) => void lines.push(line) });
   return { logger, lines: () => lines.map((l) => JSON.parse(l) as Record<string, unknown>) };
 }
 

@@ -7,7 +7,7 @@ const merge = { 'content-type': 'application/merge-patch+json' };
 /** The people plugin's controller end to end: finalizer and status on create, status following spec, farewell on delete. */
 describe.each(BACKENDS)('the people controller (%s)', (backend) => {
   let t: TestServer;
-  const capture = capturingLogger();
+  const capture = capturingLogger('debug');
   beforeAll(async () => {
     t = await startTestServer({ backend, logger: capture.logger });
     await t.server.listen();

@@ -6,6 +6,7 @@
  */
 import type { Logger } from '@svc/plugin-api';
 import type { ServedModel } from '../registry/model-registry.js';
+import { Turns } from '../util/turns.js';
 import type { WatchHub } from '../watch/hub.js';
 import type { Selection } from '../watch/selection.js';
 import { type QueueOptions, WorkQueue } from './work-queue.js';
@@ -59,6 +60,8 @@ class StartRevisions {
 
 export class ReconcilerRunner {
   private queue: WorkQueue;
+  /** A reconcile that writes nothing never waits for I/O: a full pass over a million objects would hold the loop. */
+  private readonly turns = new Turns();
   private readonly startRevisions = new StartRevisions();
   /** Workers inside a reconcile right now. */
   private active = 0;
@@ -117,6 +120,7 @@ export class ReconcilerRunner {
 
   private async work(): Promise<void> {
     for (;;) {
+      await this.turns.take();
       const name = await this.queue.get();
       if (name === undefined) return;
       this.active++;

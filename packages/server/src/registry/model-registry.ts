@@ -4,6 +4,7 @@ import type { NormalizedModel } from '../objects/model-definition.js';
 import type { Owner } from '../objects/owner.js';
 import type { Store } from '../store/types.js';
 import { Progress } from '../util/progress.js';
+import { Turns } from '../util/turns.js';
 import { decodeObject } from './codec.js';
 
 /** Where the registry reports long index builds (pino's logger fits). */
@@ -82,9 +83,12 @@ export class ModelRegistry {
     const progress = new Progress(({ done, elapsedMs }) =>
       this.log?.info({ model: label, objects: done, elapsedMs }, `building indexes of ${label}: ${done} objects read`),
     );
+    // Requests are answered between batches: a plugin starting with a million objects must not stall the server.
+    const turns = new Turns();
     for await (const batch of this.store.scan(model.resource)) {
       for (const record of batch) loader.add(decodeObject(record.value));
       progress.add(batch.length);
+      await turns.take();
     }
     loader.finish();
     const { done, elapsedMs, long } = progress.finish();
