@@ -26,7 +26,9 @@ try {
     const stored = await startProcess(process.execPath, [path.join(root, 'bench/baseline-store-server.js')]);
     const floor = wrkCreateRun(stored.url, DURATION, script, {}, stored.child.pid);
     await stored.stop();
-    const svc = await startSvc(path.join(dataDir, `round-${round}`));
+    // The API's create path alone: with controllers on, the people controller's finalizer and status writes share
+    // the core (npm run bench:controllers measures creates with their reconciliation).
+    const svc = await startSvc(path.join(dataDir, `round-${round}`), undefined, { SVC_CONTROLLERS: 'off' });
     const run = wrkCreateRun(svc.url, DURATION, script, await adminToken(svc.url), svc.child.pid);
     await svc.stop();
     console.log(

@@ -37,7 +37,8 @@ try {
   await empty.stop();
 
   if (hasWrk) {
-    const fresh = await startSvc(path.join(dataDir, 'creates'));
+    // Controllers off: the API's create path alone (bench/controllers.js measures creates with their reconciliation).
+    const fresh = await startSvc(path.join(dataDir, 'creates'), undefined, { SVC_CONTROLLERS: 'off' });
     const freshAuth = await adminToken(fresh.url);
     report(
       'create over HTTP, 50 in flight (wrk)',
