@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { adminToken, arg, hasWrk, sleep, startSvc, threadCpuSeconds, wrkCreateRun } from './lib.js';
+import { adminToken, arg, hasWrk, readMetrics, sleep, startSvc, threadCpuSeconds, wrkCreateRun } from './lib.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ROUNDS = arg('rounds', 3);
@@ -22,19 +22,13 @@ if (!hasWrk) {
   process.exit(1);
 }
 
-/** One sample of Prometheus text, or undefined. */
-const sample = (text, series) => {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
-};
-
 async function metrics(url, auth) {
-  const text = await (await fetch(`${url}/metrics`, { headers: auth })).text();
+  const value = await readMetrics(url, auth);
   return {
-    depth: sample(text, 'workqueue_depth{name="person-status",owner="plugin:people"}'),
-    active: sample(text, `controller_runtime_active_workers{${PEOPLE}}`),
-    reconciles: sample(text, `controller_runtime_reconcile_total{${PEOPLE},result="success"}`),
-    errors: sample(text, `controller_runtime_reconcile_total{${PEOPLE},result="error"}`),
+    depth: value('workqueue_depth{name="person-status",owner="plugin:people"}'),
+    active: value(`controller_runtime_active_workers{${PEOPLE}}`),
+    reconciles: value(`controller_runtime_reconcile_total{${PEOPLE},result="success"}`),
+    errors: value(`controller_runtime_reconcile_total{${PEOPLE},result="error"}`),
   };
 }
 

@@ -99,6 +99,15 @@ export function threadCpuSeconds(pid) {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/** Reads the server's /metrics once; the function returned gives one series' value, or undefined when it is absent. */
+export async function readMetrics(url, headers) {
+  const text = await (await fetch(`${url}/metrics`, { headers })).text();
+  return (series) => {
+    const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+    return line === undefined ? undefined : Number(line.slice(series.length + 1));
+  };
+}
+
 /** The administrator password the benchmarks start svc with. */
 export const BENCH_ADMIN_PASSWORD = 'bench-admin-password';
 
