@@ -114,6 +114,9 @@ export class Watcher {
     this.ended = true;
     this.pending = undefined;
     for (const timer of this.timers) clearTimeout(timer);
+    // Sends held by the cork leave before the end: Node.js 24 breaks a chunked response's framing when it is ended
+    // while corked (the client reads a parse error instead of the last events).
+    this.uncork();
     this.sink.end();
     for (const listener of this.endListeners) listener();
   }
@@ -131,14 +134,17 @@ export class Watcher {
       // The hub publishes a store batch's changes in one go: they leave in one write once it is done.
       this.corked = true;
       this.sink.cork();
-      process.nextTick(() => {
-        this.corked = false;
-        this.sink.uncork();
-      });
+      process.nextTick(() => this.uncork());
     }
     if (this.sink.sendFrame) this.sink.sendFrame(change.frame(type));
     else this.sink.send(change.event(type));
     this.checkBacklog();
+  }
+
+  private uncork(): void {
+    if (!this.corked) return;
+    this.corked = false;
+    this.sink.uncork();
   }
 
   private checkBacklog(): void {
