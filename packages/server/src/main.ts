@@ -44,7 +44,7 @@ import { ChangeFeed } from './registry/change-feed.js';
 import { ModelRegistry } from './registry/model-registry.js';
 import { ObjectService } from './registry/object-service.js';
 import { openStore } from './store/open-store.js';
-import { neverLease } from './store/sole-lease.js';
+import { fixedLease } from './store/sole-lease.js';
 import type { Store } from './store/types.js';
 import { loadTlsMaterial } from './tls/certificates.js';
 import { HOST_VERSION } from './version.js';
@@ -139,7 +139,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   feed?.onCaughtUp((revision) => hub.advance(revision));
   // What must run once among replicas (reconcilers, garbage collection, compaction, removing a plugin's objects)
   // runs where this lease is held; a store only this process opens holds it for good.
-  const lease = config.controllers ? store.lease('controllers') : neverLease();
+  const lease = config.controllers ? store.lease('controllers') : fixedLease(false);
   if (!config.controllers) logger.warn('controllers are off (SVC_CONTROLLERS=off): this server never reconciles');
   const watches = new WatchService(store, hub, { ...DEFAULT_WATCH_LIMITS, ...options.watch }, (error) =>
     logger.error({ err: error }, 'a watch failed'),

@@ -18,7 +18,7 @@ import {
   toChange,
   toRecord,
 } from './records.js';
-import { soleLease } from './sole-lease.js';
+import { fixedLease } from './sole-lease.js';
 import { openSqliteSecrets } from './sqlite-secrets.js';
 import {
   CompactedError,
@@ -236,7 +236,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     skipTo: async (revision) => void sql.markCompacted.run(checkRevision(revision), revision),
     backfillClaims: async () => undefined,
     listen: () => () => undefined,
-    lease: soleLease,
+    lease: () => fixedLease(true),
     lock: async () => async () => undefined,
     close: async () => {
       batch.flush();
