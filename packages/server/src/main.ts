@@ -8,6 +8,7 @@ import type { HttpContext } from './api/http-context.js';
 import { listenSecurely, type SecureListener } from './api/secure-listener.js';
 import { type Authentication, setupAuthentication } from './authn/index.js';
 import type { LoginClock, LoginLimits } from './authn/login-limiter.js';
+import { PasswordHasher, type ScryptParameters } from './authn/passwords.js';
 import type { ExpandedRoles } from './authz/roles.js';
 import type { Config } from './config.js';
 import { mountConsole } from './console/console-routes.js';
@@ -102,7 +103,9 @@ export interface ServerOptions {
   /** Retry backoff of reconcilers (default 10 ms doubling up to 60 s). */
   reconcileBackoff?: QueueOptions;
   /** Sign-in throttle (defaults in DEFAULT_LOGIN_LIMITS); tests give a clock to see its delays. */
-  login?: { limits?: Partial<LoginLimits>; clock?: Partial<LoginClock> };
+  /** Tests: other sign-in limits, a clock whose sleeps they see, and a cheaper scrypt cost (hashes record their own
+   * parameters, so every hash still verifies; a server without it hashes at DEFAULT_SCRYPT). */
+  login?: { limits?: Partial<LoginLimits>; clock?: Partial<LoginClock>; passwordHashing?: ScryptParameters };
   /** Where the first-run setup link is printed: standard output by default, never the log (it is a credential). */
   announce?: (text: string) => void;
   /** The clock the first-run setup link expires by (tests). */
@@ -197,6 +200,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
     manageUser: (actor, target, action) => management.checkMayManage(actor, target, action),
     limits: options.login?.limits,
     loginClock: options.login?.clock,
+    hasher: options.login?.passwordHashing && new PasswordHasher(options.login.passwordHashing),
     setupClock: options.setupClock,
   });
   installUserAdmission({
