@@ -31,6 +31,11 @@ export interface Config {
    * collection or history compaction runs here; with replicas, another one leads.
    */
   controllers: boolean;
+  /**
+   * SVC_INDEX_SNAPSHOTS: `on` (default: models of 10,000 objects or more), `off`, or that minimum as a number. At
+   * shutdown such models' indexes are written to the store, so the next start reads them instead of every object.
+   */
+  indexSnapshotMinObjects: number | undefined;
   pluginsDirs: string[];
   adminUsername: string;
   adminPassword?: string;
@@ -67,6 +72,7 @@ const FLAGS: Record<string, string> = {
   '--database-schema': 'SVC_DATABASE_SCHEMA',
   '--replica-id': 'SVC_REPLICA_ID',
   '--controllers': 'SVC_CONTROLLERS',
+  '--index-snapshots': 'SVC_INDEX_SNAPSHOTS',
   '--plugins-dir': 'SVC_PLUGINS_DIR',
   '--admin-username': 'SVC_ADMIN_USERNAME',
   '--log-level': 'SVC_LOG_LEVEL',
@@ -149,7 +155,20 @@ export function loadConfig(settings: Settings): Config {
     trustProxy: trustProxySetting(settings.SVC_TRUST_PROXY),
     sqliteSync: sqliteSyncSetting(settings.SVC_SQLITE_SYNC),
     controllers: booleanSetting(settings, 'SVC_CONTROLLERS', true),
+    indexSnapshotMinObjects: indexSnapshotsSetting(settings.SVC_INDEX_SNAPSHOTS),
   };
+}
+
+export const DEFAULT_INDEX_SNAPSHOT_MIN_OBJECTS = 10_000;
+
+function indexSnapshotsSetting(raw: string | undefined): number | undefined {
+  const value = (raw ?? '').trim().toLowerCase();
+  if (value === '' || value === 'on' || value === 'true') return DEFAULT_INDEX_SNAPSHOT_MIN_OBJECTS;
+  if (value === 'off' || value === 'false') return undefined;
+  if (/^[1-9][0-9]*$/.test(value)) return Number(value);
+  throw new Error(
+    `SVC_INDEX_SNAPSHOTS must be on, off or the least number of objects a model needs to get one, got "${raw}"`,
+  );
 }
 
 function sqliteSyncSetting(raw: string | undefined): Config['sqliteSync'] {

@@ -42,8 +42,10 @@ import { userListRoutes } from './rbac/user-list-routes.js';
 import { UserManagement } from './rbac/user-management.js';
 import { createSetUserRoles } from './rbac/user-roles.js';
 import { ChangeFeed } from './registry/change-feed.js';
+import { type IndexSnapshotOptions, IndexSnapshots } from './registry/index-snapshots.js';
 import { ModelRegistry } from './registry/model-registry.js';
 import { ObjectService } from './registry/object-service.js';
+import { saveIndexSnapshots } from './registry/save-snapshots.js';
 import { openStore } from './store/open-store.js';
 import { fixedLease } from './store/sole-lease.js';
 import type { Store } from './store/types.js';
@@ -103,6 +105,8 @@ export interface ServerOptions {
   /** Retry backoff of reconcilers (default 10 ms doubling up to 60 s). */
   reconcileBackoff?: QueueOptions;
   /** Sign-in throttle (defaults in DEFAULT_LOGIN_LIMITS); tests give a clock to see its delays. */
+  /** Tests: how index snapshots are chunked (registry/index-snapshots.ts); SVC_INDEX_SNAPSHOTS says which models. */
+  indexSnapshots?: IndexSnapshotOptions;
   /** Tests: other sign-in limits, a clock whose sleeps they see, and a cheaper scrypt cost (hashes record their own
    * parameters, so every hash still verifies; a server without it hashes at DEFAULT_SCRYPT). */
   login?: { limits?: Partial<LoginLimits>; clock?: Partial<LoginClock>; passwordHashing?: ScryptParameters };
@@ -125,7 +129,11 @@ export async function createServer(config: Config, options: ServerOptions = {}):
     sqliteSync: config.sqliteSync,
   });
   logger.info({ dialect: store.dialect, durability: store.durability }, `store: ${store.dialect}, ${store.durability}`);
-  const registry = new ModelRegistry(store, logger);
+  const snapshots =
+    config.indexSnapshotMinObjects === undefined
+      ? undefined
+      : new IndexSnapshots(store.secrets, { minObjects: config.indexSnapshotMinObjects, ...options.indexSnapshots });
+  const registry = new ModelRegistry(store, logger, snapshots);
   const objects = new ObjectService(store, (error) => logger.error({ err: error }, 'a commit listener failed'));
   // Replicas of a shared store follow each other's writes; started before any index is built, so none is missed.
   const feed = store.shared
@@ -365,9 +373,24 @@ export async function createServer(config: Config, options: ServerOptions = {}):
       consoleEvents.endAll();
       await secure?.close();
       await app.close();
-      await plugins.shutdown();
+      // Writers stop before the indexes are written down (plugins stop after: stopping one unregisters its models).
       stopGarbageCollector();
       await controllers.stopAll();
+      if (snapshots) {
+        await saveIndexSnapshots({
+          registry,
+          objects,
+          snapshots,
+          logger,
+          appliedRevision: feed
+            ? async () => {
+                await feed.sync();
+                return feed.revision;
+              }
+            : () => store.currentRevision(),
+        });
+      }
+      await plugins.shutdown();
       feed?.close();
       hub.close();
       authn.close();

@@ -19,7 +19,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   tls: ['util'],
   index: ['objects', 'util'],
   // Services over the store.
-  registry: ['authz', 'index', 'objects', 'store', 'util'],
+  registry: ['authz', 'index', 'objects', 'store', 'util', 'version.ts'],
   watch: ['authz', 'index', 'objects', 'registry', 'store', 'util'],
   controllers: ['index', 'objects', 'registry', 'util', 'watch'],
   // The HTTP kernel: parsing, routing, problem+json, generated routes. No feature folder below it.

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PEOPLE_PLUGINS, PERSONS, person, TEST_ADMIN } from './harness.js';
-import { spawnServe } from './serve-process.js';
+import { signInOver as signIn, spawnServe } from './serve-process.js';
 
 function serve(dataDir: string) {
   return spawnServe({
@@ -12,18 +12,6 @@ function serve(dataDir: string) {
     SVC_LOG_LEVEL: 'warn',
     SVC_ADMIN_PASSWORD: TEST_ADMIN.password,
   });
-}
-
-/** Signs in as the administrator; returns the headers of every later request. */
-async function signIn(url: string): Promise<Record<string, string>> {
-  const response = await fetch(`${url}/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(TEST_ADMIN),
-  });
-  const cookies = response.headers.getSetCookie().map((c) => c.split(';')[0]!);
-  const xsrf = cookies.find((c) => c.startsWith('XSRF-TOKEN='))!.slice('XSRF-TOKEN='.length);
-  return { cookie: cookies.join('; '), 'x-xsrf-token': xsrf };
 }
 
 /** A 2xx answer means the write survives a kill -9 of the process (SQLite WAL, committed before answering). */

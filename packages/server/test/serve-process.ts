@@ -4,7 +4,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
-import { REPO } from './harness.js';
+import { REPO, TEST_ADMIN } from './harness.js';
 
 export const CLI = path.join(REPO, 'packages/server/dist/cli.js');
 
@@ -53,4 +53,16 @@ export function spawnServe(env: Record<string, string | undefined>, timeoutMs = 
       reject(new Error(`svc serve exited with ${code} before listening:\n${output}`));
     });
   });
+}
+
+/** Signs in to a served svc as the test administrator; returns the headers of every later request. */
+export async function signInOver(url: string): Promise<Record<string, string>> {
+  const response = await fetch(`${url}/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(TEST_ADMIN),
+  });
+  const cookies = response.headers.getSetCookie().map((c) => c.split(';')[0]!);
+  const xsrf = cookies.find((c) => c.startsWith('XSRF-TOKEN='))!.slice('XSRF-TOKEN='.length);
+  return { cookie: cookies.join('; '), 'x-xsrf-token': xsrf };
 }

@@ -3,7 +3,7 @@ import { open } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { SESSIONS_RESOURCE } from '../authn/internal-records.js';
 import { openStore, type StoreLocation } from '../store/open-store.js';
-import type { Store } from '../store/types.js';
+import { INDEX_SNAPSHOTS_KIND, type Store } from '../store/types.js';
 import { HOST_VERSION } from '../version.js';
 import {
   BACKUP_API_VERSION,
@@ -109,8 +109,10 @@ async function writeBackup(
     }
   }
   if (include.secrets) {
-    // Sessions are left out: a restore signs everyone out, and a backup needs no live sign-ins.
-    for (const kind of (await store.secrets.kinds()).filter((k) => k !== SESSIONS_RESOURCE)) {
+    // Sessions stay behind (a restore signs everyone out, and a backup needs no live sign-ins), and so do index
+    // snapshots (derived from the objects, and bound to this store's history).
+    const carried = (kind: string) => kind !== SESSIONS_RESOURCE && kind !== INDEX_SNAPSHOTS_KIND;
+    for (const kind of (await store.secrets.kinds()).filter(carried)) {
       for await (const batch of store.secrets.scan(kind)) {
         await write(secretsDocument(kind, batch));
         counts.secrets += batch.length;

@@ -7,6 +7,8 @@
  * is that one sort and, per index, a sort of its distinct values.
  *
  * Each object is turned into its record as it is added, so the caller need not keep the objects (nor their bytes).
+ * Records can also come from a snapshot of the index (`addSnapshotChunk`): already in name order, so the sort is a
+ * single pass.
  */
 import type { ExtensionObject } from '@svc/plugin-api';
 import type { FieldIndex, NameIndex } from './field-index.js';
@@ -49,6 +51,25 @@ export class IndexLoader {
   }
 
   /**
+   * Takes in records a snapshot of an index with the same indexes wrote (`ModelIndex.snapshotChunks`): one chunk's
+   * JSON array of records, as they were kept (values as sort keys, labels copied). Throws on anything that is not
+   * such an array, leaving the index untouched.
+   */
+  addSnapshotChunk(json: string): void {
+    const slots = this.target.fieldIndexes.length;
+    const records: unknown = JSON.parse(json);
+    if (!Array.isArray(records)) throw new Error(`${this.target.modelLabel}: an index snapshot chunk is not an array`);
+    for (const record of records) {
+      if (!isSnapshotRecord(record, slots)) {
+        throw new Error(`${this.target.modelLabel}: an index snapshot holds a malformed record`);
+      }
+      // JSON has no undefined: a record without labels comes back with null.
+      if (record[1] === null) record[1] = undefined;
+      this.records.push(record as IndexRecord);
+    }
+  }
+
+  /**
    * Files every object added into the index, which must still be empty. Of objects added under one name the last
    * counts, as with `apply` (the store holds one object per name anyway).
    *
@@ -82,4 +103,19 @@ function lastPerName(records: IndexRecord[]): IndexRecord[] {
   }
   records.length = kept;
   return records;
+}
+
+/** The shape of a record as JSON gives it back: a key, labels (or null), and one string or string list per index. */
+function isSnapshotRecord(value: unknown, slots: number): value is unknown[] {
+  if (!Array.isArray(value) || value.length !== 2 + slots || typeof value[0] !== 'string') return false;
+  const labels = value[1];
+  if (labels !== null) {
+    if (typeof labels !== 'object' || Array.isArray(labels)) return false;
+    for (const label in labels) if (typeof (labels as Record<string, unknown>)[label] !== 'string') return false;
+  }
+  for (let i = 2; i < value.length; i++) {
+    const slot = value[i];
+    if (typeof slot !== 'string' && !(Array.isArray(slot) && slot.every((v) => typeof v === 'string'))) return false;
+  }
+  return true;
 }

@@ -201,6 +201,25 @@ export class ModelIndex {
     return new IndexLoader({ byName, labels, fieldIndexes, modelLabel });
   }
 
+  /**
+   * The records in name order as JSON arrays of at most `perChunk` records: what IndexLoader.addSnapshotChunk takes
+   * back. Synchronous, so no write changes a record (updates change records in place) while it runs.
+   */
+  snapshotChunks(perChunk: number): string[] {
+    const chunks: string[] = [];
+    let records: IndexRecord[] = [];
+    this.byName.walk((record) => {
+      records.push(record);
+      if (records.length === perChunk) {
+        chunks.push(JSON.stringify(records));
+        records = [];
+      }
+      return true;
+    });
+    if (records.length > 0 || chunks.length === 0) chunks.push(JSON.stringify(records));
+    return chunks;
+  }
+
   /** Bulk load of this empty index from `objects`, taken one at a time (so a generator need not hold them all). */
   load(objects: Iterable<ExtensionObject>): void {
     const loader = this.loader();

@@ -43,7 +43,8 @@ export function pluginLogger(base: PinoLogger, plugin: string): Logger {
  */
 export function createPluginContext(
   name: string,
-  deps: { registry: ModelRegistry; client: ExtensionClient; logger: Logger },
+  /** `code`: the fingerprint of the plugin's code, which its models' index snapshots are written under. */
+  deps: { registry: ModelRegistry; client: ExtensionClient; logger: Logger; code?: string },
   contributions: PluginContributions,
 ): PluginContext {
   return {
@@ -55,7 +56,7 @@ export function createPluginContext(
         // The registry keeps definitions over any object: a plugin's object type only narrows what its index
         // functions receive, and they are called with objects of this model alone, each checked by its schema first.
         const model = normalizeModelDefinition(definition as ModelDefinition, { kind: 'plugin', name });
-        contributions.models.push(await deps.registry.register(model, pluginOwner(name)));
+        contributions.models.push(await deps.registry.register(model, pluginOwner(name), deps.code));
       },
     },
     routes: {

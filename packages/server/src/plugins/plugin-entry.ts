@@ -4,16 +4,17 @@ import { codeFingerprint, importPluginEntry } from './module-loader.js';
 
 /**
  * Loads a plugin's entry module (fresh when its code changed since the last load) and returns its default export,
- * which must be a plugin made with definePlugin.
+ * which must be a plugin made with definePlugin, with the fingerprint of the code it was loaded from.
  */
-export async function loadPluginEntry(folder: string, main: string): Promise<Plugin> {
+export async function loadPluginEntry(folder: string, main: string): Promise<{ plugin: Plugin; code: string }> {
   const entry = path.resolve(folder, main);
-  const module = (await importPluginEntry(entry, await codeFingerprint(folder))) as { default?: Plugin };
+  const code = await codeFingerprint(folder);
+  const module = (await importPluginEntry(entry, code)) as { default?: Plugin };
   const plugin = module.default;
   if (!plugin || typeof plugin.start !== 'function') {
     throw new Error(`${main} has no default export with a start function (use definePlugin)`);
   }
-  return plugin;
+  return { plugin, code };
 }
 
 /** A plugin's `start` or `stop`, bounded: one that hangs must not hold up the lifecycle of every other plugin. */

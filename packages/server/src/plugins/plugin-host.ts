@@ -163,9 +163,14 @@ export class PluginHost {
     const declared: ExtensionObject[] = [];
     this.starting.set(name, contributions);
     try {
-      instance = await loadPluginEntry(record.folder, record.manifest.spec.main);
+      const loaded = await loadPluginEntry(record.folder, record.manifest.spec.main);
+      instance = loaded.plugin;
       const client = this.clientOf(name);
-      const context = createPluginContext(name, { registry: this.deps.registry, client, logger }, contributions);
+      const context = createPluginContext(
+        name,
+        { registry: this.deps.registry, client, logger, code: loaded.code },
+        contributions,
+      );
       await withTimeout(Promise.resolve(instance.start(context)), this.timeoutMs, name);
       for (const { source, object } of inDependencyOrder(await readDeclaredObjects(record.folder))) {
         declared.push(

@@ -2,10 +2,11 @@ import { type ModelRef, notFound } from '@svc/plugin-api';
 import { ModelIndex } from '../index/model-index.js';
 import type { NormalizedModel } from '../objects/model-definition.js';
 import type { Owner } from '../objects/owner.js';
-import type { Store } from '../store/types.js';
+import { CompactedError, type Store } from '../store/types.js';
 import { Progress } from '../util/progress.js';
 import { Turns } from '../util/turns.js';
 import { decodeObject } from './codec.js';
+import { type IndexSnapshots, type SnapshotSource, snapshotFingerprint } from './index-snapshots.js';
 
 /** Where the registry reports long index builds (pino's logger fits). */
 export interface ProgressLog {
@@ -38,12 +39,21 @@ export class ModelRegistry {
   private readonly loading = new Map<string, number>();
   private loads = 0;
 
+  /** What each served model's index snapshot must match (index-snapshots.ts). */
+  private readonly fingerprints = new WeakMap<ServedModel, string>();
+
   constructor(
     private readonly store: Store,
     private readonly log?: ProgressLog,
+    /** Where indexes are read back from at registration, when a usable snapshot is there (none: always scanned). */
+    private readonly snapshots?: IndexSnapshots,
   ) {}
 
-  async register(model: NormalizedModel, owner: Owner): Promise<ServedModel> {
+  /**
+   * Serves `model`. `code` fingerprints the code its index functions run in (a plugin's folder): a snapshot of its
+   * indexes is read back only if written under the same.
+   */
+  async register(model: NormalizedModel, owner: Owner, code?: string): Promise<ServedModel> {
     const existing = this.byKind.get(kindKey(model.apiVersion, model.kind)) ?? this.byRoute.get(this.routeOf(model));
     if (existing) {
       throw new Error(
@@ -52,7 +62,7 @@ export class ModelRegistry {
     }
     this.loading.set(model.resource, ++this.loads);
     try {
-      return await this.load(model, owner);
+      return await this.load(model, owner, code);
     } finally {
       this.loading.delete(model.resource);
     }
@@ -74,12 +84,30 @@ export class ModelRegistry {
 
   private readonly loadNumbers = new WeakMap<ServedModel, number>();
 
-  private async load(model: NormalizedModel, owner: Owner): Promise<ServedModel> {
-    const index = new ModelIndex(model.indexes, `${model.apiVersion} ${model.kind}`);
+  private async load(model: NormalizedModel, owner: Owner, code: string | undefined): Promise<ServedModel> {
+    const fingerprint = snapshotFingerprint(model, code);
+    const index = (await this.fromSnapshot(model, fingerprint)) ?? (await this.fromStore(model));
+    // A store shared by several servers enforces unique values itself; objects stored before it did get theirs now.
+    if (this.store.shared) {
+      for (const { index: name, holders } of index.uniqueHolders())
+        await this.store.backfillClaims(model.resource, name, holders);
+    }
+    const served: ServedModel = { model, index, owner };
+    this.fingerprints.set(served, fingerprint);
+    this.loadNumbers.set(served, this.loading.get(model.resource)!);
+    this.byRoute.set(this.routeOf(model), served);
+    this.byKind.set(kindKey(model.apiVersion, model.kind), served);
+    for (const listener of this.listeners) listener('registered', served);
+    return served;
+  }
+
+  /** Builds the model's indexes from every stored object. */
+  private async fromStore(model: NormalizedModel): Promise<ModelIndex> {
+    const label = `${model.apiVersion} ${model.kind}`;
+    const index = new ModelIndex(model.indexes, label);
     // One bulk load rather than an apply per object (index-loader.ts). Each batch is decoded as it arrives, and only
     // the objects' index records are kept: not their bytes, nor the objects.
     const loader = index.loader();
-    const label = `${model.apiVersion} ${model.kind}`;
     const progress = new Progress(({ done, elapsedMs }) =>
       this.log?.info({ model: label, objects: done, elapsedMs }, `building indexes of ${label}: ${done} objects read`),
     );
@@ -97,17 +125,82 @@ export class ModelRegistry {
       { model: label, objects: done, elapsedMs },
       `built indexes of ${label}: ${done} objects in ${elapsedMs} ms`,
     );
-    // A store shared by several servers enforces unique values itself; objects stored before it did get theirs now.
-    if (this.store.shared) {
-      for (const { index: name, holders } of index.uniqueHolders())
-        await this.store.backfillClaims(model.resource, name, holders);
+    return index;
+  }
+
+  /**
+   * The model's indexes as its snapshot left them, brought up to date from the history since; undefined when there is
+   * no usable snapshot (or the history it needs was compacted meanwhile), so the caller builds them from the store.
+   */
+  private async fromSnapshot(model: NormalizedModel, fingerprint: string): Promise<ModelIndex | undefined> {
+    if (!this.snapshots) return undefined;
+    const label = `${model.apiVersion} ${model.kind}`;
+    const startedAt = Date.now();
+    const index = new ModelIndex(model.indexes, label);
+    const loader = index.loader();
+    const turns = new Turns();
+    const oldest = await this.store.oldestResumableRevision();
+    let read: Awaited<ReturnType<IndexSnapshots['read']>>;
+    try {
+      read = await this.snapshots.read(model.resource, fingerprint, oldest, async (chunk) => {
+        loader.addSnapshotChunk(chunk);
+        await turns.take();
+      });
+    } catch (error) {
+      this.log?.info(
+        { model: label, err: error },
+        `the index snapshot of ${label} is unreadable: building from the store`,
+      );
+      return undefined;
     }
-    const served: ServedModel = { model, index, owner };
-    this.loadNumbers.set(served, this.loading.get(model.resource)!);
-    this.byRoute.set(this.routeOf(model), served);
-    this.byKind.set(kindKey(model.apiVersion, model.kind), served);
-    for (const listener of this.listeners) listener('registered', served);
-    return served;
+    if (!read.used) {
+      if (read.why) this.log?.info({ model: label }, `not using the index snapshot of ${label}: ${read.why}`);
+      return undefined;
+    }
+    loader.finish();
+    let replayed: number;
+    try {
+      replayed = await this.replaySince(index, model.resource, read.revision, turns);
+    } catch (error) {
+      if (!(error instanceof CompactedError)) throw error;
+      this.log?.info({ model: label }, `the history since the index snapshot of ${label} was compacted meanwhile`);
+      return undefined;
+    }
+    const elapsedMs = Date.now() - startedAt;
+    this.log?.[read.records >= this.snapshots.minObjects ? 'info' : 'debug'](
+      { model: label, objects: index.size, snapshotRevision: read.revision, replayed, elapsedMs },
+      `read indexes of ${label} from the snapshot at revision ${read.revision} and ${replayed} later changes: ` +
+        `${index.size} objects in ${elapsedMs} ms`,
+    );
+    return index;
+  }
+
+  /** Applies to `index` every change of `resource` after `revision` the history holds; returns how many. */
+  private async replaySince(index: ModelIndex, resource: string, revision: number, turns: Turns): Promise<number> {
+    let replayed = 0;
+    for (let after = revision; ; ) {
+      const changes = await this.store.changesSince(after, 1000);
+      if (changes.length === 0) return replayed;
+      for (const change of changes) {
+        if (change.resource !== resource) continue;
+        const object = decodeObject(change.value);
+        if (change.type === 'DELETED') index.apply(object, undefined);
+        else index.apply(undefined, object);
+        replayed++;
+      }
+      after = changes[changes.length - 1]!.revision;
+      await turns.take();
+    }
+  }
+
+  /** Every served model as an index snapshot can be written from (index-snapshots.ts). */
+  snapshotSources(): SnapshotSource[] {
+    return this.all().map((served) => ({
+      resource: served.model.resource,
+      fingerprint: this.fingerprints.get(served)!,
+      size: served.index.size,
+      chunks: (perChunk) => served.index.snapshotChunks(perChunk),
+    }));
   }
 
   unregister(served: ServedModel): void {

@@ -170,6 +170,14 @@ export class ObjectService {
     return this.announcedUpTo;
   }
 
+  /**
+   * True while some write is under way. A write changes the index before it commits and takes the change back if the
+   * commit fails, so only while this is false do the indexes hold exactly what was committed.
+   */
+  get writing(): boolean {
+    return !this.writes.idle;
+  }
+
   /** Listeners run after the commit: one that throws must not undo or fail a write that already happened. */
   private announce(change: CommittedChange): void {
     if (change.revision > this.announcedUpTo) this.announcedUpTo = change.revision;

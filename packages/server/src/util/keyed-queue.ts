@@ -8,6 +8,11 @@
 export class KeyedQueue {
   private readonly tails = new Map<string, Promise<unknown>>();
 
+  /** True when no task is queued or running under any key. */
+  get idle(): boolean {
+    return this.tails.size === 0;
+  }
+
   run<T>(key: string, task: () => Promise<T>): Promise<T> {
     const previous = this.tails.get(key);
     const result = previous ? previous.then(task, task) : start(task);
