@@ -162,13 +162,17 @@ export async function createServer(config: Config, options: ServerOptions = {}):
     hub,
     committedRevision: () => objects.latestRevision,
     queueOptions: options.reconcileBackoff,
-    leading: lease.held,
+    // Controllers start once the server is ready to serve (the end of createServer): a first pass over a million
+    // objects beside the boot delayed serving by 1.3 s, and Kubernetes' controllers too start after the API serves.
+    leading: false,
   });
+  let booted = false;
   lease.onChange((held) => {
     logger.info(
       { epoch: lease.epoch },
       held ? 'this replica leads: controllers start' : 'this replica stopped leading',
     );
+    if (!booted) return;
     void controllers.setLeading(held).catch((error: unknown) => logger.error({ err: error }, 'handing over failed'));
   });
   const stopGarbageCollector = startGarbageCollector(
@@ -322,6 +326,8 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   });
   router.add(consoleEvents.routes());
   await app.ready();
+  booted = true;
+  await controllers.setLeading(lease.held);
 
   let secure: SecureListener | undefined;
   const server: Server = {

@@ -3,6 +3,7 @@
  * start reads them back, and after a kill -9 (no snapshot written) the next start replays the history since the last
  * one. Every list answers as it did before the restart. SVC_INDEX_SNAPSHOTS=1 gives even these few objects a snapshot.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,7 +18,7 @@ import {
   startTestServer,
   TEST_ADMIN,
 } from './harness.js';
-import { type ServeProcess, signInOver, spawnServe } from './serve-process.js';
+import { CLI, type ServeProcess, signInOver, spawnServe } from './serve-process.js';
 
 const serve = (dataDir: string, snapshots = '1') =>
   spawnServe({
@@ -88,6 +89,11 @@ describe('index snapshots across restarts (svc serve)', () => {
     expect(messages(first)).toContainEqual(
       expect.stringMatching(/^wrote index snapshots of \d+ models \(\d+ objects\)/),
     );
+    // A backup carries the password hashes, never the snapshots (derived from the objects, bound to this history).
+    const backup = spawnSync(process.execPath, [CLI, 'export', '--data-dir', dataDir, '-o', '-'], { encoding: 'utf8' });
+    expect(backup.status).toBe(0);
+    expect(backup.stdout).toMatch(/kind: SecretRecords\nmetadata:\n {2}name: security\.svc\.run\/credentials\n/);
+    expect(backup.stdout).not.toContain('index-snapshots');
 
     const second = await serve(dataDir);
     expect(messages(second)).toContainEqual(

@@ -95,9 +95,20 @@ export class ReconcilerRunner {
       },
       selection,
     );
-    const { names } = served.index.query({ labels: selection.labels, fields: selection.fields, sort: [] });
-    for (const name of names) this.queue.add(name);
+    // In name order: a walk of the name index (without a sort, a query orders by creationTimestamp).
+    const sort = [{ field: 'metadata.name', direction: 'asc' as const }];
+    const { names } = served.index.query({ labels: selection.labels, fields: selection.fields, sort });
     this.loops = Array.from({ length: Math.max(1, this.spec.workers) }, () => this.work());
+    void this.fill(this.queue, names);
+  }
+
+  /** Queues the full sync's names a slice per turn of the loop: a million at once held it for 0.4 s. */
+  private async fill(queue: WorkQueue, names: readonly string[]): Promise<void> {
+    for (let i = 0; i < names.length; i++) {
+      // Once this queue is shut down (a stop), add does nothing.
+      queue.add(names[i]!);
+      if ((i & 1023) === 1023) await this.turns.take();
+    }
   }
 
   /** Names waiting for a worker (retries and `requeueAfter` only once their time has come). */
