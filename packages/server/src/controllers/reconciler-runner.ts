@@ -69,6 +69,8 @@ export class ReconcilerRunner {
   private unsubscribe: (() => void) | undefined;
   private loops: Promise<void>[] = [];
   private running = false;
+  /** Names of the full sync not yet queued (see fill). */
+  private unfilled = 0;
 
   constructor(
     readonly spec: RunnerSpec,
@@ -102,18 +104,23 @@ export class ReconcilerRunner {
     void this.fill(this.queue, names);
   }
 
-  /** Queues the full sync's names a slice per turn of the loop: a million at once held it for 0.4 s. */
+  /**
+   * Queues the full sync's names a slice per turn of the loop (a million at once held it for 0.4 s); until then they
+   * count in the depth, so the queue does not read empty while the first pass is still going.
+   */
   private async fill(queue: WorkQueue, names: readonly string[]): Promise<void> {
+    this.unfilled = names.length;
     for (let i = 0; i < names.length; i++) {
-      // Once this queue is shut down (a stop), add does nothing.
+      if (queue !== this.queue || !this.running) return;
       queue.add(names[i]!);
+      this.unfilled--;
       if ((i & 1023) === 1023) await this.turns.take();
     }
   }
 
   /** Names waiting for a worker (retries and `requeueAfter` only once their time has come). */
   get depth(): number {
-    return this.running ? this.queue.length : 0;
+    return this.running ? this.queue.length + this.unfilled : 0;
   }
 
   get activeWorkers(): number {
@@ -123,6 +130,7 @@ export class ReconcilerRunner {
   /** Stops taking work and waits for the reconciles in progress. */
   async stop(): Promise<void> {
     this.running = false;
+    this.unfilled = 0;
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     this.queue.shutdown();
