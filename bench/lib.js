@@ -76,7 +76,8 @@ export function wrkCreateRun(url, seconds, script, headers = {}, pid = undefined
 /** A duration wrk prints (`812.00us`, `1.20ms`, `2.01s`), in milliseconds. */
 function wrkMs(text) {
   const [, value, unit] = /([\d.]+)(us|ms|s)/.exec(text);
-  return Number(value) * { us: 0.001, ms: 1, s: 1000 }[unit];
+  // Rounded to the microsecond wrk reports in: 823.00us is 0.823 ms, not 0.8230000000000001.
+  return Math.round(Number(value) * { us: 1, ms: 1000, s: 1_000_000 }[unit]) / 1000;
 }
 
 /** GETs of `url` for `seconds` with 50 connections (wrk): requests per second, and mean, p50 and p99 latency in ms. */
