@@ -3,6 +3,7 @@
  * last shutdown wrote, replays the history since, and answers exactly as a build from the stored objects would; a
  * snapshot it cannot trust is not used, and is removed.
  */
+import { createHash } from 'node:crypto';
 import type { ModelDefinition } from '@svc/plugin-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { IndexQuery } from '../index/model-index.js';
@@ -228,6 +229,22 @@ describe('index snapshots', () => {
         return {};
       },
       /its chunk 2 is missing/,
+    ],
+    [
+      'its records are not records, though its digest matches',
+      async () => {
+        const header = JSON.parse((await store.secrets.get(INDEX_SNAPSHOTS_KIND, RESOURCE))!.toString());
+        const bad = Buffer.from('[["g-1", null, "only one value"]]');
+        await store.secrets.put(INDEX_SNAPSHOTS_KIND, `${RESOURCE}#${header.token}#0`, bad);
+        const hash = createHash('sha256');
+        for (let i = 0; i < header.chunks; i++) {
+          hash.update((await store.secrets.get(INDEX_SNAPSHOTS_KIND, `${RESOURCE}#${header.token}#${i}`))!);
+        }
+        header.sha256 = hash.digest('hex');
+        await store.secrets.put(INDEX_SNAPSHOTS_KIND, RESOURCE, Buffer.from(JSON.stringify(header)));
+        return {};
+      },
+      /it is unreadable/,
     ],
   ])('builds from the objects, and removes the snapshot, when %s', async (_, spoil, why) => {
     const revision = await snapshotThenChange();

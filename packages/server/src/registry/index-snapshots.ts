@@ -99,6 +99,12 @@ export class IndexSnapshots {
     return { used: true, revision: header.revision, records: header.records };
   }
 
+  /** Removes the snapshot of `resource`, if there is one (one that could not be read). */
+  async discard(resource: string): Promise<void> {
+    const header = parseHeader(await this.secrets.get(INDEX_SNAPSHOTS_KIND, resource));
+    if (header) await this.remove(resource, header);
+  }
+
   /**
    * Writes a snapshot of each source at `revision` (taken by the caller with the chunks, see the module comment),
    * replacing the one before; a source below `minObjects` only has its old snapshot removed.

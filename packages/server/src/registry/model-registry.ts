@@ -147,10 +147,8 @@ export class ModelRegistry {
         await turns.take();
       });
     } catch (error) {
-      this.log?.info(
-        { model: label, err: error },
-        `the index snapshot of ${label} is unreadable: building from the store`,
-      );
+      this.log?.info({ model: label, err: error }, `not using the index snapshot of ${label}: it is unreadable`);
+      await this.snapshots.discard(model.resource);
       return undefined;
     }
     if (!read.used) {
