@@ -101,6 +101,11 @@ export async function startConsole(options: Parameters<typeof startTestServer>[0
         type Violation = { id: string; impact: string; nodes: { target: string[] }[] };
         type Axe = { run(context?: string | Document): Promise<{ violations: Violation[] }> };
         const axe = (window as unknown as { axe: Axe }).axe;
+        // Judged as the user sees the page once it has settled: a toast still fading in has the contrast of a
+        // half-transparent one (seen when the suite ran fast enough to check within its transition).
+        // (Endless ones, a spinner's, are left running.)
+        const ending = document.getAnimations().filter((a) => a.effect?.getComputedTiming().endTime !== Infinity);
+        await Promise.all(ending.map((animation) => animation.finished.catch(() => undefined)));
         const { violations } = await axe.run(selector ?? document);
         return violations
           .filter((v) => v.impact === 'serious' || v.impact === 'critical')
