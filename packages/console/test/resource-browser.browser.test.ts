@@ -48,6 +48,9 @@ describe.skipIf(!browserAvailable)('the resource browser in Chromium', () => {
         spec: { name: `Person ${n}`, age: 20 + n, gender: n % 2 === 1 ? 'FEMALE' : 'MALE' },
       });
       if (made.status !== 201) throw new Error(`seeding ${personNamed(n)}: ${made.text}`);
+      // Each a millisecond or more after the one before: the list's default order is newest first, and two persons
+      // created within one millisecond (creationTimestamp's resolution) would sort by name instead.
+      await new Promise((resolve) => setTimeout(resolve, 2));
     }
     await peopleSettled(c.t);
     await c.createUser(NOBODY);
