@@ -43,8 +43,7 @@ export function rssOf(pid) {
 export async function load(options) {
   const result = await autocannon({ connections: 50, duration: 5, ...options });
   const errors = result.errors + result.timeouts + (result.non2xx ?? 0);
-  const latency = { meanMs: result.latency.average, p50Ms: result.latency.p50, p99Ms: result.latency.p99 };
-  return { rps: result.requests.average, ...latency, total: result.requests.total, errors };
+  return { rps: result.requests.average, p99: result.latency.p99, total: result.requests.total, errors };
 }
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
