@@ -7,12 +7,15 @@
 //
 // The persons are written through svc's own store interface (as `svc import` writes), copies of a person the server
 // created and reconciled itself: a million creates over HTTP would take this machine six minutes before measuring.
-// Usage: node bench/million.js [--persons 1000000] [--duration 5]
+// With --postgres, svc runs on PostgreSQL (SVC_TEST_DATABASE_URL or the local `test` database, a schema of its own,
+// dropped at the end) instead of the embedded SQLite.
+// Usage: node bench/million.js [--persons 1000000] [--duration 5] [--postgres]
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { openStore } from '../packages/server/dist/store/open-store.js';
 import { nextStatus } from '../plugins/people/dist/reconciler.js';
 import { adminToken, arg, hasWrk, readMetrics, rssOf, sleep, startProcess, startSvc, wrkGets } from './lib.js';
@@ -20,6 +23,12 @@ import { adminToken, arg, hasWrk, readMetrics, rssOf, sleep, startProcess, start
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PERSONS = arg('persons', 1_000_000);
 const DURATION = arg('duration', 5);
+const POSTGRES = process.argv.includes('--postgres');
+const DATABASE_URL = process.env.SVC_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const SCHEMA = `bench_million_${process.pid}`;
+/** Where the store is: the data directory's SQLite, or this run's PostgreSQL schema (another for the empty server). */
+const storeEnv = POSTGRES ? { SVC_DATABASE_URL: DATABASE_URL, SVC_DATABASE_SCHEMA: SCHEMA } : {};
+const emptyEnv = POSTGRES ? { SVC_DATABASE_URL: DATABASE_URL, SVC_DATABASE_SCHEMA: `${SCHEMA}_empty` } : {};
 const BASE = '/apis/people.svc.run/v1alpha1/persons';
 const RESOURCE = 'people.svc.run/persons';
 const DELETED_TEAMS = ['team-0', 'team-1', 'team-2', 'team-3', 'team-4'];
@@ -40,7 +49,7 @@ async function waitUntil(condition, pollMs = 100) {
 
 /** A person the server made: created over HTTP, then reconciled (finalizer and status). */
 async function templatePerson(dataDir) {
-  const svc = await startSvc(dataDir);
+  const svc = await startSvc(dataDir, undefined, storeEnv);
   const auth = { ...(await adminToken(svc.url)), 'content-type': 'application/json' };
   const body = {
     apiVersion: 'people.svc.run/v1alpha1',
@@ -61,7 +70,9 @@ async function templatePerson(dataDir) {
 
 /** Writes `count` persons through the store, `inFlight` at a time so the group commit batches them. */
 async function seed(dataDir, template, count, inFlight = 2000) {
-  const store = await openStore({ dataDir, create: false });
+  const store = await openStore(
+    POSTGRES ? { dataDir, databaseUrl: DATABASE_URL, schema: SCHEMA, create: false } : { dataDir, create: false },
+  );
   const now = new Date(template.metadata.creationTimestamp);
   const genders = ['MALE', 'FEMALE'];
   let bytes = 0;
@@ -93,7 +104,8 @@ async function seed(dataDir, template, count, inFlight = 2000) {
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-bench-million-'));
 try {
-  console.log(`svc with ${PERSONS} persons; ${DURATION} s per load run, 50 connections (wrk)\n`);
+  const where = POSTGRES ? `PostgreSQL (schema ${SCHEMA})` : 'SQLite';
+  console.log(`svc with ${PERSONS} persons on ${where}; ${DURATION} s per load run, 50 connections (wrk)\n`);
   const baseline = await startProcess(process.execPath, [path.join(root, 'bench/baseline-server.js')]);
   wrkGets(`${baseline.url}/doc/x`, 2); // warm-up, as for every read below
   const bare = wrkGets(`${baseline.url}/doc/x`, DURATION);
@@ -105,7 +117,7 @@ try {
     `  p50 ${bare.p50Ms} ms, p99 ${bare.p99Ms} ms`,
   );
 
-  const empty = await startSvc(path.join(dataDir, 'empty'));
+  const empty = await startSvc(path.join(dataDir, 'empty'), undefined, emptyEnv);
   await sleep(1000);
   const emptyRss = rssOf(empty.child.pid);
   await empty.stop();
@@ -116,7 +128,7 @@ try {
   const avgJson = await seed(full, template, PERSONS);
   line(`seeding ${PERSONS} persons through the store`, ((performance.now() - started) / 1000).toFixed(1), 's');
 
-  const env = { SVC_LOG_LEVEL: 'info', SVC_ACCESS_LOG: 'false' };
+  const env = { SVC_LOG_LEVEL: 'info', SVC_ACCESS_LOG: 'false', ...storeEnv };
   // The first start builds the indexes from the stored objects (the seed wrote no snapshot); stopping writes the
   // index snapshot, which the second start reads back instead.
   const first = await startSvc(full, undefined, env);
@@ -224,6 +236,12 @@ try {
   );
   await svc.stop();
 } finally {
+  if (POSTGRES && !process.env.KEEP) {
+    const client = new pg.Client({ connectionString: DATABASE_URL });
+    await client.connect();
+    for (const schema of [SCHEMA, `${SCHEMA}_empty`]) await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await client.end();
+  }
   if (!process.env.KEEP) rmSync(dataDir, { recursive: true, force: true });
   else console.log(dataDir);
 }
