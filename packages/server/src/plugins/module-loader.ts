@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readdir, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { createRequire, register } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -33,6 +33,25 @@ export async function importPluginEntry(entry: string, generation: string): Prom
  * folders aside). Cheap enough to take at every start; any edit, upgrade or rebuild changes it.
  */
 export async function codeFingerprint(folder: string): Promise<string> {
+  return fingerprintFiles(folder, async (full) => {
+    const info = await stat(full);
+    return `${info.size}\0${info.mtimeMs}`;
+  });
+}
+
+/**
+ * A digest of a plugin folder's code by content (node_modules and dot folders aside): the same on every replica that
+ * holds the same files, whenever and however they were copied there. What index snapshots are bound to.
+ */
+export async function codeDigest(folder: string): Promise<string> {
+  return fingerprintFiles(folder, async (full) =>
+    createHash('sha256')
+      .update(await readFile(full))
+      .digest('hex'),
+  );
+}
+
+async function fingerprintFiles(folder: string, describe: (file: string) => Promise<string>): Promise<string> {
   const hash = createHash('sha256');
   const walk = async (dir: string): Promise<void> => {
     const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
@@ -40,10 +59,7 @@ export async function codeFingerprint(folder: string): Promise<string> {
       if (entry.name === 'node_modules' || entry.name.startsWith('.')) continue;
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) await walk(full);
-      else if (entry.isFile()) {
-        const info = await stat(full);
-        hash.update(`${path.relative(folder, full)}\0${info.size}\0${info.mtimeMs}\n`);
-      }
+      else if (entry.isFile()) hash.update(`${path.relative(folder, full)}\0${await describe(full)}\n`);
     }
   };
   await walk(folder);

@@ -43,7 +43,7 @@ export function pluginLogger(base: PinoLogger, plugin: string): Logger {
  */
 export function createPluginContext(
   name: string,
-  /** `code`: the fingerprint of the plugin's code, which its models' index snapshots are written under. */
+  /** `code`: the digest of the plugin's code (by content), which its models' index snapshots are written under. */
   deps: { registry: ModelRegistry; client: ExtensionClient; logger: Logger; code?: string },
   contributions: PluginContributions,
 ): PluginContext {

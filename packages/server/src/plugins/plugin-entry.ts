@@ -1,15 +1,15 @@
 import path from 'node:path';
 import type { Plugin } from '@svc/plugin-api';
-import { codeFingerprint, importPluginEntry } from './module-loader.js';
+import { codeDigest, codeFingerprint, importPluginEntry } from './module-loader.js';
 
 /**
  * Loads a plugin's entry module (fresh when its code changed since the last load) and returns its default export,
- * which must be a plugin made with definePlugin, with the fingerprint of the code it was loaded from.
+ * which must be a plugin made with definePlugin, with the digest of the code it was loaded from.
  */
 export async function loadPluginEntry(folder: string, main: string): Promise<{ plugin: Plugin; code: string }> {
   const entry = path.resolve(folder, main);
-  const code = await codeFingerprint(folder);
-  const module = (await importPluginEntry(entry, code)) as { default?: Plugin };
+  const [generation, code] = await Promise.all([codeFingerprint(folder), codeDigest(folder)]);
+  const module = (await importPluginEntry(entry, generation)) as { default?: Plugin };
   const plugin = module.default;
   if (!plugin || typeof plugin.start !== 'function') {
     throw new Error(`${main} has no default export with a start function (use definePlugin)`);

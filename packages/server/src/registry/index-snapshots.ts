@@ -7,7 +7,8 @@
  * backup), so a store replaced or restored never meets another store's snapshot. It is used only when it is provably
  * current once brought up to date:
  * - its fingerprint matches: the snapshot format, svc's version, the model's indexes (with each indexFunc's source)
- *   and, for a plugin's model, the fingerprint of the plugin's code, since an indexFunc may call other code;
+ *   and, for a plugin's model, the digest of the plugin's code by content (the same on every replica holding the same
+ *   files), since an indexFunc may call other code;
  * - the history since its revision is still kept (compaction has not passed it);
  * - its bytes hash to the digest its header records (two replicas writing at once cannot mix their chunks).
  * Otherwise the model's index is built from the stored objects as before, and the unusable snapshot is removed.

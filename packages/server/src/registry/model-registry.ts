@@ -50,7 +50,7 @@ export class ModelRegistry {
   ) {}
 
   /**
-   * Serves `model`. `code` fingerprints the code its index functions run in (a plugin's folder): a snapshot of its
+   * Serves `model`. `code` is the digest of the code its index functions run in (a plugin's folder): a snapshot of its
    * indexes is read back only if written under the same.
    */
   async register(model: NormalizedModel, owner: Owner, code?: string): Promise<ServedModel> {
