@@ -233,15 +233,20 @@ describe('index snapshots', () => {
     [
       'its records are not records, though its digest matches',
       async () => {
-        const header = JSON.parse((await store.secrets.get(INDEX_SNAPSHOTS_KIND, RESOURCE))!.toString());
-        const bad = Buffer.from('[["g-1", null, "only one value"]]');
-        await store.secrets.put(INDEX_SNAPSHOTS_KIND, `${RESOURCE}#${header.token}#0`, bad);
-        const hash = createHash('sha256');
-        for (let i = 0; i < header.chunks; i++) {
-          hash.update((await store.secrets.get(INDEX_SNAPSHOTS_KIND, `${RESOURCE}#${header.token}#${i}`))!);
-        }
-        header.sha256 = hash.digest('hex');
-        await store.secrets.put(INDEX_SNAPSHOTS_KIND, RESOURCE, Buffer.from(JSON.stringify(header)));
+        await rewriteChunk(0, () => '[["g-1", null, "only one value"]]');
+        return {};
+      },
+      /it is unreadable/,
+    ],
+    [
+      'two of its records hold one unique value, though its digest matches',
+      async () => {
+        // A record: name key, labels, then creationTimestamp, deletionTimestamp, spec.color, spec.sku, tags.
+        await rewriteChunk(0, (json) => {
+          const records = JSON.parse(json);
+          records[1][5] = records[0][5];
+          return JSON.stringify(records);
+        });
         return {};
       },
       /it is unreadable/,
@@ -316,6 +321,18 @@ describe('index snapshots', () => {
     expect(notesHeader).toMatchObject({ chunks: 3, records: 12 });
   });
 });
+
+/** Rewrites chunk `i` of the snapshot, and its header's digest to match, as a writer with a bug would leave them. */
+async function rewriteChunk(i: number, rewrite: (json: string) => string): Promise<void> {
+  const header = JSON.parse((await store.secrets.get(INDEX_SNAPSHOTS_KIND, RESOURCE))!.toString());
+  const name = (n: number) => `${RESOURCE}#${header.token}#${n}`;
+  const chunk = (await store.secrets.get(INDEX_SNAPSHOTS_KIND, name(i)))!.toString();
+  await store.secrets.put(INDEX_SNAPSHOTS_KIND, name(i), Buffer.from(rewrite(chunk)));
+  const hash = createHash('sha256');
+  for (let n = 0; n < header.chunks; n++) hash.update((await store.secrets.get(INDEX_SNAPSHOTS_KIND, name(n)))!);
+  header.sha256 = hash.digest('hex');
+  await store.secrets.put(INDEX_SNAPSHOTS_KIND, RESOURCE, Buffer.from(JSON.stringify(header)));
+}
 
 async function all(store: Store, kind: string): Promise<string[]> {
   const names: string[] = [];

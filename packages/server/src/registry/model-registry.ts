@@ -146,6 +146,8 @@ export class ModelRegistry {
         loader.addSnapshotChunk(chunk);
         await turns.take();
       });
+      // Filing the records can refuse them too (two holders of a unique value): the snapshot is no use then either.
+      if (read.used) loader.finish();
     } catch (error) {
       this.log?.info({ model: label, err: error }, `not using the index snapshot of ${label}: it is unreadable`);
       await this.snapshots.discard(model.resource);
@@ -155,7 +157,6 @@ export class ModelRegistry {
       if (read.why) this.log?.info({ model: label }, `not using the index snapshot of ${label}: ${read.why}`);
       return undefined;
     }
-    loader.finish();
     let replayed: number;
     try {
       replayed = await this.replaySince(index, model.resource, read.revision, turns);
