@@ -65,6 +65,22 @@ describe('the svc command line', () => {
     );
   });
 
+  it.each([
+    [{}, 10_000],
+    [{ SVC_INDEX_SNAPSHOTS: 'on' }, 10_000],
+    [{ SVC_INDEX_SNAPSHOTS: 'OFF' }, undefined],
+    [{ SVC_INDEX_SNAPSHOTS: '250' }, 250],
+    [settingsFromArgs(['--index-snapshots', 'off'], { SVC_INDEX_SNAPSHOTS: '5' }), undefined],
+  ])('takes SVC_INDEX_SNAPSHOTS %o as a minimum of %s objects', (settings, minimum) => {
+    expect(loadConfig(settings).indexSnapshotMinObjects).toBe(minimum);
+  });
+
+  it.each(['0', '-3', '1.5', 'sometimes'])('refuses SVC_INDEX_SNAPSHOTS=%s, naming what it takes', (value) => {
+    expect(() => loadConfig({ SVC_INDEX_SNAPSHOTS: value })).toThrow(
+      `SVC_INDEX_SNAPSHOTS must be on, off or the least number of objects a model needs to get one, got "${value}"`,
+    );
+  });
+
   it('reads flags over the environment, in both spellings', () => {
     const settings = settingsFromArgs(['--port', '9000', '--data-dir=/tmp/x', '--default-plugins'], { SVC_PORT: '1' });
     expect([settings.SVC_PORT, settings.SVC_DATA_DIR]).toEqual(['9000', '/tmp/x']);
