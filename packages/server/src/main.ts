@@ -42,7 +42,7 @@ import { userListRoutes } from './rbac/user-list-routes.js';
 import { UserManagement } from './rbac/user-management.js';
 import { createSetUserRoles } from './rbac/user-roles.js';
 import { ChangeFeed } from './registry/change-feed.js';
-import { type IndexSnapshotOptions, IndexSnapshots } from './registry/index-snapshots.js';
+import { IndexSnapshots } from './registry/index-snapshots.js';
 import { ModelRegistry } from './registry/model-registry.js';
 import { ObjectService } from './registry/object-service.js';
 import { saveIndexSnapshots } from './registry/save-snapshots.js';
@@ -104,11 +104,10 @@ export interface ServerOptions {
   compactionIntervalMs?: number;
   /** Retry backoff of reconcilers (default 10 ms doubling up to 60 s). */
   reconcileBackoff?: QueueOptions;
-  /** Sign-in throttle (defaults in DEFAULT_LOGIN_LIMITS); tests give a clock to see its delays. */
-  /** Tests: how index snapshots are chunked (registry/index-snapshots.ts); SVC_INDEX_SNAPSHOTS says which models. */
-  indexSnapshots?: IndexSnapshotOptions;
-  /** Tests: other sign-in limits, a clock whose sleeps they see, and a cheaper scrypt cost (hashes record their own
-   * parameters, so every hash still verifies; a server without it hashes at DEFAULT_SCRYPT). */
+  /**
+   * Sign-in throttle (defaults in DEFAULT_LOGIN_LIMITS); tests give a clock to see its delays, and a cheaper scrypt
+   * cost (hashes record their own parameters, so every hash still verifies; without it, DEFAULT_SCRYPT).
+   */
   login?: { limits?: Partial<LoginLimits>; clock?: Partial<LoginClock>; passwordHashing?: ScryptParameters };
   /** Where the first-run setup link is printed: standard output by default, never the log (it is a credential). */
   announce?: (text: string) => void;
@@ -132,7 +131,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   const snapshots =
     config.indexSnapshotMinObjects === undefined
       ? undefined
-      : new IndexSnapshots(store.secrets, { minObjects: config.indexSnapshotMinObjects, ...options.indexSnapshots });
+      : new IndexSnapshots(store.secrets, { minObjects: config.indexSnapshotMinObjects });
   const registry = new ModelRegistry(store, logger, snapshots);
   const objects = new ObjectService(store, (error) => logger.error({ err: error }, 'a commit listener failed'));
   // Replicas of a shared store follow each other's writes; started before any index is built, so none is missed.

@@ -27,8 +27,8 @@ import { HOST_VERSION } from '../version.js';
 const FORMAT = 1;
 
 export interface IndexSnapshotOptions {
-  /** Models with fewer objects get no snapshot: their build from the store takes well under a second. */
-  minObjects?: number;
+  /** Models with fewer objects get no snapshot (SVC_INDEX_SNAPSHOTS): their build from the store is quick. */
+  minObjects: number;
   /** Records per stored chunk (a chunk is one secret record; PostgreSQL sends each as one parameter). */
   recordsPerChunk?: number;
 }
@@ -60,9 +60,9 @@ export class IndexSnapshots {
 
   constructor(
     private readonly secrets: SecretStore,
-    options: IndexSnapshotOptions = {},
+    options: IndexSnapshotOptions,
   ) {
-    this.minObjects = options.minObjects ?? 10_000;
+    this.minObjects = options.minObjects;
     this.recordsPerChunk = options.recordsPerChunk ?? 50_000;
   }
 
