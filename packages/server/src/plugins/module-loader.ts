@@ -28,40 +28,37 @@ export async function importPluginEntry(entry: string, generation: string): Prom
   return import(url.href);
 }
 
-/**
- * A fingerprint of a plugin folder's code: every file's path, size and modification time (node_modules and dot
- * folders aside). Cheap enough to take at every start; any edit, upgrade or rebuild changes it.
- */
-export async function codeFingerprint(folder: string): Promise<string> {
-  return fingerprintFiles(folder, async (full) => {
-    const info = await stat(full);
-    return `${info.size}\0${info.mtimeMs}`;
-  });
+/** Two fingerprints of a plugin folder's code, from one walk of its files (node_modules and dot folders aside). */
+export interface CodeIdentity {
+  /**
+   * Every file's path, size and modification time: any edit, upgrade or rebuild changes it. The generation a plugin's
+   * modules are imported as (a new one is loaded fresh).
+   */
+  generation: string;
+  /**
+   * Every file's path and content: the same on every replica that holds the same files, whenever and however they were
+   * copied there. What index snapshots are bound to.
+   */
+  digest: string;
 }
 
-/**
- * A digest of a plugin folder's code by content (node_modules and dot folders aside): the same on every replica that
- * holds the same files, whenever and however they were copied there. What index snapshots are bound to.
- */
-export async function codeDigest(folder: string): Promise<string> {
-  return fingerprintFiles(folder, async (full) =>
-    createHash('sha256')
-      .update(await readFile(full))
-      .digest('hex'),
-  );
-}
-
-async function fingerprintFiles(folder: string, describe: (file: string) => Promise<string>): Promise<string> {
-  const hash = createHash('sha256');
+export async function codeIdentity(folder: string): Promise<CodeIdentity> {
+  const generation = createHash('sha256');
+  const digest = createHash('sha256');
   const walk = async (dir: string): Promise<void> => {
     const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
     for (const entry of entries) {
       if (entry.name === 'node_modules' || entry.name.startsWith('.')) continue;
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) await walk(full);
-      else if (entry.isFile()) hash.update(`${path.relative(folder, full)}\0${await describe(full)}\n`);
+      else if (entry.isFile()) {
+        const relative = path.relative(folder, full);
+        const [info, content] = await Promise.all([stat(full), readFile(full)]);
+        generation.update(`${relative}\0${info.size}\0${info.mtimeMs}\n`);
+        digest.update(`${relative}\0${createHash('sha256').update(content).digest('hex')}\n`);
+      }
     }
   };
   await walk(folder);
-  return hash.digest('hex').slice(0, 16);
+  return { generation: generation.digest('hex').slice(0, 16), digest: digest.digest('hex').slice(0, 16) };
 }

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Plugin } from '@svc/plugin-api';
-import { codeDigest, codeFingerprint, importPluginEntry } from './module-loader.js';
+import { codeIdentity, importPluginEntry } from './module-loader.js';
 
 /**
  * Loads a plugin's entry module (fresh when its code changed since the last load) and returns its default export,
@@ -8,7 +8,7 @@ import { codeDigest, codeFingerprint, importPluginEntry } from './module-loader.
  */
 export async function loadPluginEntry(folder: string, main: string): Promise<{ plugin: Plugin; code: string }> {
   const entry = path.resolve(folder, main);
-  const [generation, code] = await Promise.all([codeFingerprint(folder), codeDigest(folder)]);
+  const { generation, digest: code } = await codeIdentity(folder);
   const module = (await importPluginEntry(entry, generation)) as { default?: Plugin };
   const plugin = module.default;
   if (!plugin || typeof plugin.start !== 'function') {
