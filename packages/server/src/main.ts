@@ -119,6 +119,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   const logger =
     options.logger ??
     (await createLogger(config.logLevel, chooseLogFormat(config.logFormat, process.stdout.isTTY === true)));
+  logger.info({ version: HOST_VERSION, node: process.version }, `svc ${HOST_VERSION} on Node.js ${process.version}`);
   const store = await openStore({
     dataDir: config.dataDir,
     databaseUrl: config.databaseUrl,

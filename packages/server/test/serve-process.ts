@@ -19,10 +19,15 @@ export interface ServeProcess {
   kill(): Promise<void>;
 }
 
-export function spawnServe(env: Record<string, string | undefined>, timeoutMs = 60_000): Promise<ServeProcess> {
+/** `command` is what runs before `serve`: the Node.js running the tests and the built CLI, unless a test says. */
+export function spawnServe(
+  env: Record<string, string | undefined>,
+  timeoutMs = 60_000,
+  command: [string, string] = [process.execPath, CLI],
+): Promise<ServeProcess> {
   const merged: NodeJS.ProcessEnv = { ...process.env, SVC_PORT: '0', SVC_HTTPS_PORT: 'off', ...env };
   for (const [name, value] of Object.entries(merged)) if (value === undefined) delete merged[name];
-  const child = spawn(process.execPath, [CLI, 'serve'], { env: merged, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command[0], [command[1], 'serve'], { env: merged, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let output = '';
   child.stdout!.on('data', (d) => {
