@@ -4,6 +4,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { SERVE_NODE_FLAGS } from '../packages/server/bin/node-flags.js';
+
+export { SERVE_NODE_FLAGS };
 
 /** Spawns a server and resolves once it prints its `… listening on URL` line; reports how long that took. */
 export function startProcess(command, args, env = {}) {
@@ -188,7 +191,8 @@ const repository = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '.
 /** Starts the built svc (`serve`) on a free port with the bench administrator, on `dataDir`, with the repository's
  * plugins unless `pluginsDir` says otherwise. */
 export function startSvc(dataDir, pluginsDir = path.join(repository, 'plugins'), env = {}) {
-  return startProcess(process.execPath, [path.join(repository, 'packages/server/dist/cli.js'), 'serve'], {
+  const cli = path.join(repository, 'packages/server/dist/cli.js');
+  return startProcess(process.execPath, [...SERVE_NODE_FLAGS, cli, 'serve'], {
     SVC_PORT: '0',
     SVC_HTTPS_PORT: 'off',
     SVC_DATA_DIR: dataDir,

