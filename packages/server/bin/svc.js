@@ -21,8 +21,7 @@ if (Number(process.versions.node.split('.')[0]) < MINIMUM_MAJOR) {
     );
     process.exit(1);
   }
-  const script = fileURLToPath(import.meta.url);
-  const child = spawn(bundled, [...SERVE_NODE_FLAGS, script, ...process.argv.slice(2)], { stdio: 'inherit' });
+  const child = spawn(bundled, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
   // The child is the server: signals sent to this process (Ctrl-C, a service manager's SIGTERM) reach it.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
   child.on('exit', (code, signal) => {
@@ -31,6 +30,7 @@ if (Number(process.versions.node.split('.')[0]) < MINIMUM_MAJOR) {
     process.kill(process.pid, signal);
   });
 } else {
+  startWithServeFlags();
   const cli = new URL('../dist/cli.js', import.meta.url);
   try {
     await import(cli.href);
@@ -39,6 +39,29 @@ if (Number(process.versions.node.split('.')[0]) < MINIMUM_MAJOR) {
     if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.message).includes(file)) throw error;
     console.error(`svc is not built yet (${file} is missing): run npm run build in the svc repository`);
     process.exit(1);
+  }
+}
+
+/**
+ * `svc serve` runs with SERVE_NODE_FLAGS, which V8 reads only at start: a process started without them replaces
+ * itself (same pid, so service managers and signals are unaffected) with one that has them. A flag given already,
+ * on the command line or in NODE_OPTIONS, is the user's choice and is left alone. Where process.execve is missing
+ * (Windows), svc serves without them.
+ */
+function startWithServeFlags() {
+  const [command] = process.argv.slice(2);
+  if (command !== undefined && command !== 'serve') return;
+  // V8 takes --max_semi_space_size as well as --max-semi-space-size.
+  const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].map((g) =>
+    g.replaceAll('_', '-'),
+  );
+  const missing = SERVE_NODE_FLAGS.filter((flag) => !given.some((g) => g.startsWith(flag.split('=')[0])));
+  if (missing.length === 0 || typeof process.execve !== 'function') return;
+  const args = [...missing, ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)];
+  try {
+    process.execve(process.execPath, [process.execPath, ...args], process.env);
+  } catch {
+    // ERR_FEATURE_UNAVAILABLE_ON_PLATFORM or an exec that failed: serve without the flags rather than not at all.
   }
 }
 

@@ -122,7 +122,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   // The flags too: npm start sets the young generation's size (bin/node-flags.js), and a tail problem starts there.
   const flags = process.execArgv.length > 0 ? ` (${process.execArgv.join(' ')})` : '';
   logger.info(
-    { version: HOST_VERSION, node: process.version, nodeFlags: process.execArgv },
+    { version: HOST_VERSION, node: process.version, nodeFlags: process.execArgv, pid: process.pid },
     `svc ${HOST_VERSION} on Node.js ${process.version}${flags}`,
   );
   const store = await openStore({

@@ -4,11 +4,10 @@
  * `npm install` brought. These tests start it with such a Node.js, and skip where the machine has none.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { REPO } from './harness.js';
 import { SVC_BIN } from './offline-cli.js';
 import { spawnServe } from './serve-process.js';
 
@@ -47,6 +46,13 @@ describe.skipIf(!hasOldNode)('svc started by a Node.js older than 22', () => {
       expect(await exited).toBe(0);
       expect(served.stdout()).toContain('SIGTERM received, shutting down');
     } finally {
+      // SIGKILL would end only the Node.js 20 process that handed over, and leave the server behind.
+      const { child } = served;
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+      }
       await served.kill();
     }
     // Reading the database it wrote loads better-sqlite3 13, which crashes Node.js 20.
@@ -60,14 +66,39 @@ describe.skipIf(!hasOldNode)('svc started by a Node.js older than 22', () => {
   });
 });
 
-describe('npm start', () => {
-  it('runs svc with the Node.js flags bin/node-flags.js names, as the hand-over and the benches do', async () => {
-    const manifest = JSON.parse(await readFile(path.join(REPO, 'package.json'), 'utf8'));
-    expect(manifest.scripts.start).toBe(
-      'node --max-semi-space-size=16 packages/server/bin/svc.js serve --default-plugins',
-    );
-    // @ts-expect-error: a plain ESM file of the bin, without types.
-    const { SERVE_NODE_FLAGS } = await import('../bin/node-flags.js');
-    expect(SERVE_NODE_FLAGS).toEqual(['--max-semi-space-size=16']);
+describe('svc serve on Node.js 22 or newer', () => {
+  const folders: string[] = [];
+  afterAll(async () => {
+    for (const folder of folders) await rm(folder, { recursive: true, force: true });
+  });
+
+  async function serveLog(env: Record<string, string | undefined>) {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'svc-node-flags-'));
+    folders.push(dataDir);
+    const served = await spawnServe({ SVC_DATA_DIR: dataDir, SVC_LOG_FORMAT: 'json', ...env }, 60_000, [
+      process.execPath,
+      SVC_BIN,
+    ]);
+    try {
+      const line = served
+        .stdout()
+        .split('\n')
+        .find((l) => l.includes('"msg":"svc '));
+      return { pid: served.child.pid, start: JSON.parse(line!) as { pid: number; msg: string } };
+    } finally {
+      await served.kill();
+    }
+  }
+
+  it('started without the serve flags, replaces itself with a process that has them, keeping its pid', async () => {
+    const { pid, start } = await serveLog({ NODE_OPTIONS: undefined });
+    expect(start.msg).toMatch(/^svc \S+ on Node\.js v\d+\.\d+\.\d+ \(--max-semi-space-size=16\)$/);
+    expect(start.pid).toBe(pid);
+  });
+
+  it("leaves a semi-space size given in NODE_OPTIONS as the user's choice", async () => {
+    const { pid, start } = await serveLog({ NODE_OPTIONS: '--max_semi_space_size=32' });
+    expect(start.msg).toMatch(/^svc \S+ on Node\.js v\d+\.\d+\.\d+$/);
+    expect(start.pid).toBe(pid);
   });
 });
