@@ -26,6 +26,8 @@ const settled = (page: Page) =>
 const tableNames = async (page: Page) => {
   const table = page.getByRole('table', { name: 'Persons' });
   await table.getByRole('row').nth(1).waitFor();
+  // The page mounts loading: PrimeVue's mask covers the empty message's row until the first page is in.
+  await page.locator('.p-datatable-mask').waitFor({ state: 'detached' });
   return table.locator('tbody tr td:first-child').allTextContents();
 };
 
