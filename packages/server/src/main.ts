@@ -119,7 +119,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   const logger =
     options.logger ??
     (await createLogger(config.logLevel, chooseLogFormat(config.logFormat, process.stdout.isTTY === true)));
-  // The flags too: npm start sets the young generation's size (bin/node-flags.js), and a tail problem starts there.
+  // The flags too: `svc serve` sets the young generation's size (bin/node-flags.js), and a tail problem starts there.
   const flags = process.execArgv.length > 0 ? ` (${process.execArgv.join(' ')})` : '';
   logger.info(
     { version: HOST_VERSION, node: process.version, nodeFlags: process.execArgv, pid: process.pid },
