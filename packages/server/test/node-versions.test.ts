@@ -7,7 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { SVC_BIN } from './offline-cli.js';
 import { spawnServe } from './serve-process.js';
 
@@ -21,23 +21,29 @@ function majorOf(node: string): number | undefined {
   }
 }
 
+/** A fresh data directory, removed when the test ends. */
+async function dataDir(): Promise<string> {
+  const folder = await mkdtemp(path.join(tmpdir(), 'svc-node-versions-'));
+  onTestFinished(() => rm(folder, { recursive: true, force: true }));
+  return folder;
+}
+
+/** The server's first log line (JSON): its version, Node.js, Node.js flags and pid. */
+function startLine(stdout: string): { pid: number; msg: string } {
+  return JSON.parse(stdout.split('\n').find((line) => line.includes('"msg":"svc '))!);
+}
+
 const oldMajor = majorOf(OLD_NODE);
 const hasOldNode = oldMajor !== undefined && oldMajor < 22;
 if (!hasOldNode) console.log(`node-versions tests skipped: ${OLD_NODE} is missing or is Node.js 22 or newer`);
 
 describe.skipIf(!hasOldNode)('svc started by a Node.js older than 22', () => {
-  const folders: string[] = [];
-  afterAll(async () => {
-    for (const folder of folders) await rm(folder, { recursive: true, force: true });
-  });
-
   it('serves on Node.js 22 or newer, stops gracefully on SIGTERM, and exports the database it wrote', async () => {
-    const dataDir = await mkdtemp(path.join(tmpdir(), 'svc-old-node-'));
-    folders.push(dataDir);
-    const served = await spawnServe({ SVC_DATA_DIR: dataDir, SVC_LOG_FORMAT: 'json' }, 60_000, [OLD_NODE, SVC_BIN]);
+    const data = await dataDir();
+    const served = await spawnServe({ SVC_DATA_DIR: data, SVC_LOG_FORMAT: 'json' }, 60_000, [OLD_NODE, SVC_BIN]);
     try {
-      // On the Node.js npm install brought, with the flags npm start gives it (bin/node-flags.js).
-      const version = /"msg":"svc [^"]+ on Node\.js v(\d+)\.\d+\.\d+ \(([^)]*)\)"/.exec(served.stdout());
+      // On the Node.js npm install brought, with the flags `svc serve` gives itself (bin/node-flags.js).
+      const version = /^svc \S+ on Node\.js v(\d+)\.\d+\.\d+ \(([^)]*)\)$/.exec(startLine(served.stdout()).msg);
       expect(Number(version?.[1])).toBeGreaterThanOrEqual(22);
       expect(version?.[2]).toBe('--max-semi-space-size=16');
       expect((await fetch(`${served.url}/healthz`)).status).toBe(200);
@@ -56,7 +62,7 @@ describe.skipIf(!hasOldNode)('svc started by a Node.js older than 22', () => {
       await served.kill();
     }
     // Reading the database it wrote loads better-sqlite3 13, which crashes Node.js 20.
-    const exported = spawnSync(OLD_NODE, [SVC_BIN, 'export', '--data-dir', dataDir, '-o', '-'], {
+    const exported = spawnSync(OLD_NODE, [SVC_BIN, 'export', '--data-dir', data, '-o', '-'], {
       encoding: 'utf8',
       timeout: 60_000,
     });
@@ -67,24 +73,13 @@ describe.skipIf(!hasOldNode)('svc started by a Node.js older than 22', () => {
 });
 
 describe('svc serve on Node.js 22 or newer', () => {
-  const folders: string[] = [];
-  afterAll(async () => {
-    for (const folder of folders) await rm(folder, { recursive: true, force: true });
-  });
-
   async function serveLog(env: Record<string, string | undefined>) {
-    const dataDir = await mkdtemp(path.join(tmpdir(), 'svc-node-flags-'));
-    folders.push(dataDir);
-    const served = await spawnServe({ SVC_DATA_DIR: dataDir, SVC_LOG_FORMAT: 'json', ...env }, 60_000, [
+    const served = await spawnServe({ SVC_DATA_DIR: await dataDir(), SVC_LOG_FORMAT: 'json', ...env }, 60_000, [
       process.execPath,
       SVC_BIN,
     ]);
     try {
-      const line = served
-        .stdout()
-        .split('\n')
-        .find((l) => l.includes('"msg":"svc '));
-      return { pid: served.child.pid, start: JSON.parse(line!) as { pid: number; msg: string } };
+      return { pid: served.child.pid, start: startLine(served.stdout()) };
     } finally {
       await served.kill();
     }
