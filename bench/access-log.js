@@ -8,7 +8,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { adminToken, arg, BENCH_ADMIN_PASSWORD, load, SERVE_NODE_FLAGS, seedPersons, sleep } from './lib.js';
+import { adminToken, arg, BENCH_ADMIN_PASSWORD, load, seedPersons, serveArgs, sleep } from './lib.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ROUNDS = arg('rounds', 5);
@@ -33,7 +33,7 @@ const dataDir = path.join(work, 'data');
 async function start({ cli, env }) {
   const logFile = path.join(work, `out-${Date.now()}.log`);
   const out = openSync(logFile, 'w');
-  const child = spawn(process.execPath, [...SERVE_NODE_FLAGS, cli, 'serve'], {
+  const child = spawn(process.execPath, serveArgs(cli), {
     env: {
       ...process.env,
       SVC_PORT: '0',

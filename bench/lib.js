@@ -6,8 +6,6 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { SERVE_NODE_FLAGS } from '../packages/server/bin/node-flags.js';
 
-export { SERVE_NODE_FLAGS };
-
 /** Spawns a server and resolves once it prints its `… listening on URL` line; reports how long that took. */
 export function startProcess(command, args, env = {}) {
   const started = process.hrtime.bigint();
@@ -188,11 +186,18 @@ export async function seedPersons(url, count, auth) {
 
 const repository = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
+/**
+ * Node.js's arguments for `svc serve` from a built `cli.js` (this checkout's unless given), with the flags the `svc`
+ * command gives itself (bin/node-flags.js): the benches start cli.js directly, so its pid is the server's.
+ */
+export function serveArgs(cli = path.join(repository, 'packages/server/dist/cli.js')) {
+  return [...SERVE_NODE_FLAGS, cli, 'serve'];
+}
+
 /** Starts the built svc (`serve`) on a free port with the bench administrator, on `dataDir`, with the repository's
  * plugins unless `pluginsDir` says otherwise. */
 export function startSvc(dataDir, pluginsDir = path.join(repository, 'plugins'), env = {}) {
-  const cli = path.join(repository, 'packages/server/dist/cli.js');
-  return startProcess(process.execPath, [...SERVE_NODE_FLAGS, cli, 'serve'], {
+  return startProcess(process.execPath, serveArgs(), {
     SVC_PORT: '0',
     SVC_HTTPS_PORT: 'off',
     SVC_DATA_DIR: dataDir,

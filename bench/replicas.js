@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { adminToken, arg, BENCH_ADMIN_PASSWORD, hasWrk, SERVE_NODE_FLAGS, seedPersons, sleep } from './lib.js';
+import { adminToken, arg, BENCH_ADMIN_PASSWORD, hasWrk, seedPersons, serveArgs, sleep } from './lib.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DATABASE_URL = process.env.SVC_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -37,8 +37,7 @@ const replicas = new Map();
 
 /** Starts replica `id` (`svc serve` on the shared schema); resolves once it listens. */
 function startReplica(id) {
-  const cli = path.join(root, 'packages/server/dist/cli.js');
-  const child = spawn(process.execPath, [...SERVE_NODE_FLAGS, cli, 'serve'], {
+  const child = spawn(process.execPath, serveArgs(), {
     env: {
       ...process.env,
       SVC_PORT: '0',
