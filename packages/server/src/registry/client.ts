@@ -1,5 +1,5 @@
 import type { AnyExtensionObject, ExtensionClient, ListOptions, ListResult, ModelRef } from '@svc/plugin-api';
-import { decodeObject } from './codec.js';
+import { decodeObject, deepCopy } from './codec.js';
 import { listQuery, pageInfo } from './list-query.js';
 import type { ModelRegistry } from './model-registry.js';
 import type { ObjectService, WriteOptions } from './object-service.js';
@@ -39,15 +39,14 @@ export function createExtensionClient(
       return registry.resolve(model).index.countBy(indexName);
     },
     async create<T extends AnyExtensionObject>(object: T) {
-      return (await objects.create(served(object), structuredClone(object), writeOptions)).object as T;
+      return (await objects.create(served(object), deepCopy(object), writeOptions)).object as T;
     },
     async update<T extends AnyExtensionObject>(object: T) {
-      return (await objects.update(served(object), object.metadata.name, structuredClone(object), writeOptions))
-        .object as T;
+      return (await objects.update(served(object), object.metadata.name, deepCopy(object), writeOptions)).object as T;
     },
     async updateStatus<T extends AnyExtensionObject>(object: T) {
       const options: WriteOptions = { ...writeOptions, subresource: 'status' };
-      return (await objects.update(served(object), object.metadata.name, structuredClone(object), options)).object as T;
+      return (await objects.update(served(object), object.metadata.name, deepCopy(object), options)).object as T;
     },
     async delete<T extends AnyExtensionObject>(model: ModelRef, name: string) {
       return (await objects.delete(registry.resolve(model), name, writeOptions)).object as T;
