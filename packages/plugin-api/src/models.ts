@@ -34,6 +34,13 @@ export interface ModelDefinition<T extends AnyExtensionObject = ExtensionObject>
   indexes?: IndexSpec<T>[];
   /** When true, `…/{name}/status` is served and writes to the main route cannot change `status`. */
   statusSubresource?: boolean;
+  /**
+   * Finalizers every new object starts with: svc adds them at create, after any the body names (as Kubernetes gives
+   * each new namespace its `kubernetes` finalizer). The controller that owns one then holds every object from its first
+   * moment, so a delete that comes before its first reconcile still waits for its clean-up, and it spends no write
+   * adding the finalizer. Later writes may remove one like any other finalizer.
+   */
+  finalizers?: string[];
   /** Short names kubectl accepts for the plural (`kubectl get ps`), as a CRD's `names.shortNames`. */
   shortNames?: string[];
   /** Groups of resources this one belongs to (`kubectl get all`), as a CRD's `names.categories`. */

@@ -85,7 +85,9 @@ describe('a server with controllers off (SVC_CONTROLLERS=off)', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     const idle = (await t.request('GET', `${PERSONS}/idle`)).body;
     expect(idle.status).toBeUndefined();
-    expect(idle.metadata.finalizers).toBeUndefined();
+    // The model's own finalizer comes with the create; nothing more does.
+    expect(idle.metadata.finalizers).toEqual(['people.svc.run/farewell']);
+    expect(idle.metadata.version).toBe(0);
     const text = (await t.request('GET', '/metrics')).text;
     expect(sample(text, 'svc_leader')).toBe(0);
     expect(sample(text, 'workqueue_depth{name="person-status",owner="plugin:people"}')).toBe(0);

@@ -30,6 +30,27 @@ describe.each(BACKENDS)('the people controller (%s)', (backend) => {
     ]);
   });
 
+  it('answers a create with the farewell finalizer already held, and says farewell to a person deleted at once', async () => {
+    const created = await t.request('POST', PERSONS, person('lea', { name: 'Lea', age: 8 }));
+    expect(created.status).toBe(201);
+    expect(created.body.metadata.finalizers).toEqual(['people.svc.run/farewell']);
+    expect((await t.request('DELETE', `${PERSONS}/lea`)).status).toBe(200);
+    await eventually(async () => (await t.request('GET', `${PERSONS}/lea`)).status === 404, 'lea to be removed');
+    expect(capture.lines().filter((l) => l.msg === 'farewell, Lea')).toHaveLength(1);
+  });
+
+  it('holds the finalizer again when a user takes it off', async () => {
+    expect((await t.request('POST', PERSONS, person('max', { name: 'Max', age: 30 }))).status).toBe(201);
+    await eventually(async () => (await get('max'))?.status?.ageGroup === 'adult', 'max to get a status');
+    const released = await t.request('PATCH', `${PERSONS}/max`, { metadata: { finalizers: null } }, merge);
+    expect(released.status).toBe(200);
+    expect(released.body.metadata.finalizers).toBeUndefined();
+    await eventually(
+      async () => (await get('max')).metadata.finalizers?.[0] === 'people.svc.run/farewell',
+      'the controller to hold max again',
+    );
+  });
+
   it('runs the full cycle: create, status, spec change, delete, farewell, final DELETED', async () => {
     const listed = await t.request('GET', PERSONS);
     const watch = watchWebSocket(

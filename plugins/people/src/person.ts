@@ -11,6 +11,9 @@ export type Person = ExtensionObject<PersonSpec>;
 
 export const GENDERS = ['MALE', 'FEMALE'] as const;
 
+/** Held by the person controller (reconciler.ts), which says farewell before a deleted person goes. */
+export const FAREWELL_FINALIZER = 'people.svc.run/farewell';
+
 const SPEC_FIELDS = {
   name: { type: 'string', maxLength: 100 },
   age: { type: 'integer', minimum: 0, maximum: 150 },
@@ -52,6 +55,9 @@ export const personModel: ModelDefinition<Person> = {
   },
   // status is written by the person controller through …/persons/{name}/status, never by the main route.
   statusSubresource: true,
+  // Every person is held from its create, so one deleted before the controller first saw it still gets its farewell,
+  // and the controller writes only the status.
+  finalizers: [FAREWELL_FINALIZER],
   indexes: [{ name: 'spec.name', unique: true }, { name: 'spec.age' }, { name: 'spec.gender' }],
   // What `kubectl get persons` (or `kubectl get ps`) shows between Name and Age.
   shortNames: ['ps'],

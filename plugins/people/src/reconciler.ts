@@ -1,7 +1,8 @@
 /**
  * The Person controller: keeps `status` in step with `spec` (an age group and a Ready condition, written through the
  * status subresource so it never fights users over `spec`), and holds a finalizer so it can say farewell before a
- * deleted person is removed.
+ * deleted person is removed. Persons get the finalizer at create (the model declares it); the controller adds it only
+ * to one that lacks it (stored before, or a user took it off).
  */
 import {
   handleFinalizer,
@@ -9,9 +10,9 @@ import {
   type ReconcileRequest,
   type ReconcilerDefinition,
 } from '@svc/plugin-api';
-import { type Person, personModel } from './person.js';
+import { FAREWELL_FINALIZER, type Person, personModel } from './person.js';
 
-export const FAREWELL_FINALIZER = 'people.svc.run/farewell';
+export { FAREWELL_FINALIZER };
 
 export type AgeGroup = 'unknown' | 'child' | 'teen' | 'adult' | 'senior';
 
@@ -83,7 +84,7 @@ export async function reconcilePerson({ name }: ReconcileRequest, { client, logg
 export const personReconciler: ReconcilerDefinition = {
   name: 'person-status',
   model: personModel,
-  // Each reconcile waits for two commits; the writes of all waiting workers share each one, so with this many the
+  // A reconcile waits for a commit per write; the writes of all waiting workers share each one, so with this many the
   // controller keeps up with creates at full speed (npm run bench:controllers).
   workers: 128,
   reconcile: reconcilePerson,

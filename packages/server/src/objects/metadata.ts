@@ -71,7 +71,8 @@ function nameErrors(m: Record<string, unknown>, mode: WriteMode, path: string): 
   return errors;
 }
 
-function finalizerErrors(finalizers: unknown, path: string): FieldError[] {
+/** Problems with a list of finalizers (an object's, or a model's `finalizers`), at JSON pointers under `path`. */
+export function finalizerErrors(finalizers: unknown, path: string): FieldError[] {
   if (finalizers === undefined) return [];
   if (!Array.isArray(finalizers)) return [{ path, message: 'must be an array of strings' }];
   const errors: FieldError[] = [];

@@ -82,6 +82,7 @@ describe('normalizeModelDefinition', () => {
       resource: 'people.svc.run/persons',
       owner: people,
       statusSubresource: false,
+      finalizers: [],
     });
     expect(model.indexes).toEqual([
       { name: 'spec.age', order: 'ASC', unique: false },
@@ -97,6 +98,7 @@ describe('normalizeModelDefinition', () => {
     ['a kind with digits', { kind: 'Person2' }],
     ['no schema', { schema: undefined }],
     ['a status subresource', { statusSubresource: true }],
+    ['finalizers', { finalizers: ['people.svc.run/farewell', 'example.com/archive'] }],
     ['short names and categories', { shortNames: ['ps', 'pp'], categories: ['all'] }],
     [
       'printer columns',
@@ -133,6 +135,14 @@ describe('normalizeModelDefinition', () => {
     ['a non-path name without indexFunc', { indexes: [{ name: 'by name' }] }, /must be a field path/],
     ['an unnamed index', { indexes: [{}] }, /indexes\[0\]\.name must be a non-empty string/],
     ['indexes not an array', { indexes: {} }, /indexes must be an array/],
+    ['finalizers not an array', { finalizers: 'people.svc.run/farewell' }, /finalizers must be an array of strings/],
+    ['a finalizer that is not a string', { finalizers: [7] }, /finalizers\[0\] must be a string/],
+    [
+      'a duplicate finalizer',
+      { finalizers: ['people.svc.run/farewell', 'people.svc.run/farewell'] },
+      /finalizers\[1\] duplicate finalizer "people\.svc\.run\/farewell"/,
+    ],
+    ['a finalizer with a space', { finalizers: ['people.svc.run/fare well'] }, /finalizers\[0\] /],
     ['a short name with a dash', { shortNames: ['p-s'] }, /shortNames: "p-s" must be lowercase letters/],
     ['categories not an array', { categories: 'all' }, /categories must be an array/],
     [

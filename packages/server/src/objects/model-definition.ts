@@ -4,6 +4,7 @@
  */
 import type { IndexSpec, JsonSchema, ModelDefinition, PrinterColumn } from '@svc/plugin-api';
 import { isGroupOwnedBy, isValidPluginName, pluginServiceGroups, RESERVED_PLUGIN_NAMES } from './domains.js';
+import { finalizerErrors } from './metadata.js';
 import { subdomainProblems } from './names.js';
 import { normalizePrinterColumns, normalizeResourceNames } from './printer-columns.js';
 import { compileModelSchema, type ObjectValidator } from './schema.js';
@@ -44,6 +45,8 @@ export interface NormalizedModel {
   /** Declared indexes only; the defaults are implied. */
   indexes: NormalizedIndex[];
   statusSubresource: boolean;
+  /** Finalizers svc adds to every new object (ModelDefinition.finalizers; empty when none are declared). */
+  finalizers: string[];
   /** Discovery's short names and categories (empty when none are declared). */
   shortNames: string[];
   categories: string[];
@@ -100,6 +103,10 @@ export function normalizeModelDefinition(def: ModelDefinition, owner: ModelOwner
     problems.push('statusSubresource must be a boolean');
   }
   const indexes = normalizeIndexes(def.indexes, problems);
+  // The same rules as an object's own metadata.finalizers, named as the definition's field.
+  for (const { path, message } of finalizerErrors(def.finalizers, '')) {
+    problems.push(`finalizers${path.replace(/\/(\d+)/, '[$1]')} ${message}`);
+  }
   const shortNames = normalizeResourceNames(def.shortNames, 'shortNames', problems);
   const categories = normalizeResourceNames(def.categories, 'categories', problems);
   const printerColumns = normalizePrinterColumns(def.printerColumns, problems);
@@ -117,6 +124,7 @@ export function normalizeModelDefinition(def: ModelDefinition, owner: ModelOwner
     schema: def.schema,
     indexes,
     statusSubresource: def.statusSubresource === true,
+    finalizers: Array.isArray(def.finalizers) ? [...def.finalizers] : [],
     shortNames,
     categories,
     printerColumns,

@@ -29,6 +29,16 @@ const widgetModel: ModelDefinition = {
 /** Without a status subresource: status is written like any field. */
 const noteModel: ModelDefinition = { group: 'example.com', version: 'v1', kind: 'Note', plural: 'notes' };
 
+/** A model whose controller holds every object from its create (ModelDefinition.finalizers). */
+export const COURIER_FINALIZER = 'example.com/courier';
+const parcelModel: ModelDefinition = {
+  group: 'example.com',
+  version: 'v1',
+  kind: 'Parcel',
+  plural: 'parcels',
+  finalizers: [COURIER_FINALIZER],
+};
+
 export const START = new Date('2024-03-01T12:00:00.000Z');
 
 export interface Fixture {
@@ -36,6 +46,7 @@ export interface Fixture {
   service: ObjectService;
   widgets: ServedModel;
   notes: ServedModel;
+  parcels: ServedModel;
   /** Moves the service's clock on. */
   advance(ms: number): void;
   /** What commit listeners threw. */
@@ -48,6 +59,7 @@ export async function openFixture(): Promise<Fixture> {
   const registry = new ModelRegistry(store);
   const widgets = await registry.register(normalizeModelDefinition(widgetModel, { kind: 'system' }), 'core');
   const notes = await registry.register(normalizeModelDefinition(noteModel, { kind: 'system' }), 'core');
+  const parcels = await registry.register(normalizeModelDefinition(parcelModel, { kind: 'system' }), 'core');
   let now = START.getTime();
   const listenerErrors: unknown[] = [];
   const service = new ObjectService(
@@ -60,6 +72,7 @@ export async function openFixture(): Promise<Fixture> {
     service,
     widgets,
     notes,
+    parcels,
     advance: (ms) => void (now += ms),
     listenerErrors,
     close: () => store.close(),
@@ -81,6 +94,10 @@ export function widget(
 
 export function note(name: string, fields: Record<string, unknown> = {}) {
   return { apiVersion: 'example.com/v1', kind: 'Note', metadata: { name }, ...fields } satisfies ExtensionObject;
+}
+
+export function parcel(name: string, metadata: Partial<ExtensionObject['metadata']> = {}) {
+  return { apiVersion: 'example.com/v1', kind: 'Parcel', metadata: { name, ...metadata } } satisfies ExtensionObject;
 }
 
 /**

@@ -1,6 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LabelRequirement } from '../index/selectors.js';
-import { type Fixture, openFixture, reasonOf, START, widget } from './object-service-fixtures.suite.js';
+import {
+  COURIER_FINALIZER,
+  type Fixture,
+  openFixture,
+  parcel,
+  reasonOf,
+  START,
+  widget,
+} from './object-service-fixtures.suite.js';
 
 let f: Fixture;
 beforeEach(async () => {
@@ -68,6 +76,43 @@ describe('delete', () => {
 
   it('answers NotFound for a missing object', async () => {
     expect(await reasonOf(() => f.service.delete(f.widgets, 'nope'))).toBe('NotFound');
+  });
+});
+
+describe("a model's own finalizers", () => {
+  it('are added at create, after those the body names, each once', async () => {
+    const plain = await f.service.create(f.parcels, parcel('p1'));
+    expect(plain.object.metadata.finalizers).toEqual([COURIER_FINALIZER]);
+    const named = await f.service.create(f.parcels, parcel('p2', { finalizers: [FINALIZER, COURIER_FINALIZER] }));
+    expect(named.object.metadata.finalizers).toEqual([FINALIZER, COURIER_FINALIZER]);
+    const other = await f.service.create(f.parcels, parcel('p3', { finalizers: [FINALIZER] }));
+    expect(other.object.metadata.finalizers).toEqual([FINALIZER, COURIER_FINALIZER]);
+    expect((await f.service.get(f.parcels, 'p1')).metadata.finalizers).toEqual([COURIER_FINALIZER]);
+    const dryRun = await f.service.create(f.parcels, parcel('p4'), { dryRun: true });
+    expect(dryRun.object.metadata.finalizers).toEqual([COURIER_FINALIZER]);
+  });
+
+  it('hold an object deleted right after its create until their owner lets it go', async () => {
+    await f.service.create(f.parcels, parcel('p1'));
+    const deleting = await f.service.delete(f.parcels, 'p1');
+    expect(deleting.removed).toBe(false);
+    expect((await f.service.get(f.parcels, 'p1')).metadata.deletionTimestamp).toBe(START.toISOString());
+    const released = await f.service.patch(f.parcels, 'p1', (current) => ({
+      ...current,
+      metadata: { ...current.metadata, finalizers: [] },
+    }));
+    expect(released.removed).toBe(true);
+    expect(await reasonOf(() => f.service.get(f.parcels, 'p1'))).toBe('NotFound');
+  });
+
+  it('are not added again by an update that leaves them out', async () => {
+    const created = (await f.service.create(f.parcels, parcel('p1'))).object;
+    const updated = await f.service.update(f.parcels, 'p1', {
+      ...created,
+      metadata: { ...created.metadata, finalizers: [] },
+    });
+    expect(updated.object.metadata.finalizers).toEqual([]);
+    expect((await f.service.get(f.parcels, 'p1')).metadata.finalizers).toEqual([]);
   });
 });
 

@@ -250,6 +250,8 @@ export class ObjectService {
     meta.creationTimestamp = this.now().toISOString();
     meta.version = 0;
     delete meta.deletionTimestamp;
+    const modelFinalizers = served.model.finalizers;
+    if (modelFinalizers.length > 0) meta.finalizers = withFinalizers(meta.finalizers, modelFinalizers);
     // Field managers are recorded by server-side apply only.
     if (!options.applied) delete meta.managedFields;
     if (served.model.statusSubresource) delete object.status;
@@ -530,6 +532,12 @@ export class ObjectService {
     }
     throw conflict(`could not generate a free name from "${prefix}"; try again`);
   }
+}
+
+/** `own` followed by those of `added` it lacks (a finalizer list is a set, kept in the order it was given). */
+function withFinalizers(own: readonly string[] | undefined, added: readonly string[]): string[] {
+  if (!own?.length) return [...added];
+  return [...own, ...added.filter((finalizer) => !own.includes(finalizer))];
 }
 
 function objectKey(served: ServedModel, name: string): string {
