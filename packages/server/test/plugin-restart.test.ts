@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE } from './auth-harness.js';
 import { BACKENDS, type Backend, PEOPLE_PLUGINS, PERSONS, startTestServer } from './harness.js';
 import { multipart, peopleV2, tgzOf } from './plugin-archives.js';
+import { eventually } from './watch-client.js';
 
 const FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures');
 const PLUGINS = `${CONSOLE}/plugins`;
@@ -42,12 +43,19 @@ describe.each(BACKENDS)('installed plugins across restarts (%s)', (backend: Back
         })
       ).status,
     ).toBe(201);
+    // ada is declared in the plugin's extensions/; the controller has written her status.
+    await eventually(async () => (await first.request('GET', `${PERSONS}/ada`)).body.status !== undefined, 'ada');
+    const ada = (await first.request('GET', `${PERSONS}/ada`)).body;
     await first.close({ keepData: true });
 
     const second = await boot();
     try {
       expect(second.server.plugins.get('people')?.phase).toBe('STARTED');
       expect((await second.request('GET', `${PERSONS}/kept`)).body.spec.age).toBe(3);
+      // An unchanged declaration is not written again: the model's finalizer counts as part of it.
+      const adaAgain = (await second.request('GET', `${PERSONS}/ada`)).body;
+      expect(adaAgain.metadata.resourceVersion).toBe(ada.metadata.resourceVersion);
+      expect(adaAgain.metadata.finalizers).toEqual(['people.svc.run/farewell']);
       const addon = (await second.request('GET', `${PLUGIN_OBJECTS}/people-addon`)).body;
       expect(addon).toMatchObject({ spec: { enabled: false }, status: { phase: 'RESOLVED' } });
     } finally {

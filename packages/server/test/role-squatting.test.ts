@@ -117,6 +117,10 @@ describe.each(BACKENDS)("squatting a plugin's role names (%s)", (backend) => {
     expect((await sq('DELETE', `${ROLES}/${MANAGE}`)).status).toBe(200);
     expect((await t.request('GET', `${BINDINGS}/squatter-${MANAGE}`)).status).toBe(404);
     expect((await setEnabled(true)).phase).toBe('STARTED');
+    // The failed start's declared persons went through their farewell, so this start made them afresh.
+    const ada = (await t.request('GET', `${PERSONS}/ada`)).body;
+    expect(ada.metadata.deletionTimestamp).toBeUndefined();
+    expect(ada.metadata.finalizers).toEqual(['people.svc.run/farewell']);
     expect((await sq('POST', PERSONS, person('sq1'))).status).toBe(403);
     expect((await sq('GET', PERSONS)).status).toBe(403);
   });

@@ -41,7 +41,11 @@ export async function applyDeclared(
 ): Promise<ExtensionObject> {
   const object: ExtensionObject = {
     ...declared,
-    metadata: { ...declared.metadata, labels: { ...declared.metadata?.labels, [PLUGIN_NAME_LABEL]: plugin } },
+    metadata: {
+      ...declared.metadata,
+      labels: { ...declared.metadata?.labels, [PLUGIN_NAME_LABEL]: plugin },
+      ...withModelFinalizers(deps.registry, declared),
+    },
   };
   warnOnTemplateName(plugin, source, object, logger);
   const client = createExtensionClient(deps.registry, deps.objects, {
@@ -99,6 +103,18 @@ export async function removeDeclared(client: ExtensionClient, declared: readonly
     if (deleted?.metadata.deletionTimestamp) finalizing.push(object);
   }
   await waitUntilGone(client, finalizing, FINALIZE_WAIT_MS);
+}
+
+/**
+ * The declaration's finalizers as a create would store them: its own, then its model's (ModelDefinition.finalizers).
+ * Compared and written so, an unchanged declaration stays unchanged, and a start never takes the model's finalizer
+ * off an object its controller holds.
+ */
+function withModelFinalizers(registry: ModelRegistry, declared: ExtensionObject): { finalizers?: string[] } {
+  const own = declared.metadata?.finalizers;
+  const added = registry.findByKind(declared.apiVersion, declared.kind)?.model.finalizers ?? [];
+  const missing = added.filter((finalizer) => !own?.includes(finalizer));
+  return missing.length === 0 ? {} : { finalizers: [...(own ?? []), ...missing] };
 }
 
 /** Runs the admission checks of an unchanged write of `object` as the plugin, without writing. */

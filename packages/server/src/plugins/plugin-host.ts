@@ -1,4 +1,4 @@
-import type { ExtensionClient, ExtensionObject, Plugin } from '@svc/plugin-api';
+import type { ExtensionClient, ExtensionObject, Plugin, ReconcilerDefinition } from '@svc/plugin-api';
 import type { Logger as PinoLogger } from 'pino';
 import { customRoutes, groupOf } from '../api/custom-routes.js';
 import type { DynamicRouter } from '../api/dynamic-router.js';
@@ -161,6 +161,7 @@ export class PluginHost {
     const logger = this.logs.logger(name);
     let instance: Plugin | undefined;
     const declared: ExtensionObject[] = [];
+    let reconcilersStarted = 0;
     this.starting.set(name, contributions);
     try {
       const loaded = await loadPluginEntry(record.folder, record.manifest.spec.main);
@@ -180,9 +181,13 @@ export class PluginHost {
       this.deps.router.add(contributions.routes.flatMap((route) => customRoutes(`plugin:${name}`, route)));
       for (const reconciler of contributions.reconcilers) {
         this.deps.controllers?.add(`plugin:${name}`, reconciler, { client, logger });
+        reconcilersStarted++;
       }
     } catch (error) {
       const keep = this.deps.replicas !== undefined;
+      // The declared objects go as at a stop, while the plugin's reconcilers run: the finalizers they hold (their
+      // models give every new object theirs) are let go by them, not left holding the objects after the failure.
+      if (!keep && declared.length > 0) this.startForUndo(name, contributions.reconcilers.slice(reconcilersStarted));
       await this.undo(name, { instance, contributions, declared: keep ? [] : declared }, false);
       return this.fail(record, 'StartFailed', (error as Error).message);
     } finally {
@@ -257,6 +262,18 @@ export class PluginHost {
       );
     }
     for (const served of running.contributions.models) this.deps.registry.unregister(served);
+  }
+
+  /** Starts reconcilers of a start that failed, for the undo to stop; one whose definition is refused is left out. */
+  private startForUndo(name: string, reconcilers: readonly ReconcilerDefinition[]): void {
+    const context = { client: this.clientOf(name), logger: this.logs.logger(name) };
+    for (const reconciler of reconcilers) {
+      try {
+        this.deps.controllers?.add(`plugin:${name}`, reconciler, context);
+      } catch {
+        // The failure being undone may be this very definition (its model or selectors): it has nothing to run.
+      }
+    }
   }
 
   /** The client a plugin's writes go through: as the plugin, so admission knows who writes. */
