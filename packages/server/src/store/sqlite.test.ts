@@ -49,6 +49,28 @@ describe('openSqliteStore', () => {
     raw.close();
   });
 
+  it('compacts a long history in slices, letting the event loop turn between them', async () => {
+    const store = openSqliteStore({ path: ':memory:' });
+    const writes = [];
+    for (let i = 0; i < 2500; i++) writes.push(store.create('widgets', `w${i}`, encodeAs(String(i))));
+    await Promise.all(writes);
+    const turns: number[] = [];
+    const ticking = setInterval(() => turns.push(turns.length), 0);
+    let dropped: number;
+    try {
+      dropped = await store.compact(100);
+    } finally {
+      clearInterval(ticking);
+    }
+    expect(dropped).toBe(2400);
+    expect(turns.length).toBeGreaterThan(0);
+    expect(await store.oldestResumableRevision()).toBe(2400);
+    const kept = await store.changesSince(2400);
+    expect(kept.map((change) => change.revision)).toEqual(Array.from({ length: 100 }, (_, i) => 2401 + i));
+    expect(await store.compact(100)).toBe(0);
+    await store.close();
+  });
+
   it('reports a failed call as a rejected promise', async () => {
     const store = openSqliteStore({ path: ':memory:' });
     await store.close();
