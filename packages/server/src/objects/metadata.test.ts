@@ -7,6 +7,7 @@ import {
   validateGenerateName,
   validateLabels,
   validateName,
+  withFinalizers,
 } from './metadata.js';
 import { escapePointerToken } from './pointer.js';
 
@@ -187,6 +188,18 @@ describe('validateAnnotations', () => {
     const errors = validateAnnotations(annotations);
     expect(paths(errors)).toContain(path);
     expect(messages(errors)).toMatch(message);
+  });
+});
+
+describe('withFinalizers', () => {
+  it.each([
+    ['none of its own', undefined, ['a.io/x'], ['a.io/x']],
+    ['an empty list', [], ['a.io/x', 'a.io/y'], ['a.io/x', 'a.io/y']],
+    ['others first', ['b.io/z'], ['a.io/x'], ['b.io/z', 'a.io/x']],
+    ['one already held', ['a.io/y', 'a.io/x'], ['a.io/x', 'a.io/w'], ['a.io/y', 'a.io/x', 'a.io/w']],
+    ['all already held', ['a.io/x'], ['a.io/x'], ['a.io/x']],
+  ])('%s', (_case, own, added, expected) => {
+    expect(withFinalizers(own, added)).toEqual(expected);
   });
 });
 

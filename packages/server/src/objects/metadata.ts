@@ -71,6 +71,12 @@ function nameErrors(m: Record<string, unknown>, mode: WriteMode, path: string): 
   return errors;
 }
 
+/** `own` followed by those of `added` it lacks (a finalizer list is a set, kept in the order it was given). Pure. */
+export function withFinalizers(own: readonly string[] | undefined, added: readonly string[]): string[] {
+  if (!own?.length) return [...added];
+  return [...own, ...added.filter((finalizer) => !own.includes(finalizer))];
+}
+
 /** Problems with a list of finalizers (an object's, or a model's `finalizers`), at JSON pointers under `path`. */
 export function finalizerErrors(finalizers: unknown, path: string): FieldError[] {
   if (finalizers === undefined) return [];

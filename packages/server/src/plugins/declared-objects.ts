@@ -5,6 +5,7 @@
  */
 import type { ExtensionClient, ExtensionObject, Logger } from '@svc/plugin-api';
 import { ROLE_TEMPLATE_LABEL } from '../authz/roles.js';
+import { withFinalizers } from '../objects/metadata.js';
 import { describeOwner, ownerOf } from '../objects/ownership.js';
 import { createExtensionClient } from '../registry/client.js';
 import type { ModelRegistry } from '../registry/model-registry.js';
@@ -111,10 +112,8 @@ export async function removeDeclared(client: ExtensionClient, declared: readonly
  * off an object its controller holds.
  */
 function withModelFinalizers(registry: ModelRegistry, declared: ExtensionObject): { finalizers?: string[] } {
-  const own = declared.metadata?.finalizers;
   const added = registry.findByKind(declared.apiVersion, declared.kind)?.model.finalizers ?? [];
-  const missing = added.filter((finalizer) => !own?.includes(finalizer));
-  return missing.length === 0 ? {} : { finalizers: [...(own ?? []), ...missing] };
+  return added.length === 0 ? {} : { finalizers: withFinalizers(declared.metadata?.finalizers, added) };
 }
 
 /** Runs the admission checks of an unchanged write of `object` as the plugin, without writing. */

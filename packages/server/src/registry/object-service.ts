@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { alreadyExists, conflict, type ExtensionObject, type FieldError, invalid, notFound } from '@svc/plugin-api';
 import type { IndexQuery } from '../index/model-index.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../objects/json-limits.js';
-import { generateName } from '../objects/metadata.js';
+import { generateName, withFinalizers } from '../objects/metadata.js';
 import { checkObjectShape } from '../objects/object-shape.js';
 import {
   type Change,
@@ -532,12 +532,6 @@ export class ObjectService {
     }
     throw conflict(`could not generate a free name from "${prefix}"; try again`);
   }
-}
-
-/** `own` followed by those of `added` it lacks (a finalizer list is a set, kept in the order it was given). */
-function withFinalizers(own: readonly string[] | undefined, added: readonly string[]): string[] {
-  if (!own?.length) return [...added];
-  return [...own, ...added.filter((finalizer) => !own.includes(finalizer))];
 }
 
 function objectKey(served: ServedModel, name: string): string {
