@@ -71,6 +71,16 @@ describe('openSqliteStore', () => {
     await store.close();
   });
 
+  it('stops a compaction between slices when the store closes, without an error', async () => {
+    const store = openSqliteStore({ path: ':memory:' });
+    const writes = [];
+    for (let i = 0; i < 2500; i++) writes.push(store.create('widgets', `w${i}`, encodeAs(String(i))));
+    await Promise.all(writes);
+    const compacting = store.compact(0);
+    await store.close();
+    expect(await compacting).toBe(1000);
+  });
+
   it('reports a failed call as a rejected promise', async () => {
     const store = openSqliteStore({ path: ':memory:' });
     await store.close();

@@ -210,6 +210,8 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
       if (upTo >= point) return dropped;
       from = upTo + 1;
       await new Promise((resolve) => setImmediate(resolve));
+      // Closed meanwhile (a shutdown): the rest waits for the next start's compaction.
+      if (!db.open) return dropped;
     }
   }
 
