@@ -161,7 +161,6 @@ export class PluginHost {
     const logger = this.logs.logger(name);
     let instance: Plugin | undefined;
     const declared: ExtensionObject[] = [];
-    let reconcilersStarted = 0;
     this.starting.set(name, contributions);
     try {
       const loaded = await loadPluginEntry(record.folder, record.manifest.spec.main);
@@ -181,13 +180,9 @@ export class PluginHost {
       this.deps.router.add(contributions.routes.flatMap((route) => customRoutes(`plugin:${name}`, route)));
       for (const reconciler of contributions.reconcilers) {
         this.deps.controllers?.add(`plugin:${name}`, reconciler, { client, logger });
-        reconcilersStarted++;
       }
     } catch (error) {
       const keep = this.deps.replicas !== undefined;
-      // The declared objects go as at a stop, while the plugin's reconcilers run: the finalizers they hold (their
-      // models give every new object theirs) are let go by them, not left holding the objects after the failure.
-      if (!keep && declared.length > 0) this.startForUndo(name, contributions.reconcilers.slice(reconcilersStarted));
       await this.undo(name, { instance, contributions, declared: keep ? [] : declared }, false);
       return this.fail(record, 'StartFailed', (error as Error).message);
     } finally {
@@ -246,7 +241,9 @@ export class PluginHost {
   ) {
     this.deps.router.removeOwner(`plugin:${name}`);
     const client = this.clientOf(name);
-    // Declared objects go while the plugin's reconcilers still run (see removeDeclared).
+    // Declared objects go while the plugin's reconcilers run (see removeDeclared), which a start that failed first
+    // starts: the finalizers they hold (their models give every new object theirs) are let go, not left holding them.
+    if (running.declared.length > 0) this.runReconcilers(name, running.contributions.reconcilers, client);
     await removeDeclared(client, running.declared);
     await this.deps.controllers?.removeOwner(`plugin:${name}`);
     if (callStop && running.instance?.stop) {
@@ -264,12 +261,15 @@ export class PluginHost {
     for (const served of running.contributions.models) this.deps.registry.unregister(served);
   }
 
-  /** Starts reconcilers of a start that failed, for the undo to stop; one whose definition is refused is left out. */
-  private startForUndo(name: string, reconcilers: readonly ReconcilerDefinition[]): void {
-    const context = { client: this.clientOf(name), logger: this.logs.logger(name) };
+  /** Starts those of the plugin's reconcilers not running yet, for the undo to stop; a refused definition is left out. */
+  private runReconcilers(name: string, reconcilers: readonly ReconcilerDefinition[], client: ExtensionClient): void {
+    const owner = `plugin:${name}` as const;
+    const running = new Set(this.deps.controllers?.names(owner));
+    const context = { client, logger: this.logs.logger(name) };
     for (const reconciler of reconcilers) {
+      if (running.has(reconciler.name)) continue;
       try {
-        this.deps.controllers?.add(`plugin:${name}`, reconciler, context);
+        this.deps.controllers?.add(owner, reconciler, context);
       } catch {
         // The failure being undone may be this very definition (its model or selectors): it has nothing to run.
       }
