@@ -5,12 +5,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BENCH_ADMIN_PASSWORD, load, login, startProcess, startSvc, tokenHeader } from './lib.js';
+import { BENCH_ADMIN_PASSWORD, createUser, load, login, startProcess, startSvc, tokenHeader } from './lib.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DURATION = Number(process.argv[process.argv.indexOf('--duration') + 1]) || 5;
 const PERSONS = '/apis/people.svc.run/v1alpha1/persons';
-const CONSOLE = '/apis/api.console.svc.run/v1alpha1';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-bench-auth-'));
 try {
@@ -20,12 +19,7 @@ try {
 
   const server = await startSvc(dataDir);
   const admin = await login(server.url, 'admin', BENCH_ADMIN_PASSWORD);
-  const created = await fetch(`${server.url}${CONSOLE}/users`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...admin },
-    body: JSON.stringify({ name: 'viewer', password: 'viewer-password', roles: ['people-role-view-persons'] }),
-  });
-  if (created.status !== 201) throw new Error(`creating the viewer: ${created.status} ${await created.text()}`);
+  await createUser(server.url, 'viewer', 'viewer-password', ['people-role-view-persons']);
   const viewer = await login(server.url, 'viewer', 'viewer-password');
   const adminAuth = await tokenHeader(server.url, admin, ['super-role']);
   const viewerAuth = await tokenHeader(server.url, viewer, ['people-role-view-persons']);

@@ -138,6 +138,16 @@ export async function tokenHeader(url, session, roles, name = `bench-${roles.joi
   return { authorization: `Bearer ${token}` };
 }
 
+/** Creates a user holding `roles` through the console API, signed in as the bench administrator. */
+export async function createUser(url, name, password, roles) {
+  const created = await fetch(`${url}/apis/api.console.svc.run/v1alpha1/users`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(await login(url, 'admin', BENCH_ADMIN_PASSWORD)) },
+    body: JSON.stringify({ name, password, roles }),
+  });
+  if (created.status !== 201) throw new Error(`creating user ${name}: ${created.status} ${await created.text()}`);
+}
+
 /** The super administrator's token header on a server started with BENCH_ADMIN_PASSWORD. */
 export async function adminToken(url) {
   return tokenHeader(url, await login(url, 'admin', BENCH_ADMIN_PASSWORD), ['super-role']);

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import {
   adminToken,
   arg,
-  BENCH_ADMIN_PASSWORD,
+  createUser,
   hasWrk,
   login,
   seedPersons,
@@ -25,7 +25,6 @@ const PERSONS = arg('persons', 100_000);
 const ROUNDS = arg('rounds', 3);
 const DURATION = arg('duration', 5);
 const BASE = '/apis/people.svc.run/v1alpha1/persons';
-const USERS = '/apis/api.console.svc.run/v1alpha1/users';
 if (!hasWrk) {
   console.log('bench:tails needs wrk (apt-get install -y wrk)');
   process.exit(1);
@@ -44,12 +43,7 @@ try {
   const seeding = await startSvc(dataDir, undefined, { SVC_CONTROLLERS: 'off' });
   await seedPersons(seeding.url, PERSONS, await adminToken(seeding.url));
   // A user holding only the people plugin's view template, as bench/auth.js makes one.
-  const created = await fetch(`${seeding.url}${USERS}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(await login(seeding.url, 'admin', BENCH_ADMIN_PASSWORD)) },
-    body: JSON.stringify({ name: 'viewer', password: 'viewer-password', roles: ['people-role-view-persons'] }),
-  });
-  if (created.status !== 201) throw new Error(`creating the viewer: ${created.status} ${await created.text()}`);
+  await createUser(seeding.url, 'viewer', 'viewer-password', ['people-role-view-persons']);
   await seeding.stop();
   console.log(`read tails: ${PERSONS} persons, wrk -t1 -c50, ${DURATION} s per run after a 2 s warm-up\n`);
   for (let round = 1; round <= ROUNDS; round++) {
