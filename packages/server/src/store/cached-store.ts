@@ -69,6 +69,10 @@ export function withReadCache(store: Store, maxBytes = 4 * 1024 * 1024): Store {
       await store.skipTo(revision);
       latest = undefined;
     },
+    async restore(revision, objects, secrets) {
+      await store.restore(revision, objects, secrets);
+      latest = undefined;
+    },
     backfillClaims: (resource, index, holders) => store.backfillClaims(resource, index, holders),
     listen: (listener) => store.listen(listener),
     lease: (name) => store.lease(name),

@@ -12,6 +12,7 @@ import { PostgresLease } from './postgres-lease.js';
 import { PostgresNotices } from './postgres-notices.js';
 import * as q from './postgres-queries.js';
 import { run, runScript } from './postgres-queries.js';
+import { restoreInto } from './postgres-restore.js';
 import { moveSecretsOutOfHistory, postgresSecrets, SECRETS_LEFT_IN_HISTORY } from './postgres-secrets.js';
 import {
   checkEncoded,
@@ -271,6 +272,11 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       inTransaction(async (client) => {
         await run(client, q.LOCK_WRITERS, [LOCK_CLASS, lockKey]);
         await run(client, q.SKIP_TO, [checkRevision(revision)]);
+      }),
+    restore: (revision, objects, secrets) =>
+      inTransaction(async (client) => {
+        await run(client, q.LOCK_WRITERS, [LOCK_CLASS, lockKey]);
+        await restoreInto(client, revision, objects, secrets);
       }),
     backfillClaims: async (resource, index, holders) => {
       const claimed = (await run<{ count: number }>(pool, q.COUNT_CLAIMS, [resource, index])).rows[0]!.count;

@@ -19,6 +19,7 @@ import {
   toRecord,
 } from './records.js';
 import { fixedLease } from './sole-lease.js';
+import { sqliteRestore } from './sqlite-restore.js';
 import { openSqliteSecrets } from './sqlite-secrets.js';
 import {
   CompactedError,
@@ -216,6 +217,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   }
 
   const batch = new WriteBatch(db, () => (lastRevision = undefined));
+  const restore = sqliteRestore(db);
 
   async function* scan(resource: string, batchSize = DEFAULT_SCAN_BATCH_SIZE): AsyncIterable<StoredRecord[]> {
     checkPositiveInteger('batchSize', batchSize);
@@ -233,7 +235,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   return {
     dialect: 'sqlite',
     durability: `synchronous=${durability}`,
-    // One process writes this file (a second server is refused: data-dir-lock.ts), so its in-memory indexes hold the
+    // One process writes this file (a second server is refused: server-lock.ts), so its in-memory indexes hold the
     // unique claims, and no notice ever comes from elsewhere.
     shared: false,
     secrets,
@@ -259,6 +261,11 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     compact: async (keep) => compact(checkKeep(keep)),
     oldestResumableRevision: async () => sql.meta.get()!.compacted,
     skipTo: async (revision) => void sql.markCompacted.run(checkRevision(revision), revision),
+    restore: async (revision, objects, secrets) => {
+      // Writes already queued commit first, in their own transaction.
+      batch.flush();
+      restore(revision, objects, secrets);
+    },
     backfillClaims: async () => undefined,
     listen: () => () => undefined,
     lease: () => fixedLease(true),

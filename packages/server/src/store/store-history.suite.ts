@@ -116,6 +116,58 @@ export function describeStoreHistory({ store, openStore }: SuiteContext): void {
       expect(await store().oldestResumableRevision()).toBe(500);
       await expect(store().skipTo(-1)).rejects.toThrow('revision must be a non-negative integer, got -1');
     });
+
+    it('restore fills an empty store after a revision: objects at the revisions that follow, and secrets', async () => {
+      await store().restore(
+        500,
+        [
+          { resource: WIDGETS, name: 'a', encode: encodeAs('a') },
+          { resource: GADGETS, name: 'b', encode: encodeAs('b') },
+        ],
+        [{ kind: 'example.com/keys', name: 'k', value: Buffer.from('secret') }],
+      );
+      expect(await store().currentRevision()).toBe(502);
+      expect(await store().oldestResumableRevision()).toBe(500);
+      expect(decoded((await store().get(WIDGETS, 'a'))!)).toEqual({ text: 'a', revision: 501 });
+      expect((await store().get(GADGETS, 'b'))?.revision).toBe(502);
+      expect((await store().changesSince(500)).map((c) => [c.revision, c.type, c.name])).toEqual([
+        [501, 'ADDED', 'a'],
+        [502, 'ADDED', 'b'],
+      ]);
+      expect((await store().secrets.get('example.com/keys', 'k'))?.toString()).toBe('secret');
+      expect((await store().create(WIDGETS, 'c', encodeAs('c'))).revision).toBe(503);
+    });
+
+    it('restore writes nothing when any part fails: a name given twice, an encoder that throws, a store not empty', async () => {
+      const many = Array.from({ length: 1200 }, (_, i) => ({
+        resource: WIDGETS,
+        name: `w${i}`,
+        encode: encodeAs(`w${i}`),
+      }));
+      const secret = [{ kind: 'example.com/keys', name: 'k', value: Buffer.from('secret') }];
+      const nothing = async () => ({
+        revision: await store().currentRevision(),
+        resources: await store().resources(),
+        kinds: await store().secrets.kinds(),
+      });
+      const empty = await nothing();
+      await expect(
+        store().restore(10, [...many, { resource: WIDGETS, name: 'w3', encode: encodeAs('again') }], secret),
+      ).rejects.toMatchObject({ name: 'KeyExistsError', resource: WIDGETS, key: 'w3' });
+      expect(await nothing()).toEqual(empty);
+      const failing = () => {
+        throw new Error('encoder failed');
+      };
+      await expect(
+        store().restore(10, [...many, { resource: GADGETS, name: 'x', encode: failing }], secret),
+      ).rejects.toThrow('encoder failed');
+      expect(await nothing()).toEqual(empty);
+      await expect(store().restore(10, many, [...secret, ...secret])).rejects.toThrow('given twice');
+      expect(await nothing()).toEqual(empty);
+      await store().secrets.put('example.com/keys', 'held', Buffer.from('x'));
+      await expect(store().restore(10, many, [])).rejects.toThrow('the store is not empty');
+      expect(await store().resources()).toEqual([]);
+    });
   });
 
   describe('durability', () => {

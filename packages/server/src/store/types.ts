@@ -150,6 +150,20 @@ export interface SecretStore {
   kinds(): Promise<string[]>;
 }
 
+/** An object `Store.restore` creates: its bytes are encoded once its revision is known, as for `create`. */
+export interface RestoredObject {
+  resource: ResourceKey;
+  name: string;
+  encode: Encoder;
+}
+
+/** A secret record `Store.restore` writes. */
+export interface RestoredSecret {
+  kind: string;
+  name: string;
+  value: Buffer;
+}
+
 export interface Store {
   /** `sqlite` or `postgres`, for logs and diagnostics. */
   readonly dialect: string;
@@ -209,6 +223,12 @@ export interface Store {
    * re-list) instead of events that mean something else.
    */
   skipTo(revision: number): Promise<void>;
+  /**
+   * Fills an empty store from a backup in one transaction: as `skipTo(revision)`, then every object created in order
+   * at the revisions that follow, then every secret record. All of it is committed, or (a store that holds an object or
+   * a secret record, a name given twice, an encoder that throws, the database failing) none of it.
+   */
+  restore(revision: number, objects: readonly RestoredObject[], secrets: readonly RestoredSecret[]): Promise<void>;
   /**
    * Claims the unique values of objects stored before claims were kept (a shared store; others ignore it). Values
    * already claimed are left as they are.
