@@ -50,6 +50,7 @@ import { openStore } from './store/open-store.js';
 import { fixedLease } from './store/sole-lease.js';
 import type { Store } from './store/types.js';
 import { loadTlsMaterial } from './tls/certificates.js';
+import { makePrivateTree } from './util/private-files.js';
 import { HOST_VERSION } from './version.js';
 import { type Retention, startHistoryRetention } from './watch/history-retention.js';
 import { WatchHub } from './watch/hub.js';
@@ -125,6 +126,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
     { version: HOST_VERSION, node: process.version, nodeFlags: process.execArgv, pid: process.pid },
     `svc ${HOST_VERSION} on Node.js ${process.version}${flags}`,
   );
+  await warnOfWidePermissions(config.dataDir, logger);
   const store = await openStore({
     dataDir: config.dataDir,
     databaseUrl: config.databaseUrl,
@@ -421,4 +423,18 @@ export function setupLinkBase(host: string, httpUrl: string, httpsUrl: string | 
   const loopback = host === 'localhost' || host === '::1' || /^127\./.test(host);
   if (wildcard) return httpUrl.replace(host === '::' ? '[::]' : host, host === '::' ? '[::1]' : '127.0.0.1');
   return loopback || !httpsUrl ? httpUrl : httpsUrl;
+}
+
+/**
+ * The data directory is its owner's alone (util/private-files.ts): one that others could read (made by an older svc,
+ * or copied with a wide umask) is tightened before anything opens it, and the log says what was changed.
+ */
+async function warnOfWidePermissions(dataDir: string, logger: Logger): Promise<void> {
+  const changed = await makePrivateTree(dataDir);
+  if (changed.length === 0) return;
+  logger.warn(
+    { paths: changed.slice(0, 20), count: changed.length },
+    `the data directory ${dataDir} was readable by other users: removed their access to ${changed.length} ` +
+      `files and folders (the database holds password hashes and token digests)`,
+  );
 }

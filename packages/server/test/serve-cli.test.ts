@@ -111,7 +111,7 @@ describe('the svc command line', () => {
     }
   });
 
-  it('refuses a second server on the same SQLite data directory, naming the first, and serves after it stops', async () => {
+  it('refuses a second server on the same SQLite data directory, naming its lock, and serves after it stops', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'svc-serve-twice-'));
     const env = { SVC_DATA_DIR: dataDir, SVC_ADMIN_PASSWORD: 'x'.repeat(16) };
     const first = await spawnServe(env);
@@ -127,13 +127,13 @@ describe('the svc command line', () => {
       );
       expect(second.code).toBe(1);
       expect(second.stderr).toContain(
-        `another svc server (process ${first.child.pid}) already serves the database in ${dataDir}`,
+        `another svc server already serves the database in ${dataDir} (it holds the lock ${path.join(dataDir, 'svc.lock')};`,
       );
       expect(second.stderr).toContain('SVC_DATABASE_URL');
     } finally {
       await first.kill();
     }
-    // Killed, it left its lock behind: the next server takes it over.
+    // Killed, it held its lock until it died: the next server takes it at once.
     const third = await spawnServe(env);
     await third.kill();
     expect(third.stdout()).toContain('svc listening on');

@@ -178,10 +178,12 @@ describe('extractPluginArchive: good archives', () => {
     expect(result.bytes).toBe(files.reduce((total, item) => total + Buffer.byteLength(item.data ?? ''), 0));
     for (const item of files)
       expect((await readFile(path.join(destination, item.name))).equals(Buffer.from(item.data ?? ''))).toBe(true);
-    // No owner or odd mode from the archive: no setuid/sticky, no group/other write; the executable bit may stay.
+    // No owner or odd mode from the archive: no setuid/sticky, nothing for group or others (the data dir is its
+    // owner's alone); the executable bit may stay.
     const index = await stat(path.join(root, 'index.js'));
-    expect(index.mode & 0o7022).toBe(0);
-    expect((await stat(path.join(root, 'plugin.yaml'))).mode & 0o7133).toBe(0);
+    expect(index.mode & 0o7077).toBe(0);
+    expect((await stat(path.join(root, 'plugin.yaml'))).mode & 0o7777).toBe(0o600);
+    expect((await stat(root)).mode & 0o7777).toBe(0o700);
     expect(index.uid).toBe(process.getuid?.());
   });
 

@@ -14,6 +14,7 @@ import path from 'node:path';
 import { createGunzip } from 'node:zlib';
 import { Parser, type ReadEntry } from 'tar';
 import yauzl from 'yauzl';
+import { PRIVATE_DIR_MODE, PRIVATE_EXECUTABLE_MODE, PRIVATE_FILE_MODE } from '../util/private-files.js';
 
 export interface ArchiveLimits {
   /** Total bytes of all files once extracted (counted as written, not as the archive declares). */
@@ -68,9 +69,9 @@ export async function extractPluginArchive(
 ): Promise<ExtractedArchive> {
   const format = formatOf(archive);
   const dest = path.resolve(destination);
-  await mkdir(path.dirname(dest), { recursive: true });
+  await mkdir(path.dirname(dest), { recursive: true, mode: PRIVATE_DIR_MODE });
   try {
-    await mkdir(dest, { mode: 0o755 });
+    await mkdir(dest, { mode: PRIVATE_DIR_MODE });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST')
       throw new ArchiveError(`the destination ${dest} already exists`);
@@ -150,11 +151,12 @@ class Extraction {
   }
 
   async directory(name: string): Promise<void> {
-    if (name !== '') await this.fs(name, () => mkdir(path.join(this.dest, name), { recursive: true, mode: 0o755 }));
+    if (name !== '')
+      await this.fs(name, () => mkdir(path.join(this.dest, name), { recursive: true, mode: PRIVATE_DIR_MODE }));
   }
 
   /**
-   * Writes a file 0644 (0755 if the archive marks it executable), counting its bytes as they arrive. The data is
+   * Writes a file 0600 (0700 if the archive marks it executable: the data dir is its owner's alone), counting its bytes as they arrive. The data is
    * opened only once the file is: a zip entry stream that fails before anyone listens would be an uncaught error.
    */
   async file(
@@ -164,8 +166,8 @@ class Extraction {
   ): Promise<void> {
     const file = path.join(this.dest, name);
     const handle = await this.fs(name, async () => {
-      await mkdir(path.dirname(file), { recursive: true, mode: 0o755 });
-      return open(file, 'wx', executable ? 0o755 : 0o644);
+      await mkdir(path.dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
+      return open(file, 'wx', executable ? PRIVATE_EXECUTABLE_MODE : PRIVATE_FILE_MODE);
     });
     try {
       for await (const chunk of await source()) {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { PRIVATE_DIR_MODE } from '../util/private-files.js';
 import { type ArchiveLimits, extractPluginArchive } from './archive.js';
 
 /** An uploaded archive unpacked into a private staging folder, not yet in place. */
@@ -30,7 +31,7 @@ export class InstalledCode {
 
   /** Plugin folders present, after removing what an interrupted install or upgrade left behind. */
   async folders(): Promise<string[]> {
-    await mkdir(this.directory, { recursive: true });
+    await mkdir(this.directory, { recursive: true, mode: PRIVATE_DIR_MODE });
     const found: string[] = [];
     for (const entry of (await readdir(this.directory, { withFileTypes: true })).sort((a, b) =>
       a.name < b.name ? -1 : 1,
@@ -47,7 +48,7 @@ export class InstalledCode {
   }
 
   async stage(archive: Buffer): Promise<StagedCode> {
-    await mkdir(this.directory, { recursive: true });
+    await mkdir(this.directory, { recursive: true, mode: PRIVATE_DIR_MODE });
     const staging = path.join(this.directory, `.staging-${randomBytes(6).toString('hex')}`);
     const extracted = await extractPluginArchive(archive, staging, this.limits);
     return {

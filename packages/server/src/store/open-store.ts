@@ -1,6 +1,7 @@
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, openSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../util/private-files.js';
 import { withReadCache } from './cached-store.js';
 import { openPostgresStore } from './postgres.js';
 import { takeServerLock } from './server-lock.js';
@@ -45,13 +46,16 @@ export async function openStore(location: StoreLocation): Promise<Store> {
   if (location.create === false && !existsSync(file)) {
     throw new Error(`no svc database at ${file}: give the server's data directory with --data-dir (or SVC_DATA_DIR)`);
   }
-  await mkdir(location.dataDir, { recursive: true });
+  await mkdir(location.dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
   const release = location.server ? takeServerLock(location.dataDir) : () => undefined;
   // The embedded database belongs to this process alone, so a read cache in front of it can never go stale. (An
   // offline command may write beside a running server: the server's cache never sees those writes, which is why
   // `svc admin reset-password` writes only secrets, which bypass the cache.)
   let store: Store;
   try {
+    // The database holds password hashes and token digests: made the owner's alone before SQLite opens it, since
+    // SQLite makes a new file 0644 (less the umask) and gives its -wal and -shm files the database file's mode.
+    closeSync(openSync(file, 'a', PRIVATE_FILE_MODE));
     store = withReadCache(openSqliteStore({ path: file, synchronous: location.sqliteSync }));
   } catch (error) {
     release();

@@ -3,6 +3,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import forge from 'node-forge';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../util/private-files.js';
 
 /** What the HTTPS listener serves, and where clients find the CA that vouches for it (unset for a user's own pair). */
 export interface TlsMaterial {
@@ -43,7 +44,7 @@ export async function loadTlsMaterial(settings: TlsSettings): Promise<TlsMateria
     cert: path.join(dir, 'server.crt'),
     key: path.join(dir, 'server.key'),
   };
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   let ca = await readPair(files.caCert, files.caKey);
   if (!ca) {
     ca = makeCertificate({ commonName: 'svc local CA', days: CA_DAYS });
@@ -101,8 +102,9 @@ async function readPair(certFile: string, keyFile: string): Promise<Pair | undef
 }
 
 async function writePair(certFile: string, keyFile: string, pair: Pair): Promise<void> {
-  await writeFile(keyFile, pair.key, { mode: 0o600 });
-  await writeFile(certFile, pair.cert, { mode: 0o644 });
+  // Like everything under the data dir, the owner's alone (util/private-files.ts), the certificates too.
+  await writeFile(keyFile, pair.key, { mode: PRIVATE_FILE_MODE });
+  await writeFile(certFile, pair.cert, { mode: PRIVATE_FILE_MODE });
 }
 
 /**
