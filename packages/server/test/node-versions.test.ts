@@ -4,7 +4,7 @@
  * `npm install` brought. These tests start it with such a Node.js, and skip where the machine has none.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -31,6 +31,23 @@ async function dataDir(): Promise<string> {
 /** The server's first log line (JSON): its version, Node.js, Node.js flags and pid. */
 function startLine(stdout: string): { pid: number; msg: string } {
   return JSON.parse(stdout.split('\n').find((line) => line.includes('"msg":"svc '))!);
+}
+
+/**
+ * Waits (bounded) until process `pid` has ended: gone, or a zombie (this machine's init may never reap an orphan; a
+ * zombie holds no file, lock or port). Answers its state letter from /proc while it still runs ('S', 'R', …).
+ */
+async function ended(pid: number): Promise<string> {
+  let state: string | undefined;
+  for (let i = 0; i < 300; i++) {
+    state = await readFile(`/proc/${pid}/stat`, 'utf8').then(
+      (stat) => stat.replace(/^.*\) /s, '')[0],
+      () => undefined,
+    );
+    if (state === undefined || state === 'Z') return 'ended';
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return state ?? 'ended';
 }
 
 const oldMajor = majorOf(OLD_NODE);
@@ -71,6 +88,52 @@ describe.skipIf(!hasOldNode)('svc started by a Node.js older than 22', () => {
     expect(exported.stdout).toMatch(/^kind: Role\n/m);
   });
 });
+
+describe.skipIf(!hasOldNode)(
+  'svc handed over by a Node.js older than 22: the server dies with the started process',
+  () => {
+    const serveOld = (data: string) =>
+      spawnServe({ SVC_DATA_DIR: data, SVC_LOG_FORMAT: 'json' }, 60_000, [OLD_NODE, SVC_BIN]);
+
+    it('kill -9 of the started pid ends the server too, and a new server starts on the same data at once', async () => {
+      const data = await dataDir();
+      const started = await serveOld(data);
+      const server = startLine(started.stdout()).pid;
+      expect(server).not.toBe(started.child.pid);
+      try {
+        await started.kill();
+        expect(await ended(server)).toBe('ended');
+        expect(started.output()).toContain('svc: the process that started this one is gone; stopping at once');
+      } finally {
+        if ((await ended(server)) !== 'ended') process.kill(server, 'SIGKILL');
+      }
+      const next = await serveOld(data);
+      try {
+        expect((await fetch(`${next.url}/healthz`)).status).toBe(200);
+      } finally {
+        const nextServer = startLine(next.stdout()).pid;
+        await next.kill();
+        await ended(nextServer);
+      }
+    });
+
+    it('passes on a signal it did not use to (SIGUSR2): the server dies of it, and so does the started process', async () => {
+      const started = await serveOld(await dataDir());
+      const server = startLine(started.stdout()).pid;
+      try {
+        const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+          started.child.on('exit', (_code, signal) => resolve(signal)),
+        );
+        started.child.kill('SIGUSR2');
+        expect(await exited).toBe('SIGUSR2');
+        expect(await ended(server)).toBe('ended');
+      } finally {
+        if ((await ended(server)) !== 'ended') process.kill(server, 'SIGKILL');
+        await started.kill();
+      }
+    });
+  },
+);
 
 describe('svc serve on Node.js 22 or newer', () => {
   async function serveLog(env: Record<string, string | undefined>) {
