@@ -86,7 +86,8 @@ async function main(argv: string[]): Promise<void> {
       process.exitCode = await exportCommand(rest);
       return;
     case 'import':
-      process.exitCode = await importCommand(rest);
+      // The models the server registers itself, whose objects the import checks fully; loaded only for it.
+      process.exitCode = await importCommand(rest, (await import('./main.js')).CORE_MODELS);
       return;
     case 'admin':
       process.exitCode = await adminCommand(rest);

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { ModelDefinition } from '@svc/plugin-api';
 import type { Logger } from 'pino';
 import { createApp } from './api/app.js';
 import { discoveryRoutes } from './api/discovery.js';
@@ -8,6 +9,7 @@ import type { HttpContext } from './api/http-context.js';
 import { listenSecurely, type SecureListener } from './api/secure-listener.js';
 import { type Authentication, setupAuthentication } from './authn/index.js';
 import type { LoginClock, LoginLimits } from './authn/login-limiter.js';
+import { personalAccessTokenModel, userModel } from './authn/models.js';
 import { PasswordHasher, type ScryptParameters } from './authn/passwords.js';
 import type { ExpandedRoles } from './authz/roles.js';
 import type { Config } from './config.js';
@@ -28,6 +30,7 @@ import { InstalledCode } from './plugins/installed-code.js';
 import { pluginLogger } from './plugins/plugin-context.js';
 import { PluginHost } from './plugins/plugin-host.js';
 import { PluginLifecycle } from './plugins/plugin-lifecycle.js';
+import { pluginModel } from './plugins/plugin-model.js';
 import { PluginUis } from './plugins/plugin-ui.js';
 import { pluginUiRoutes } from './plugins/ui-routes.js';
 import { createAttributeResolver, createAuthorizationHook } from './rbac/authorization-hook.js';
@@ -35,6 +38,7 @@ import { startRbac } from './rbac/boot.js';
 import { ConsoleEvents } from './rbac/console-events.js';
 import { DecisionCache, logDecisionCache } from './rbac/decision-cache.js';
 import { mayListAnyModel, modelAccessRoutes } from './rbac/model-access-routes.js';
+import { roleBindingModel, roleModel } from './rbac/models.js';
 import { permissionRoutes } from './rbac/permission-routes.js';
 import { uiPermissionsOf } from './rbac/ui-permissions.js';
 import { installUserAdmission } from './rbac/user-admission.js';
@@ -57,6 +61,19 @@ import { WatchHub } from './watch/hub.js';
 import { WatchAccess } from './watch/watch-access.js';
 import { DEFAULT_WATCH_LIMITS, WatchService } from './watch/watch-service.js';
 import type { WatcherLimits } from './watch/watcher.js';
+
+/**
+ * The models this server registers itself, each in its own module's start (plugins' models are registered by their
+ * code). `svc import`, which starts nothing, checks objects of these fully (cli/backup-validation.ts).
+ */
+export const CORE_MODELS: readonly ModelDefinition[] = Object.freeze([
+  roleModel,
+  roleBindingModel,
+  userModel,
+  personalAccessTokenModel,
+  postModel,
+  pluginModel,
+]);
 
 /** The secret-record kind holding uploaded plugin archives on a shared store. */
 const PLUGIN_ARCHIVES = 'plugin.svc.run/archives';

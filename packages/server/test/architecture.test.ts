@@ -39,7 +39,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // server running, so `cli` reaches `store` (store/open-store.ts chooses the dialect), and `authn` for what a password
   // reset means (authn/lost-password.ts), rather than copying the rules of passwords and sessions.
   // Its online commands (cli/online/) reach a running server only through the @svc/client package.
-  cli: ['authn', 'objects', 'plugins', 'store', 'util', 'version.ts'],
+  // A backup carries the TLS CA svc made under the data dir, so `cli` reaches `tls` (a leaf) for where it is kept.
+  cli: ['authn', 'objects', 'plugins', 'store', 'tls', 'util', 'version.ts'],
   // The composition root and the entry points: the only units that see everything.
   'config.ts': ['util'],
   'logger.ts': [],

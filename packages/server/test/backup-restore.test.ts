@@ -1,4 +1,5 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { X509Certificate } from 'node:crypto';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -36,7 +37,9 @@ describe('svc export, then svc import into PostgreSQL', () => {
   });
 
   it('reproduces every object, and passwords and tokens still work', async () => {
-    const source = await startTestServer({ backend: 'sqlite' });
+    // HTTPS on: the source makes its CA under its data dir, which the backup carries.
+    const source = await startTestServer({ backend: 'sqlite', env: { SVC_HTTPS_PORT: '0' } });
+    await source.server.listen();
     cleanups.push(() => rm(source.dataDir, { recursive: true, force: true }));
     const admin = await login(source, ADMIN.username, ADMIN.password);
     const role = {
@@ -89,8 +92,16 @@ describe('svc export, then svc import into PostgreSQL', () => {
     expect(exported.stderr).toContain('the backup holds password hashes');
     expect(exported.code).toBe(0);
     const documents = parseAllDocuments(await readFile(backup, 'utf8')) as any[];
-    expect(documents.length).toBe(1 + expected.length + 2);
+    // The header, the objects, two kinds of secret records, the TLS CA, and the trailer that checks them all.
+    expect(documents.length).toBe(1 + expected.length + 2 + 1 + 1);
     expect(documents.map((d) => d.toJS().kind).filter((k) => k === 'SecretRecords')).toHaveLength(2);
+    expect(documents.at(-2).toJS().kind).toBe('CertificateAuthority');
+    expect(documents.at(-1).toJS()).toMatchObject({
+      kind: 'BackupTrailer',
+      documents: 1 + expected.length + 2 + 1,
+      objects: expected.length,
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
 
     const schema = `t_import_${Math.random().toString(36).slice(2, 8)}`;
     const targetDir = path.join(work, 'target-data');
@@ -119,13 +130,23 @@ describe('svc export, then svc import into PostgreSQL', () => {
       expect(Number(restored.get(key).metadata.resourceVersion), key).toBeGreaterThan(sourceRevision);
     }
 
+    // The CA clients trusted is the restored server's: its new server certificate is signed by it.
+    const sourceCa = await readFile(path.join(source.dataDir, 'tls/ca.crt'), 'utf8');
+    expect(imported.stderr).toContain(', the TLS CA and');
+    expect(await readFile(path.join(targetDir, 'tls/ca.crt'), 'utf8')).toBe(sourceCa);
+    expect((await stat(path.join(targetDir, 'tls/ca.key'))).mode & 0o777).toBe(0o600);
+
     const target: TestServer = await startTestServer({
       backend: 'postgres',
       schema,
       credentials: 'none',
-      env: { SVC_DATA_DIR: targetDir },
+      env: { SVC_DATA_DIR: targetDir, SVC_HTTPS_PORT: '0' },
     });
     cleanups.push(() => target.close());
+    await target.server.listen();
+    expect(target.server.caFile).toBe(path.join(targetDir, 'tls/ca.crt'));
+    const served = new X509Certificate(await readFile(path.join(targetDir, 'tls/server.crt')));
+    expect(served.verify(new X509Certificate(sourceCa).publicKey)).toBe(true);
     // Over HTTP, with a token made before the export: every object is served as it was. A server's own boot may
     // write some again (a plugin re-applies the objects it declares, and its controller takes them up; Plugin
     // objects record the start): those keep their identity and spec.

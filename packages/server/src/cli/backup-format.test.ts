@@ -106,8 +106,13 @@ describe('backup documents', () => {
       readHeader({ apiVersion: BACKUP_API_VERSION, kind: 'Backup', resources: [{ resource: 'x' }] }),
     ).toThrow('document 1: resources[0] needs resource, apiVersion and kind');
     const header = { apiVersion: BACKUP_API_VERSION, kind: 'Backup', source: { revision: 90 }, resources: [PERSONS] };
-    expect(readHeader(header)).toEqual({ resources, revision: 90 });
-    expect(readHeader({ ...header, source: { revision: 'x' } })).toEqual({ resources, revision: 0 });
+    expect(readHeader(header)).toEqual({ resources, revision: 90, announcesTrailer: false });
+    expect(readHeader({ ...header, source: { revision: 'x' } })).toEqual({
+      resources,
+      revision: 0,
+      announcesTrailer: false,
+    });
+    expect(readHeader({ ...header, integrity: { algorithm: 'sha256' } }).announcesTrailer).toBe(true);
   });
 
   it('quotes strings a YAML 1.1 reader would take for something else, and reads back the same values', () => {

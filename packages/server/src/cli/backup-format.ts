@@ -9,7 +9,11 @@
  *    A record that is not such an object (or not its resource's usual kind) is a `StoredRecord` with its bytes.
  * 3. `SecretRecords`: the store's secret records of one kind (password hashes, token digests), base64 as in a
  *    Kubernetes Secret's `data`.
- * 4. `PluginCode`: the folder of a plugin installed from an archive, as a gzipped tar, base64.
+ * 4. `PluginCode`: the folder of a plugin installed from an archive, as a gzipped tar, base64; and a
+ *    `CertificateAuthority`: the CA svc made under `<data dir>/tls`, PEM (tls-backup.ts).
+ * 5. A `BackupTrailer`, last: how many documents, objects, secret records and plugins precede it, and the SHA-256 of
+ *    every byte before it (backup-integrity.ts). The header announces it (`integrity: {algorithm: sha256}`), so a
+ *    file cut short is told from a backup of a version that wrote none.
  */
 import { stringify } from 'yaml';
 
@@ -34,7 +38,24 @@ export interface BackupHeader {
   kind: 'Backup';
   metadata: { creationTimestamp: string };
   source: { dialect: string; revision: number; hostVersion: string };
+  /** Present when a BackupTrailer ends the file (every backup of this version). */
+  integrity?: { algorithm: 'sha256' };
   resources: ResourceEntry[];
+}
+
+/** What the trailer counts: the documents before it (the header included), and what they restore. */
+export interface BackupCounts {
+  documents: number;
+  objects: number;
+  secretRecords: number;
+  plugins: number;
+}
+
+export interface BackupTrailer extends BackupCounts {
+  apiVersion: typeof BACKUP_API_VERSION;
+  kind: 'BackupTrailer';
+  /** Hex SHA-256 of every byte of the file before the trailer's `---` line. */
+  sha256: string;
 }
 
 /** What one document of a backup restores. */
@@ -42,7 +63,8 @@ export type BackupEntry =
   | { type: 'object'; resource: string; name: string; object: Record<string, unknown> }
   | { type: 'record'; resource: string; name: string; value: Buffer }
   | { type: 'secrets'; kind: string; records: Array<[string, Buffer]> }
-  | { type: 'plugin'; name: string; archive: Buffer };
+  | { type: 'plugin'; name: string; archive: Buffer }
+  | { type: 'authority'; cert: string; key: string };
 
 type Json = Record<string, unknown>;
 
@@ -97,11 +119,25 @@ export function pluginCodeDocument(name: string, archive: Buffer): Json {
   };
 }
 
+export function authorityDocument(pair: { cert: string; key: string }): Json {
+  return {
+    apiVersion: BACKUP_API_VERSION,
+    kind: 'CertificateAuthority',
+    metadata: { name: 'tls' },
+    certificate: pair.cert,
+    key: pair.key,
+  };
+}
+
 /**
- * Checks the header (the first document) and answers the resource of each apiVersion and kind, and the source's
- * revision (0 when the header does not say).
+ * Checks the header (the first document) and answers the resource of each apiVersion and kind, the source's
+ * revision (0 when the header does not say), and whether it announces a trailer.
  */
-export function readHeader(document: unknown): { resources: Map<string, string>; revision: number } {
+export function readHeader(document: unknown): {
+  resources: Map<string, string>;
+  revision: number;
+  announcesTrailer: boolean;
+} {
   if (!isObject(document) || document.apiVersion !== BACKUP_API_VERSION || document.kind !== 'Backup') {
     throw new Error(`not an svc backup: the first document must be apiVersion ${BACKUP_API_VERSION}, kind Backup`);
   }
@@ -113,7 +149,30 @@ export function readHeader(document: unknown): { resources: Map<string, string>;
     resources.set(`${entry.apiVersion} ${entry.kind}`, entry.resource as string);
   }
   const revision = isObject(document.source) ? document.source.revision : undefined;
-  return { resources, revision: Number.isSafeInteger(revision) && (revision as number) > 0 ? (revision as number) : 0 };
+  return {
+    resources,
+    revision: Number.isSafeInteger(revision) && (revision as number) > 0 ? (revision as number) : 0,
+    announcesTrailer: document.integrity !== undefined,
+  };
+}
+
+/**
+ * The trailer, when `document` is one (apiVersion and kind say so); throws when it claims to be one and is not whole.
+ */
+export function readTrailer(document: unknown): BackupTrailer | undefined {
+  if (!isObject(document) || document.apiVersion !== BACKUP_API_VERSION || document.kind !== 'BackupTrailer') {
+    return undefined;
+  }
+  for (const count of ['documents', 'objects', 'secretRecords', 'plugins'] as const) {
+    const value = document[count];
+    if (!Number.isSafeInteger(value) || (value as number) < 0) {
+      throw new Error(`the trailer is damaged: ${count} must be a count, got ${JSON.stringify(value)}`);
+    }
+  }
+  if (typeof document.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(document.sha256)) {
+    throw new Error('the trailer is damaged: sha256 must be 64 hexadecimal digits');
+  }
+  return document as unknown as BackupTrailer;
 }
 
 /** What a document after the header restores; `position` (1-based) names it in errors. */
@@ -139,6 +198,10 @@ export function readEntry(document: unknown, resources: Map<string, string>, pos
       }
       case 'PluginCode':
         return { type: 'plugin', name, archive: base64(document.archive, fail) };
+      case 'CertificateAuthority':
+        if (typeof document.certificate !== 'string' || typeof document.key !== 'string')
+          fail('a CertificateAuthority needs certificate and key');
+        return { type: 'authority', cert: document.certificate as string, key: document.key as string };
       default:
         return fail(`unknown kind "${String(document.kind)}" of ${BACKUP_API_VERSION}`);
     }

@@ -6,6 +6,7 @@ import { openStore, type StoreLocation } from '../store/open-store.js';
 import { INDEX_SNAPSHOTS_KIND, type Store } from '../store/types.js';
 import { HOST_VERSION } from '../version.js';
 import {
+  authorityDocument,
   BACKUP_API_VERSION,
   type BackupHeader,
   objectIdentity,
@@ -13,8 +14,8 @@ import {
   type ResourceEntry,
   recordDocument,
   secretsDocument,
-  yamlDocument,
 } from './backup-format.js';
+import { BackupDigest } from './backup-integrity.js';
 import {
   describeLocation,
   exitCodeOf,
@@ -25,12 +26,16 @@ import {
   storeLocationOf,
 } from './offline-command.js';
 import { packInstalledPlugins } from './plugin-code-backup.js';
+import { readAuthority } from './tls-backup.js';
 
 export const EXPORT_USAGE = `svc export ${STORE_USAGE} [-o FILE|-] [--no-secrets] [--no-plugin-code]
-  Writes every stored object as multi-document YAML (default: to standard output), read straight from the store: the
-  server may be stopped or running (it only reads; objects written meanwhile may or may not be in it). Includes the
-  secret records needed to sign in after a restore (password hashes, token digests; never sessions) unless
-  --no-secrets, and the code of plugins installed from archives under <data dir>/plugins unless --no-plugin-code.
+  Writes every stored object as multi-document YAML (default: to standard output), ending with a trailer that holds
+  the counts and the SHA-256 of everything before it, so svc import refuses a file cut short or changed. Read straight
+  from the store: the server may be stopped or running (it only reads; objects written meanwhile may or may not be in
+  it). Includes the
+  secret records needed to sign in after a restore (password hashes, token digests; never sessions) and the TLS CA
+  svc made under <data dir>/tls unless --no-secrets, and the code of plugins installed from archives under
+  <data dir>/plugins unless --no-plugin-code.
 ${STORE_HELP}`;
 
 const OPTIONS = {
@@ -63,8 +68,9 @@ export function exportCommand(args: string[], env: NodeJS.ProcessEnv = process.e
         );
       }
       console.error(
-        `svc export: ${counts.objects} objects of ${counts.resources} resources, ${counts.secrets} secret records and ` +
-          `${counts.plugins} plugins' code from ${describeLocation(location)}${toFile ? ` to ${values.output}` : ''}`,
+        `svc export: ${counts.objects} objects of ${counts.resources} resources, ${counts.secrets} secret records` +
+          `${counts.authority ? ', the TLS CA' : ''} and ${counts.plugins} plugins' code from ` +
+          `${describeLocation(location)}${toFile ? ` to ${values.output}` : ''}`,
       );
     } finally {
       await store.close();
@@ -77,6 +83,8 @@ interface Counts {
   objects: number;
   secrets: number;
   plugins: number;
+  /** The TLS CA of the data dir is in it. */
+  authority: boolean;
 }
 
 async function writeBackup(
@@ -88,20 +96,22 @@ async function writeBackup(
   // A reader that goes away (`svc export | head`) fails the write that follows, whose callback reports it: the stream's
   // 'error' event, emitted too, must not end the process unhandled.
   out.on('error', () => undefined);
-  const write = (document: unknown) =>
-    new Promise<void>((resolve, reject) =>
-      out.write(yamlDocument(document), (error) => (error ? reject(error) : resolve())),
-    );
+  const send = (text: string) =>
+    new Promise<void>((resolve, reject) => out.write(text, (error) => (error ? reject(error) : resolve())));
+  // Every document goes through the digest; the trailer that ends the file carries it (backup-integrity.ts).
+  const digest = new BackupDigest();
+  const write = (document: unknown) => send(digest.document(document));
   const entries = await resourceEntries(store);
   const header: BackupHeader = {
     apiVersion: BACKUP_API_VERSION,
     kind: 'Backup',
     metadata: { creationTimestamp: new Date().toISOString() },
     source: { dialect: store.dialect, revision: await store.currentRevision(), hostVersion: HOST_VERSION },
+    integrity: { algorithm: 'sha256' },
     resources: entries,
   };
   await write(header);
-  const counts: Counts = { resources: entries.length, objects: 0, secrets: 0, plugins: 0 };
+  const counts: Counts = { resources: entries.length, objects: 0, secrets: 0, plugins: 0, authority: false };
   for (const entry of entries) {
     for await (const batch of store.scan(entry.resource)) {
       for (const record of batch) await write(recordDocument(entry, record.name, record.value));
@@ -125,6 +135,13 @@ async function writeBackup(
       counts.plugins++;
     }
   }
+  // The CA's key is a secret like the password hashes: left out with them.
+  const authority = include.secrets ? await readAuthority(location.dataDir) : undefined;
+  if (authority) {
+    await write(authorityDocument(authority));
+    counts.authority = true;
+  }
+  await send(digest.trailer({ objects: counts.objects, secretRecords: counts.secrets, plugins: counts.plugins }));
   return counts;
 }
 

@@ -1,11 +1,18 @@
-/** `svc import`: a backup written by `svc export` into an empty store (see backup-format.ts). */
-import { existsSync } from 'node:fs';
+/**
+ * `svc import`: a backup written by `svc export` into an empty store (see backup-format.ts). All or nothing: the file's
+ * trailer and digest are checked (backup-integrity.ts) and every object as a create would check it
+ * (backup-validation.ts) before anything is written; then the store is filled in one transaction (Store.restore).
+ */
 import { readFile } from 'node:fs/promises';
-import path from 'node:path';
+import type { ModelDefinition } from '@svc/plugin-api';
 import { Composer, type Document, Parser } from 'yaml';
 import { openStore } from '../store/open-store.js';
-import type { Store } from '../store/types.js';
-import { type BackupEntry, encodeRestored, readEntry, readHeader } from './backup-format.js';
+import type { RestoredObject, RestoredSecret, Store } from '../store/types.js';
+import type { CertificatePair } from '../tls/certificates.js';
+import { makePrivateTree } from '../util/private-files.js';
+import { type BackupCounts, encodeRestored, readEntry, readHeader } from './backup-format.js';
+import { checkCounts, verifyBackup } from './backup-integrity.js';
+import { type PositionedEntry, validateBackup } from './backup-validation.js';
 import {
   describeLocation,
   exitCodeOf,
@@ -16,57 +23,69 @@ import {
   storeLocationOf,
   UsageError,
 } from './offline-command.js';
-import { installedPluginsDir, unpackInstalledPlugin } from './plugin-code-backup.js';
+import { stagePluginCode } from './plugin-code-backup.js';
+import { refuseAuthorityThere, writeAuthority } from './tls-backup.js';
 
-export const IMPORT_USAGE = `svc import ${STORE_USAGE} -f FILE|-
+export const IMPORT_USAGE = `svc import ${STORE_USAGE} -f FILE|- [--unverified]
   Restores a backup written by svc export into an EMPTY store (it refuses one that holds any object or secret record)
   with the server stopped: every object with its name, uid, labels, annotations, finalizers, status and
   metadata.version; metadata.resourceVersion is renumbered, after the source's last revision. Secret records are
-  restored as they were; plugins' code goes to <data dir>/plugins. Moves data between SQLite and PostgreSQL.
+  restored as they were; plugins' code goes to <data dir>/plugins, the TLS CA to <data dir>/tls. Moves data between
+  SQLite and PostgreSQL.
+  All or nothing: a file cut short, damaged or changed (its trailer's digest), or holding an object a create would
+  refuse, is refused whole and nothing is written. --unverified accepts a backup of an older svc, which has no trailer.
 ${STORE_HELP}`;
 
 const OPTIONS = {
   ...STORE_OPTIONS,
   filename: { type: 'string', short: 'f' },
+  unverified: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-/** Writes in flight at once: enough for SQLite's group commit and PostgreSQL's pool to batch them. */
-const CONCURRENCY = 64;
-
-export function importCommand(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+/** `coreModels`: the models the server registers itself, whose objects are checked fully (backup-validation.ts). */
+export function importCommand(
+  args: string[],
+  coreModels: readonly ModelDefinition[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
   return exitCodeOf('import', IMPORT_USAGE, async () => {
     const { values } = parseCommandLine(args, OPTIONS);
     if (values.help) return void console.log(`usage: ${IMPORT_USAGE}`);
     if (values.filename === undefined) throw new UsageError('-f FILE (or -f - for standard input) is required');
-    const { entries, revision } = parseBackup(
-      values.filename === '-' ? await readStdin() : await readFile(values.filename, 'utf8'),
-    );
+    const file = values.filename === '-' ? 'the backup on standard input' : values.filename;
+    const bytes = values.filename === '-' ? await readStdin() : await readFile(values.filename);
+    const backup = refusedAs(file, () => checkedBackup(bytes, coreModels, values.unverified === true));
+    if (!backup.verified) {
+      console.error(`svc import: warning: ${file} has no trailer: imported without knowing whether it is whole`);
+    }
     const location = { ...storeLocationOf(values, env), create: true };
+    // The data directory (SQLite's, and plugins' code and the CA whatever the database) is its owner's alone.
+    if (!location.databaseUrl || backup.plugins.length > 0 || backup.authority) {
+      const widened = await makePrivateTree(location.dataDir);
+      if (widened.length > 0) {
+        console.error(`svc import: ${location.dataDir} was readable by other users: removed their access`);
+      }
+    }
     const store = await openStore(location);
     try {
       await refuseNonEmpty(store, describeLocation(location));
-      for (const entry of entries) if (entry.type === 'plugin') refusePluginFolder(location.dataDir, entry.name);
-      // Revisions continue after the source's: a client's resourceVersion from before is never reused, and a watch
-      // resuming from one gets a 410 and re-lists.
-      await store.skipTo(revision);
-      const counts = { objects: 0, secrets: 0, plugins: 0 };
-      const pending: Array<Promise<unknown>> = [];
-      for (const entry of entries) {
-        if (entry.type === 'plugin') {
-          await unpackInstalledPlugin(location.dataDir, entry.name, entry.archive);
-          counts.plugins++;
-          continue;
-        }
-        pending.push(restore(store, entry));
-        if (entry.type === 'secrets') counts.secrets += entry.records.length;
-        else counts.objects++;
-        if (pending.length >= CONCURRENCY) await Promise.all(pending.splice(0));
+      if (backup.authority) refuseAuthorityThere(location.dataDir);
+      const plugins = await stagePluginCode(location.dataDir, backup.plugins);
+      try {
+        await store.restore(backup.revision, backup.objects, backup.secrets);
+      } catch (error) {
+        await plugins.discard();
+        throw new Error(
+          `writing ${describeLocation(location)} failed, and nothing was written: ${(error as Error).message}`,
+        );
       }
-      await Promise.all(pending);
+      await plugins.place();
+      if (backup.authority) await writeAuthority(location.dataDir, backup.authority);
       console.error(
-        `svc import: ${counts.objects} objects, ${counts.secrets} secret records and ${counts.plugins} plugins' code ` +
-          `into ${describeLocation(location)}`,
+        `svc import: ${backup.objects.length} objects, ${backup.secrets.length} secret records` +
+          `${backup.authority ? ', the TLS CA' : ''} and ${backup.plugins.length} plugins' code into ` +
+          describeLocation(location),
       );
     } finally {
       await store.close();
@@ -74,11 +93,60 @@ export function importCommand(args: string[], env: NodeJS.ProcessEnv = process.e
   });
 }
 
+interface CheckedBackup {
+  revision: number;
+  objects: RestoredObject[];
+  secrets: RestoredSecret[];
+  plugins: Array<{ name: string; archive: Buffer }>;
+  authority?: CertificatePair;
+  verified: boolean;
+}
+
+/** Runs `check`, naming the file in what it throws: nothing has been written at this point. */
+function refusedAs<T>(file: string, check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    throw new Error(`${file} is refused, and nothing was written: ${(error as Error).message}`);
+  }
+}
+
+/** Every check before the first write: the trailer and digest, each document's form, each object as a create would. */
+function checkedBackup(bytes: Buffer, coreModels: readonly ModelDefinition[], unverified: boolean): CheckedBackup {
+  const { text, trailer } = verifyBackup(bytes, unverified);
+  const values = parseDocuments(text);
+  const { resources, revision } = readHeader(values[0]);
+  const entries: PositionedEntry[] = values
+    .slice(1)
+    .map((value, i) => ({ position: i + 2, entry: readEntry(value, resources, i + 2) }));
+  const backup: CheckedBackup = { revision, objects: [], secrets: [], plugins: [], verified: trailer !== undefined };
+  for (const { entry } of entries) {
+    if (entry.type === 'object') {
+      const { resource, name, object } = entry;
+      backup.objects.push({ resource, name, encode: (rev) => encodeRestored(object, rev) });
+    } else if (entry.type === 'record') {
+      backup.objects.push({ resource: entry.resource, name: entry.name, encode: () => entry.value });
+    } else if (entry.type === 'secrets') {
+      for (const [name, value] of entry.records) backup.secrets.push({ kind: entry.kind, name, value });
+    } else if (entry.type === 'authority') backup.authority = { cert: entry.cert, key: entry.key };
+    else backup.plugins.push(entry);
+  }
+  const found: BackupCounts = {
+    documents: values.length,
+    objects: backup.objects.length,
+    secretRecords: backup.secrets.length,
+    plugins: backup.plugins.length,
+  };
+  if (trailer) checkCounts(trailer, found);
+  validateBackup(entries, coreModels);
+  return backup;
+}
+
 /**
- * Every document of the file, checked before anything is written (a broken file writes nothing). Each document's
- * syntax tree is dropped as soon as it is read: the plain values take a fraction of its memory.
+ * Every document of the text. Each document's syntax tree is dropped as soon as it is read: the plain values take a
+ * fraction of its memory.
  */
-function parseBackup(text: string): { entries: BackupEntry[]; revision: number } {
+function parseDocuments(text: string): unknown[] {
   const values: unknown[] = [];
   const composer = new Composer();
   const take = (document: Document.Parsed) => {
@@ -87,21 +155,7 @@ function parseBackup(text: string): { entries: BackupEntry[]; revision: number }
   };
   for (const document of composer.compose(new Parser().parse(text))) take(document);
   for (const document of composer.end()) take(document);
-  const { resources, revision } = readHeader(values[0]);
-  return { entries: values.slice(1).map((value, i) => readEntry(value, resources, i + 2)), revision };
-}
-
-async function restore(store: Store, entry: Exclude<BackupEntry, { type: 'plugin' }>): Promise<void> {
-  switch (entry.type) {
-    case 'object':
-      await store.create(entry.resource, entry.name, (revision) => encodeRestored(entry.object, revision));
-      return;
-    case 'record':
-      await store.create(entry.resource, entry.name, () => entry.value);
-      return;
-    case 'secrets':
-      for (const [name, value] of entry.records) await store.secrets.put(entry.kind, name, value);
-  }
+  return values;
 }
 
 async function refuseNonEmpty(store: Store, where: string): Promise<void> {
@@ -116,16 +170,8 @@ async function refuseNonEmpty(store: Store, where: string): Promise<void> {
   );
 }
 
-/** Before anything is written: a plugin folder already there would stop the import half way. */
-function refusePluginFolder(dataDir: string, name: string): void {
-  const folder = path.join(installedPluginsDir(dataDir), name);
-  if (existsSync(folder)) {
-    throw new Error(`${folder} exists already: remove it, or import into an empty data directory`);
-  }
-}
-
-async function readStdin(): Promise<string> {
+async function readStdin(): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }

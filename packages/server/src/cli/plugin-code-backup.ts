@@ -4,11 +4,10 @@
  * on a new machine can start those plugins again; plugins from SVC_PLUGINS_DIR are the operator's files, not svc's data.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { create, extract } from 'tar';
+import { create } from 'tar';
+import { InstalledCode, type StagedCode } from '../plugins/installed-code.js';
 
 export function installedPluginsDir(dataDir: string): string {
   return path.join(dataDir, 'plugins');
@@ -29,26 +28,48 @@ export async function* packInstalledPlugins(dataDir: string): AsyncIterable<[str
   }
 }
 
-/** Unpacks a plugin's folder into `<dataDir>/plugins/<name>/`; refuses to replace a folder already there. */
-export async function unpackInstalledPlugin(dataDir: string, name: string, archive: Buffer): Promise<void> {
-  if (!/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/.test(name)) throw new Error(`"${name}" is not a plugin name`);
-  const directory = installedPluginsDir(dataDir);
-  if (existsSync(path.join(directory, name))) {
-    throw new Error(`${path.join(directory, name)} exists already: remove it, or import into an empty data directory`);
+/** Plugins' code unpacked beside the installed plugins, not yet in place (see stagePluginCode). */
+export interface StagedPlugins {
+  /** Moves each plugin's folder into place, `<dataDir>/plugins/<name>/`. */
+  place(): Promise<void>;
+  /** Removes what is staged and not yet placed. */
+  discard(): Promise<void>;
+}
+
+/**
+ * Unpacks each plugin's code into a staging folder under `<dataDir>/plugins`, checked as an uploaded archive is
+ * (plugins/archive.ts: no link, no path outside the folder, the size limits; files its owner's alone). Staged before the
+ * store is written, so that an archive that will not unpack stops the import with nothing written; placed after.
+ * Refuses a plugin whose folder exists already. Staging folders start with a dot: a server removes any left behind.
+ */
+export async function stagePluginCode(
+  dataDir: string,
+  plugins: ReadonlyArray<{ name: string; archive: Buffer }>,
+): Promise<StagedPlugins> {
+  const code = new InstalledCode(installedPluginsDir(dataDir));
+  for (const { name } of plugins) {
+    if (existsSync(code.folderOf(name))) {
+      throw new Error(`${code.folderOf(name)} exists already: remove it, or import into an empty data directory`);
+    }
   }
-  await mkdir(directory, { recursive: true });
-  const outside: string[] = [];
-  await pipeline(
-    Readable.from([archive]),
-    extract({
-      cwd: directory,
-      // Only the plugin's own folder: an entry elsewhere is refused, not written.
-      filter: (entry) => {
-        const inside = entry === name || entry.startsWith(`${name}/`);
-        if (!inside) outside.push(entry);
-        return inside;
-      },
-    }),
-  );
-  if (outside.length > 0) throw new Error(`the code of plugin ${name} held entries outside its folder: ${outside[0]}`);
+  const staged: Array<{ name: string; code: StagedCode }> = [];
+  const discard = async () => {
+    for (const { code } of staged.splice(0)) await code.discard();
+  };
+  try {
+    for (const { name, archive } of plugins) staged.push({ name, code: await code.stage(archive) });
+  } catch (error) {
+    await discard();
+    throw new Error(`the code of a plugin will not unpack: ${(error as Error).message}`);
+  }
+  return {
+    async place() {
+      while (staged.length > 0) {
+        const { name, code: one } = staged[0]!;
+        await code.place(name, one);
+        staged.shift();
+      }
+    },
+    discard,
+  };
 }

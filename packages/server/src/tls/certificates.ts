@@ -37,30 +37,36 @@ export async function loadTlsMaterial(settings: TlsSettings): Promise<TlsMateria
     if (!settings.certFile || !settings.keyFile) throw new Error('SVC_TLS_CERT and SVC_TLS_KEY go together: give both');
     return { cert: await readFile(settings.certFile, 'utf8'), key: await readFile(settings.keyFile, 'utf8') };
   }
-  const dir = path.join(settings.dataDir, 'tls');
-  const files = {
-    caCert: path.join(dir, 'ca.crt'),
-    caKey: path.join(dir, 'ca.key'),
-    cert: path.join(dir, 'server.crt'),
-    key: path.join(dir, 'server.key'),
-  };
-  await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
-  let ca = await readPair(files.caCert, files.caKey);
+  const files = tlsFilesOf(settings.dataDir);
+  await mkdir(files.dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  let ca = await readCertificatePair(files.caCert, files.caKey);
   if (!ca) {
     ca = makeCertificate({ commonName: 'svc local CA', days: CA_DAYS });
-    await writePair(files.caCert, files.caKey, ca);
+    await writeCertificatePair(files.caCert, files.caKey, ca);
   }
   const names = subjectAltNames(['localhost', '127.0.0.1', '::1', ...settings.hosts]);
-  let server = await readPair(files.cert, files.key);
+  let server = await readCertificatePair(files.cert, files.key);
   if (
     !server ||
     !covers(server.cert, names) ||
     Date.parse(new X509Certificate(server.cert).validTo) - Date.now() < RENEW_WITHIN_MS
   ) {
     server = makeCertificate({ commonName: 'svc', days: SERVER_DAYS, names, issuer: ca });
-    await writePair(files.cert, files.key, server);
+    await writeCertificatePair(files.cert, files.key, server);
   }
   return { key: server.key, cert: server.cert + ca.cert, caFile: files.caCert };
+}
+
+/** Where svc keeps the pair it makes: `<data dir>/tls` (a backup carries the CA's, cli/tls-backup.ts). */
+export function tlsFilesOf(dataDir: string) {
+  const dir = path.join(dataDir, 'tls');
+  return {
+    dir,
+    caCert: path.join(dir, 'ca.crt'),
+    caKey: path.join(dir, 'ca.key'),
+    cert: path.join(dir, 'server.crt'),
+    key: path.join(dir, 'server.key'),
+  };
 }
 
 export type AltName = { type: 'dns'; value: string } | { type: 'ip'; value: string };
@@ -87,12 +93,12 @@ function covers(certPem: string, names: readonly AltName[]): boolean {
   return names.every((n) => (n.type === 'ip' ? cert.checkIP(n.value) : cert.checkHost(n.value)) !== undefined);
 }
 
-interface Pair {
+export interface CertificatePair {
   cert: string;
   key: string;
 }
 
-async function readPair(certFile: string, keyFile: string): Promise<Pair | undefined> {
+export async function readCertificatePair(certFile: string, keyFile: string): Promise<CertificatePair | undefined> {
   try {
     return { cert: await readFile(certFile, 'utf8'), key: await readFile(keyFile, 'utf8') };
   } catch (error) {
@@ -101,7 +107,7 @@ async function readPair(certFile: string, keyFile: string): Promise<Pair | undef
   }
 }
 
-async function writePair(certFile: string, keyFile: string, pair: Pair): Promise<void> {
+export async function writeCertificatePair(certFile: string, keyFile: string, pair: CertificatePair): Promise<void> {
   // Like everything under the data dir, the owner's alone (util/private-files.ts), the certificates too.
   await writeFile(keyFile, pair.key, { mode: PRIVATE_FILE_MODE });
   await writeFile(certFile, pair.cert, { mode: PRIVATE_FILE_MODE });
@@ -112,7 +118,12 @@ async function writePair(certFile: string, keyFile: string, pair: Pair): Promise
  * `names` signed by the issuer. node-forge builds the certificate (Node has no API for that); the RSA key comes from
  * Node's own crypto, which is fast.
  */
-function makeCertificate(options: { commonName: string; days: number; names?: AltName[]; issuer?: Pair }): Pair {
+function makeCertificate(options: {
+  commonName: string;
+  days: number;
+  names?: AltName[];
+  issuer?: CertificatePair;
+}): CertificatePair {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', {
     modulusLength: 2048,
     publicKeyEncoding: { type: 'spki', format: 'pem' },
