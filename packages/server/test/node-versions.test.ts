@@ -4,12 +4,12 @@
  * `npm install` brought. These tests start it with such a Node.js, and skip where the machine has none.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { SVC_BIN } from './offline-cli.js';
-import { spawnServe } from './serve-process.js';
+import { processEnded, spawnServe } from './serve-process.js';
 
 const OLD_NODE = '/usr/bin/node';
 
@@ -31,23 +31,6 @@ async function dataDir(): Promise<string> {
 /** The server's first log line (JSON): its version, Node.js, Node.js flags and pid. */
 function startLine(stdout: string): { pid: number; msg: string } {
   return JSON.parse(stdout.split('\n').find((line) => line.includes('"msg":"svc '))!);
-}
-
-/**
- * Waits (bounded) until process `pid` has ended: gone, or a zombie (this machine's init may never reap an orphan; a
- * zombie holds no file, lock or port). Answers its state letter from /proc while it still runs ('S', 'R', …).
- */
-async function ended(pid: number): Promise<string> {
-  let state: string | undefined;
-  for (let i = 0; i < 300; i++) {
-    state = await readFile(`/proc/${pid}/stat`, 'utf8').then(
-      (stat) => stat.replace(/^.*\) /s, '')[0],
-      () => undefined,
-    );
-    if (state === undefined || state === 'Z') return 'ended';
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return state ?? 'ended';
 }
 
 const oldMajor = majorOf(OLD_NODE);
@@ -102,10 +85,10 @@ describe.skipIf(!hasOldNode)(
       expect(server).not.toBe(started.child.pid);
       try {
         await started.kill();
-        expect(await ended(server)).toBe('ended');
+        expect(await processEnded(server)).toBe('ended');
         expect(started.output()).toContain('svc: the process that started this one is gone; stopping at once');
       } finally {
-        if ((await ended(server)) !== 'ended') process.kill(server, 'SIGKILL');
+        if ((await processEnded(server)) !== 'ended') process.kill(server, 'SIGKILL');
       }
       const next = await serveOld(data);
       try {
@@ -113,7 +96,7 @@ describe.skipIf(!hasOldNode)(
       } finally {
         const nextServer = startLine(next.stdout()).pid;
         await next.kill();
-        await ended(nextServer);
+        await processEnded(nextServer);
       }
     });
 
@@ -126,9 +109,9 @@ describe.skipIf(!hasOldNode)(
         );
         started.child.kill('SIGUSR2');
         expect(await exited).toBe('SIGUSR2');
-        expect(await ended(server)).toBe('ended');
+        expect(await processEnded(server)).toBe('ended');
       } finally {
-        if ((await ended(server)) !== 'ended') process.kill(server, 'SIGKILL');
+        if ((await processEnded(server)) !== 'ended') process.kill(server, 'SIGKILL');
         await started.kill();
       }
     });

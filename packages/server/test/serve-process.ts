@@ -2,7 +2,8 @@
  * `svc serve` as a user starts it: the built CLI in a child process, on a free port, HTTPS off, with the environment
  * given (a value of undefined removes that variable). Resolves once it prints its listening line.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { REPO, TEST_ADMIN } from './harness.js';
 
@@ -19,15 +20,19 @@ export interface ServeProcess {
   kill(): Promise<void>;
 }
 
-/** `command` is what runs before `serve`: the Node.js running the tests and the built CLI, unless a test says. */
+/**
+ * `command` is what runs before `serve`: the Node.js running the tests and the built CLI, unless a test says.
+ * `detached` starts it in a process group of its own (whose id is its pid), for a test that kills the whole group.
+ */
 export function spawnServe(
   env: Record<string, string | undefined>,
   timeoutMs = 60_000,
   command: [string, string] = [process.execPath, CLI],
+  { detached = false } = {},
 ): Promise<ServeProcess> {
   const merged: NodeJS.ProcessEnv = { ...process.env, SVC_PORT: '0', SVC_HTTPS_PORT: 'off', ...env };
   for (const [name, value] of Object.entries(merged)) if (value === undefined) delete merged[name];
-  const child = spawn(command[0], [command[1], 'serve'], { env: merged, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command[0], [command[1], 'serve'], { env: merged, stdio: ['ignore', 'pipe', 'pipe'], detached });
   let stdout = '';
   let output = '';
   child.stdout!.on('data', (d) => {
@@ -70,4 +75,31 @@ export async function signInOver(url: string): Promise<Record<string, string>> {
   const cookies = response.headers.getSetCookie().map((c) => c.split(';')[0]!);
   const xsrf = cookies.find((c) => c.startsWith('XSRF-TOKEN='))!.slice('XSRF-TOKEN='.length);
   return { cookie: cookies.join('; '), 'x-xsrf-token': xsrf };
+}
+
+/** The machine's own Node.js when it is older than 22 (svc then hands itself over to the bundled one), else undefined. */
+export function olderNode(node = '/usr/bin/node'): string | undefined {
+  try {
+    const major = Number(execFileSync(node, ['-p', 'process.versions.node'], { encoding: 'utf8' }).split('.')[0]);
+    return major < 22 ? node : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Waits (bounded: 3 s) until process `pid` has ended: gone, or a zombie (this machine's init may never reap an orphan;
+ * a zombie holds no file, lock or port). Answers its state letter from /proc if it still runs then ('S', 'R', …).
+ */
+export async function processEnded(pid: number): Promise<string> {
+  let state: string | undefined;
+  for (let i = 0; i < 300; i++) {
+    state = await readFile(`/proc/${pid}/stat`, 'utf8').then(
+      (stat) => stat.replace(/^.*\) /s, '')[0],
+      () => undefined,
+    );
+    if (state === undefined || state === 'Z') return 'ended';
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return state ?? 'ended';
 }
