@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE } from './auth-harness.js';
 import { capturingLogger, startTestServer, TEST_ADMIN } from './harness.js';
+import { svc } from './offline-cli.js';
 import { multipart, tgzOf } from './plugin-archives.js';
 import { CLI, spawnServe } from './serve-process.js';
 
@@ -110,6 +111,20 @@ describe('the server lock of the embedded database', () => {
     const next = await startTestServer({ pluginsDirs: [], env: { SVC_DATA_DIR: dataDir } });
     expect((await next.request('GET', '/api/v1alpha1/roles/super-role')).status).toBe(200);
     await next.close();
+  });
+
+  it('is taken by svc import too: refused while a server runs there, exit 1', async () => {
+    const dataDir = path.join(tmp, 'import');
+    const t = await startTestServer({ pluginsDirs: [], env: { SVC_DATA_DIR: dataDir } });
+    try {
+      const backup = path.join(tmp, 'import.yaml');
+      expect((await svc(['export', '--data-dir', dataDir, '-o', backup])).code).toBe(0);
+      const imported = await svc(['import', '--data-dir', dataDir, '-f', backup]);
+      expect(imported.code).toBe(1);
+      expect(imported.stderr).toContain(`svc import: another svc server already serves the database in ${dataDir}`);
+    } finally {
+      await t.close();
+    }
   });
 
   it('is not held by a lock file of the old format naming a live process, nor by junk at its path', async () => {

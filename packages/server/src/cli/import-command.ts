@@ -59,7 +59,8 @@ export function importCommand(
     if (!backup.verified) {
       console.error(`svc import: warning: ${file} has no trailer: imported without knowing whether it is whole`);
     }
-    const location = { ...storeLocationOf(values, env), create: true };
+    // The server lock too (SQLite): no server may start on the store while it is being filled.
+    const location = { ...storeLocationOf(values, env), create: true, server: true };
     // The data directory (SQLite's, and plugins' code and the CA whatever the database) is its owner's alone.
     if (!location.databaseUrl || backup.plugins.length > 0 || backup.authority) {
       const widened = await makePrivateTree(location.dataDir);

@@ -17,7 +17,10 @@ export interface StoreLocation {
   schema?: string;
   /** False: fail rather than create an empty store (an offline command given a mistyped --data-dir or schema). */
   create?: boolean;
-  /** A server opens it (not an offline command): the embedded database then refuses a second server (server-lock.ts). */
+  /**
+   * A server opens it (or `svc import`, filling it): the embedded database then refuses a second one (server-lock.ts).
+   * The other offline commands do not take the lock: they may run beside a server on purpose.
+   */
   server?: boolean;
   /** Names this server among the replicas of a PostgreSQL store. */
   replicaId?: string;
