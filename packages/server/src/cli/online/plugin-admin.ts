@@ -1,7 +1,7 @@
 /** `svc plugin install|enable|disable|upgrade|uninstall|logs`: the console's plugin management, from a terminal. */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { type SvcClient, SvcApiError } from '@svc/client';
+import { SvcApiError, type SvcClient } from '@svc/client';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, parse, UsageError, wantsHelp } from './args.js';
 import { connect } from './connect.js';
 import { runCommand } from './report.js';
@@ -54,11 +54,13 @@ export function pluginAdminCommand(sub: string, args: string[], env: NodeJS.Proc
         return object.status?.phase === 'FAILED' ? 1 : 0;
       }
       case 'uninstall': {
-        await client.request('DELETE', `${OBJECTS}/${name}?data=${data}`);
+        await client.request('DELETE', `${OBJECTS}/${name}`, { query: { data } });
         const gone = await untilGone(client, `${OBJECTS}/${name}`);
         const what = data === 'delete' ? 'deleted' : 'kept';
         return void console.log(
-          gone ? `plugin/${first} uninstalled, its data ${what}` : `plugin/${first} is being uninstalled (its data ${what})`,
+          gone
+            ? `plugin/${first} uninstalled, its data ${what}`
+            : `plugin/${first} is being uninstalled (its data ${what})`,
         );
       }
       default: {
