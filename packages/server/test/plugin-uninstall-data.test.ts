@@ -59,6 +59,9 @@ describe.each(BACKENDS)('uninstalling a plugin, keeping or deleting its data (%s
         /^the query parameter data of a Plugin DELETE must be one of keep, delete \(given once; keep when absent\)/,
       );
     }
+    const collection = await t.request('DELETE', '/apis/plugin.svc.run/v1alpha1/plugins?data=all');
+    expect(collection.status).toBe(400);
+    expect(collection.body.detail).toMatch(/^the query parameter data of a Plugin DELETE must be one of keep, delete/);
     const plugin = (await t.request('GET', PLUGIN)).body;
     expect(plugin.metadata.deletionTimestamp).toBeUndefined();
     expect(plugin.status.phase).toBe('STARTED');
