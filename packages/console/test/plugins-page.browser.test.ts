@@ -206,7 +206,13 @@ describe.skipIf(!browserAvailable)('the Plugins page in Chromium', () => {
     await dialog.waitFor({ state: 'hidden' });
     expect(await phaseOf(page, 'Greeter')).toBe('STARTED');
     await page.getByRole('button', { name: 'Disable Greeter' }).click();
-    await confirm(page, 'Disable Greeter (greeter)?', 'Disable');
+    // It says what a stop keeps: the data, and what people changed in it; only its APIs, pages and roles go.
+    await confirm(
+      page,
+      'Disable Greeter (greeter)? svc stops it: its APIs, pages and role templates go away until it is enabled ' +
+        "again. Its data stays stored, with people's changes",
+      'Disable',
+    );
     await expect.poll(() => phaseOf(page, 'Greeter')).toBe('STOPPED');
     expect((await c.t.request('GET', '/apis/plugin.svc.run/v1alpha1/plugins/greeter')).body.spec.enabled).toBe(false);
     await c.shot(page, 'plugins-after-disable');
