@@ -1,23 +1,24 @@
 /**
  * The Plugins page in a real browser: the list follows the Plugin objects live (the client's informer), a plugin
- * archive built here is uploaded, enabled, disabled, changed by another client, upgraded and uninstalled, each with a
- * confirmation naming it; its detail shows its manifest, logs and role templates. A user without the plugins UI
- * permission sees neither the menu entry nor the page.
+ * archive built here is uploaded, enabled, disabled, changed by another client, upgraded and uninstalled (keeping its
+ * data, then deleting it), each with a confirmation naming it; its detail shows its manifest, logs and role templates.
+ * A user without the plugins UI permission sees neither the menu entry nor the page.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tgzOf } from '../../server/test/plugin-archives.js';
+import { multipart, tgzOf } from '../../server/test/plugin-archives.js';
 import { browserAvailable, type ConsoleUnderTest, startConsole, TEST_ADMIN } from './browser-harness.js';
 
 const NOBODY = { username: 'nobody', password: 'nobody-password' };
 const VIEWER = { username: 'plugin-viewer', password: 'plugin-viewer-password' };
 const STATE = '/apis/api.console.svc.run/v1alpha1/plugins/greeter/plugin-state';
+const GREETER = '/apis/plugin.svc.run/v1alpha1/plugins/greeter';
 const FIXTURES = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../server/test/fixtures');
 
-/** A small plugin: it logs a line when it starts and declares one role template. */
+/** A small plugin: it logs a line when it starts, registers a model and declares one of its objects and a template. */
 async function greeter(into: string, version: string): Promise<string> {
   const folder = path.join(into, version, 'greeter');
   await mkdir(path.join(folder, 'extensions'), { recursive: true });
@@ -41,7 +42,22 @@ async function greeter(into: string, version: string): Promise<string> {
   );
   await writeFile(
     path.join(folder, 'index.js'),
-    `export default { start(ctx) { ctx.logger.info('greeter ${version} says hello'); } };\n`,
+    [
+      'export default {',
+      '  async start(ctx) {',
+      `    ctx.logger.info('greeter ${version} says hello');`,
+      '    await ctx.models.register({',
+      "      group: 'greeter.svc.run', version: 'v1alpha1', kind: 'Greeting', plural: 'greetings',",
+      "      schema: { type: 'object', properties: { spec: { type: 'object', properties: { text: { type: 'string' } } } } },",
+      '    });',
+      '  },',
+      '};',
+      '',
+    ].join('\n'),
+  );
+  await writeFile(
+    path.join(folder, 'extensions/greetings.yaml'),
+    'apiVersion: greeter.svc.run/v1alpha1\nkind: Greeting\nmetadata:\n  name: hello\nspec:\n  text: Hello\n',
   );
   await writeFile(
     path.join(folder, 'extensions/roles.yaml'),
@@ -190,7 +206,13 @@ describe.skipIf(!browserAvailable)('the Plugins page in Chromium', () => {
     await dialog.waitFor({ state: 'hidden' });
     expect(await phaseOf(page, 'Greeter')).toBe('STARTED');
     await page.getByRole('button', { name: 'Disable Greeter' }).click();
-    await confirm(page, 'Disable Greeter (greeter)?', 'Disable');
+    // It says what a stop keeps: the data, and what people changed in it; only its APIs, pages and roles go.
+    await confirm(
+      page,
+      'Disable Greeter (greeter)? svc stops it: its APIs, pages and role templates go away until it is enabled ' +
+        "again. Its data stays stored, with people's changes",
+      'Disable',
+    );
     await expect.poll(() => phaseOf(page, 'Greeter')).toBe('STOPPED');
     expect((await c.t.request('GET', '/apis/plugin.svc.run/v1alpha1/plugins/greeter')).body.spec.enabled).toBe(false);
     await c.shot(page, 'plugins-after-disable');
@@ -258,12 +280,45 @@ describe.skipIf(!browserAvailable)('the Plugins page in Chromium', () => {
     await expect.poll(() => page.locator('.p-tag').first().textContent()).toBe('STARTED');
     await logs.getByRole('cell', { name: 'greeter 1.1.0 says hello' }).waitFor();
 
+    // Uninstalling asks what becomes of its data, keeping it unless the user chooses otherwise; Cancel changes nothing.
     await page.getByRole('button', { name: 'Uninstall Greeter' }).click();
-    await confirm(page, 'Uninstall Greeter (greeter)?', 'Uninstall');
+    const uninstall = page.getByRole('dialog', { name: 'Uninstall Greeter' });
+    await uninstall.waitFor();
+    expect(await uninstall.textContent()).toContain('Uninstall Greeter (greeter)? svc stops it and removes its code.');
+    const choice = uninstall.getByRole('group', {
+      name: 'Its data: the objects of its models and the objects it declared',
+    });
+    expect(await choice.getByRole('radio', { name: 'Keep its data' }).isChecked()).toBe(true);
+    expect(await choice.getByRole('radio', { name: 'Delete its data' }).isChecked()).toBe(false);
+    await still(page);
+    expect(await c.seriousViolations(page, '[role="dialog"]')).toEqual([]);
+    await c.shot(page, 'plugin-uninstall-dialog');
+    await uninstall.getByRole('button', { name: 'Cancel' }).click();
+    await uninstall.waitFor({ state: 'hidden' });
+    expect((await c.t.request('GET', GREETER)).body.metadata.deletionTimestamp).toBeUndefined();
+
+    await page.getByRole('button', { name: 'Uninstall Greeter' }).click();
+    await uninstall.getByRole('button', { name: 'Uninstall', exact: true }).click();
     await page.getByRole('heading', { name: 'Plugins', level: 1 }).waitFor();
     await expect.poll(() => row(page, 'Greeter').count()).toBe(0);
     await expect.poll(() => row(page, 'People').count()).toBe(1);
-    expect((await c.t.request('GET', '/apis/plugin.svc.run/v1alpha1/plugins/greeter')).status).toBe(404);
+    expect((await c.t.request('GET', GREETER)).status).toBe(404);
+    // Kept: the object it declared is still stored, for a later install to find.
+    expect(await c.t.server.store.count('greeter.svc.run/greetings')).toBe(1);
+
+    // Installed and started again, then uninstalled from the list choosing to delete its data: it goes.
+    const { body, headers } = multipart(await readFile(v1));
+    expect(
+      (await c.t.request('POST', '/apis/api.console.svc.run/v1alpha1/plugins/install', body, headers)).status,
+    ).toBe(201);
+    expect((await c.t.request('PUT', STATE, { enable: true })).body.status.phase).toBe('STARTED');
+    await expect.poll(() => phaseOf(page, 'Greeter')).toBe('STARTED');
+    await page.getByRole('button', { name: 'Uninstall Greeter' }).click();
+    await uninstall.getByRole('radio', { name: 'Delete its data' }).check();
+    await uninstall.getByRole('button', { name: 'Uninstall and delete data', exact: true }).click();
+    await uninstall.waitFor({ state: 'hidden' });
+    await expect.poll(() => row(page, 'Greeter').count()).toBe(0);
+    await expect.poll(() => c.t.server.store.count('greeter.svc.run/greetings')).toBe(0);
   });
 
   it("shows a failed start's reason in an alert, the row and the plugin's log", async () => {

@@ -175,7 +175,31 @@ describe('the svc command line against a server', () => {
     expect(logs.stdout).toMatch(/phase: STARTED\n$/);
     const disabled = await svc('plugin', 'disable', 'notes');
     expect(disabled.stdout).toBe('plugin/notes 1.0.0 disabled (STOPPED)\n');
-    expect(await svc('plugin', 'uninstall', 'notes')).toMatchObject({ code: 0, stdout: 'plugin/notes uninstalled\n' });
+    const note = { apiVersion: 'notes.svc.run/v1', kind: 'Note', metadata: { name: 'kept' }, spec: { text: 'Kept' } };
+    expect(
+      (await t.request('PUT', '/apis/api.console.svc.run/v1alpha1/plugins/notes/plugin-state', { enable: true }))
+        .status,
+    ).toBe(200);
+    expect((await t.request('POST', '/apis/notes.svc.run/v1/notes', note)).status).toBe(201);
+    // The data stays by default; --data delete deletes it; anything else is a usage error that uninstalls nothing.
+    expect(await svc('plugin', 'uninstall', 'notes')).toMatchObject({
+      code: 0,
+      stdout: 'plugin/notes uninstalled, its data kept\n',
+    });
+    expect(await t.server.store.count('notes.svc.run/notes')).toBe(1);
+    expect((await svc('plugin', 'install', archive)).code).toBe(0);
+    const wrong = await svc('plugin', 'uninstall', 'notes', '--data', 'purge');
+    expect([wrong.code, wrong.stderr]).toEqual([
+      2,
+      expect.stringContaining('--data takes keep or delete, not "purge"'),
+    ]);
+    expect((await svc('plugin', 'enable', 'notes', '--data', 'delete')).code).toBe(2);
+    expect((await svc('plugin', 'enable', 'notes')).stdout).toBe('plugin/notes 1.0.0 enabled (STARTED)\n');
+    expect(await svc('plugin', 'uninstall', 'notes', '--data', 'delete')).toMatchObject({
+      code: 0,
+      stdout: 'plugin/notes uninstalled, its data deleted\n',
+    });
+    expect(await t.server.store.count('notes.svc.run/notes')).toBe(0);
     await rm(dir, { recursive: true, force: true });
   });
 

@@ -30,7 +30,12 @@ export interface PluginStatus {
   lastStartTime?: string;
   loadLocation?: string;
   source?: 'directory' | 'archive';
+  /** The store resources of the models it registered since it was installed. */
+  models?: string[];
 }
+
+/** What an uninstall does with the plugin's data (`DELETE …/plugins/{name}?data=`). */
+export type UninstallData = 'keep' | 'delete';
 
 export type Plugin = ExtensionObject<PluginSpec, PluginStatus>;
 

@@ -2,9 +2,10 @@ import { CONSOLE_API, client, errorMessage } from '@svc/console-shared';
 import { useConfirm } from 'primevue/useconfirm';
 import { useToast } from 'primevue/usetoast';
 import { ref } from 'vue';
-import { PLUGINS, type Plugin, titleOf } from './plugin';
+import { type Plugin, titleOf, type UninstallData } from './plugin';
 
 const MANAGE = `${CONSOLE_API}/plugins`;
+const PLUGIN_OBJECTS = '/apis/plugin.svc.run/v1alpha1/plugins';
 
 /** A call svc answered well whose outcome is still a failure (a plugin that did not start): said as it is. */
 class Outcome extends Error {}
@@ -17,8 +18,9 @@ function archiveForm(file: File): FormData {
 }
 
 /**
- * Install, enable, disable, upgrade and uninstall, each confirmed in a dialog naming the plugin. What went wrong is
- * kept in `error` (svc's own words) for the page to show in an alert; what went right is a toast.
+ * Install, enable, disable, upgrade and uninstall, each confirmed in a dialog naming the plugin (upgrade and uninstall
+ * have dialogs of their own, which are the confirmation). What went wrong is kept in `error` (svc's own words) for the
+ * page or dialog to show in an alert; what went right is a toast.
  */
 export function usePluginActions() {
   const confirm = useConfirm();
@@ -60,7 +62,7 @@ export function usePluginActions() {
       ? await confirmed('Enable plugin', `Enable ${title} (${plugin.metadata.name})? svc starts it now.`, 'Enable')
       : await confirmed(
           'Disable plugin',
-          `Disable ${title} (${plugin.metadata.name})? svc stops it: its APIs and pages go away until it is enabled again; its data is kept.`,
+          `Disable ${title} (${plugin.metadata.name})? svc stops it: its APIs, pages and role templates go away until it is enabled again. Its data stays stored, with people's changes; bindings to its role templates take effect again when it starts.`,
           'Disable',
           true,
         );
@@ -78,18 +80,13 @@ export function usePluginActions() {
     });
   }
 
-  async function uninstall(plugin: Plugin): Promise<boolean> {
+  /** Uninstalls, keeping or deleting the plugin's data (the uninstall dialog is the confirmation). */
+  function uninstall(plugin: Plugin, data: UninstallData): Promise<boolean> {
     const title = titleOf(plugin);
-    const ok = await confirmed(
-      'Uninstall plugin',
-      `Uninstall ${title} (${plugin.metadata.name})? svc stops it and removes its code; objects people made of its models are kept.`,
-      'Uninstall',
-      true,
-    );
-    if (!ok) return false;
     return run(plugin.metadata.name, async () => {
-      await client.resource<Plugin>(PLUGINS).delete(plugin.metadata.name);
-      toast.add({ severity: 'success', summary: `${title} uninstalled`, life: 4000 });
+      await client.request<Plugin>('DELETE', `${PLUGIN_OBJECTS}/${plugin.metadata.name}`, { query: { data } });
+      const what = data === 'delete' ? 'its data deleted' : 'its data kept';
+      toast.add({ severity: 'success', summary: `${title} uninstalled`, detail: what, life: 4000 });
     });
   }
 

@@ -13,7 +13,7 @@ import { type HttpContext, JSON_TYPE } from './http-context.js';
 import { sendList } from './list-envelope.js';
 import { sendTableList, sendTableObject, tableEventSink, tableRequested } from './table-responses.js';
 import { watchOverHttp, watchOverWebSocket } from './watch-transports.js';
-import { writeOptionsOf } from './write-options.js';
+import { deleteOptionsOf, writeOptionsOf } from './write-options.js';
 
 type Params = Record<string, string | undefined>;
 
@@ -81,7 +81,8 @@ export function generatedRoutes(
       const { labels, fields } = parseListQuery(ctx.request.target.query);
       const kind = served.model.kind;
       // A long deletion says how far it got about once a second, tagged with the request's id (progress.ts).
-      const deleted = await objects.deleteCollection(served, { labels, fields }, writeOptionsOf(ctx), (point) =>
+      const options = deleteOptionsOf(ctx, served.model);
+      const deleted = await objects.deleteCollection(served, { labels, fields }, options, (point) =>
         ctx.request.log.info(
           { kind, deleted: point.done, total: point.total, elapsedMs: point.elapsedMs },
           `deleting ${kind} objects: ${point.done} of ${point.total}`,
@@ -103,7 +104,8 @@ export function generatedRoutes(
       return sendWritten(ctx, await objects.patch(model(p), p.name!, patchFunction(ctx), writeOptionsOf(ctx)));
     },
     async delete(ctx: HttpContext, p: Params) {
-      return sendWritten(ctx, await objects.delete(model(p), p.name!, writeOptionsOf(ctx)));
+      const served = model(p);
+      return sendWritten(ctx, await objects.delete(served, p.name!, deleteOptionsOf(ctx, served.model)));
     },
     async getStatus(ctx: HttpContext, p: Params) {
       return sendObject(ctx, await objects.getBytes(statusOf(p), p.name!));

@@ -1,4 +1,5 @@
 import { badRequest } from '@svc/plugin-api';
+import type { NormalizedModel } from '../objects/model-definition.js';
 import type { WriteOptions } from '../registry/object-service.js';
 import { actorOf, type HttpContext } from './http-context.js';
 
@@ -16,6 +17,24 @@ export function writeOptionsOf(ctx: HttpContext, subresource?: 'status'): WriteO
   }
   if (deleteOptions?.preconditions) options.preconditions = deleteOptions.preconditions;
   return options;
+}
+
+/** A DELETE's options: those of any write, and the choices of the model's own delete parameters, as annotations. */
+export function deleteOptionsOf(ctx: HttpContext, model: NormalizedModel): WriteOptions {
+  const options = writeOptionsOf(ctx);
+  if (!model.deleteParameters?.length) return options;
+  const annotations: Record<string, string> = {};
+  for (const parameter of model.deleteParameters) {
+    const value = ctx.request.target.query[parameter.name] ?? parameter.default;
+    if (typeof value !== 'string' || !parameter.values.includes(value)) {
+      throw badRequest(
+        `the query parameter ${parameter.name} of a ${model.kind} DELETE must be one of ${parameter.values.join(', ')}` +
+          ` (given once; ${parameter.default} when absent), not ${JSON.stringify(value)}`,
+      );
+    }
+    annotations[parameter.annotation] = value;
+  }
+  return { ...options, annotations };
 }
 
 function dryRunOf(value: unknown, where: string): boolean {

@@ -53,6 +53,22 @@ export interface NormalizedModel {
   /** Declared table columns, in order (the table adds Name first and Age last). */
   printerColumns: PrinterColumn[];
   validate: ObjectValidator;
+  /** Query parameters its DELETE takes beyond Kubernetes' own (the service's models only; none for a plugin's). */
+  deleteParameters?: readonly DeleteParameter[];
+}
+
+/**
+ * A choice a model's DELETE takes as a query parameter (a Plugin's `data`: keep or delete what it made), recorded as an
+ * annotation in the deletion's own write, so whatever finishes the deletion (a finalizer's controller) reads it there.
+ */
+export interface DeleteParameter {
+  name: string;
+  /** The annotation the chosen value is written to. */
+  annotation: string;
+  values: readonly string[];
+  /** Written when the request names no value. */
+  default: string;
+  description: string;
 }
 
 const VERSION_PATTERN = /^v[0-9]+((alpha|beta)[0-9]+)?$/;

@@ -17,6 +17,8 @@ export interface ModelShape {
   apiVersion: string;
   schema: JsonSchema | undefined;
   statusSubresource: boolean;
+  /** Query parameters of its DELETE beyond Kubernetes' own (a Plugin's `data`). */
+  deleteParameters?: readonly { name: string; values: readonly string[]; default: string; description: string }[];
 }
 
 export interface DocumentPart {
@@ -90,6 +92,13 @@ export function modelPart(model: ModelShape, dialect: Dialect): DocumentPart {
     queryParameter('force', 'Apply only: take over fields other managers own.', { type: 'boolean' }),
   ];
   const nameParameter = { name: 'name', in: 'path', required: true, description: 'metadata.name', schema: STRING };
+  const deleteChoices = (model.deleteParameters ?? []).map((parameter) =>
+    queryParameter(parameter.name, parameter.description, {
+      type: 'string',
+      enum: [...parameter.values],
+      default: parameter.default,
+    }),
+  );
   const plural = model.plural;
   const base = collectionPath(model);
   const paths: DocumentPart['paths'] = {
@@ -104,7 +113,7 @@ export function modelPart(model: ModelShape, dialect: Dialect): DocumentPart {
         responses: ok(object, '201', 'Created; Location names the new object'),
       }),
       delete: op('deletecollection', 'deleteCollection', `Delete the ${plural} the selectors match`, {
-        parameters: [LIST_PARAMETERS[0], LIST_PARAMETERS[1], dryRun],
+        parameters: [LIST_PARAMETERS[0], LIST_PARAMETERS[1], dryRun, ...deleteChoices],
         responses: ok(ref(`${META}.DeletedCount`)),
       }),
     },
@@ -122,7 +131,7 @@ export function modelPart(model: ModelShape, dialect: Dialect): DocumentPart {
         responses: ok(object),
       }),
       delete: op('delete', 'delete', `Delete a ${model.kind} (it stays while it has finalizers)`, {
-        parameters: [dryRun],
+        parameters: [dryRun, ...deleteChoices],
         requestBody: { required: false, content: json(ref(`${META}.DeleteOptions`)) },
         responses: ok(object),
       }),

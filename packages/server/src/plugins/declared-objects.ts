@@ -1,7 +1,11 @@
 /**
- * The objects a plugin declares in `extensions/`: written when it starts, as the plugin and labelled with its name
- * (objects/ownership.ts), and deleted when it stops. Ownership is what keeps a declaration from taking over an object
- * someone else made.
+ * The objects a plugin declares in `extensions/`, written as the plugin and labelled with its name
+ * (objects/ownership.ts); ownership is what keeps a declaration from taking over an object someone else made.
+ *
+ * A start creates what is missing and brings an object in line with a changed declaration only while it is as svc
+ * last wrote it (declared-digest.ts): a user's change is kept, whatever the plugin's next version declares. Roles are
+ * the exception: nobody but the plugin changes them (rbac/role-admission.ts), they are deleted when it stops (what
+ * they grant lapses with its API) and written as declared when it starts. Everything else stays when it stops.
  */
 import type { ExtensionClient, ExtensionObject, Logger } from '@svc/plugin-api';
 import { ROLE_TEMPLATE_LABEL } from '../authz/roles.js';
@@ -10,6 +14,7 @@ import { describeOwner, ownerOf } from '../objects/ownership.js';
 import { createExtensionClient } from '../registry/client.js';
 import type { ModelRegistry } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
+import { contentDigest, DECLARED_DIGEST_ANNOTATION, recordedDigest, storedDigest } from './declared-digest.js';
 import { pluginActor } from './plugin-context.js';
 import { PLUGIN_NAME_LABEL } from './plugin-model.js';
 
@@ -24,14 +29,27 @@ export interface DeclaredObjectsDeps {
   catchUp?: () => Promise<void>;
 }
 
+/** A declared object as a start left it; `created` when this start made it (a failed start deletes those again). */
+export interface AppliedDeclaration {
+  object: ExtensionObject;
+  created: boolean;
+}
+
 /** How long a stop waits for declared objects held by finalizers to go. */
 const FINALIZE_WAIT_MS = 5000;
 
+/** Roles (the RBAC model's): removed at each stop and written as declared at each start. */
+export function isRole(object: Pick<ExtensionObject, 'apiVersion' | 'kind'>): boolean {
+  return object.kind === 'Role' && object.apiVersion === 'v1alpha1';
+}
+
 /**
- * Creates a declared object, or updates it when it exists and differs; returns it as stored. An object of that name
- * that the plugin does not own (someone made it through the API, or another plugin declared it) is never taken
- * over: the start fails naming it and its owner. An unchanged object is admitted again as it is stored, so what it
- * grants is checked by today's rules even when nothing is written; one they refuse is deleted.
+ * Creates a declared object when it is missing; updates it when the declaration changed and the object is as svc last
+ * wrote it; otherwise leaves it as it is (a user changed it: a changed declaration is then not applied, and the
+ * plugin's log says so). Returns it as stored. An object of that name that the plugin does not own (someone made it
+ * through the API, or another plugin declared it) is never taken over: the start fails naming it and its owner. An
+ * object left as it is is admitted again as stored, so what it grants is checked by today's rules even when nothing
+ * is written; one they refuse is deleted.
  */
 export async function applyDeclared(
   deps: DeclaredObjectsDeps,
@@ -39,7 +57,7 @@ export async function applyDeclared(
   source: string,
   declared: ExtensionObject,
   logger: Logger,
-): Promise<ExtensionObject> {
+): Promise<AppliedDeclaration> {
   const object: ExtensionObject = {
     ...declared,
     metadata: {
@@ -57,7 +75,7 @@ export async function applyDeclared(
   // what the winner wrote and goes on from there.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await applyOnce(deps, plugin, client, object);
+      return await applyOnce(deps, plugin, client, object, (message) => logger.warn(`${source}: ${message}`));
     } catch (error) {
       if ((error as { status?: number }).status !== 409 || attempt >= 3) {
         throw new Error(`${source} (${object.kind} "${object.metadata?.name}"): ${(error as Error).message}`);
@@ -70,26 +88,83 @@ export async function applyDeclared(
 async function applyOnce(
   deps: DeclaredObjectsDeps,
   plugin: string,
-  client: ReturnType<typeof createExtensionClient>,
+  client: ExtensionClient,
   object: ExtensionObject,
-): Promise<ExtensionObject> {
+  warn: (message: string) => void,
+): Promise<AppliedDeclaration> {
+  const wanted = storedDigest(deps.registry.findByKind(object.apiVersion, object.kind)?.model, object);
+  const desired = withDigest(object, wanted);
   const existing = await client.fetch(object, object.metadata.name);
-  if (!existing) return await client.create(object);
+  if (!existing) return { object: await client.create(desired), created: true };
   await deps.catchUp?.();
   if (ownerOf(existing) !== plugin) {
     throw new Error(
       `it already exists and belongs to ${describeOwner(ownerOf(existing))}; a plugin never takes over an object it did not declare`,
     );
   }
-  if (sameDeclaredContent(existing, object)) {
-    await readmit(deps, plugin, existing).catch(async (error: unknown) => {
-      // Stored before today's rules refused it: it is the plugin's own, and must not keep granting meanwhile.
-      await client.delete(existing, existing.metadata.name);
-      throw error;
-    });
-    return existing;
+  const recorded = recordedDigest(existing);
+  const current = contentDigest(existing);
+  if (current === wanted) {
+    // Already what is declared; only a missing record of it is written (an object stored before svc kept one).
+    if (recorded === wanted) return { object: await keepAsStored(deps, plugin, client, existing), created: false };
+    return { object: await replaceOwn(client, existing, withDigest(existing, wanted)), created: false };
   }
-  return await client.update({ ...object, metadata: { ...object.metadata, version: existing.metadata.version } });
+  if (isRole(existing) || recorded === current) {
+    // As svc left it (a role always is): the declaration, changed since, replaces it. Finalizers stay, so a start
+    // never takes one off an object a controller holds.
+    const finalizers = withFinalizers(existing.metadata.finalizers, desired.metadata.finalizers ?? []);
+    const replacement: ExtensionObject = {
+      ...desired,
+      metadata: { ...desired.metadata, finalizers, version: existing.metadata.version },
+      ...(existing.status === undefined ? {} : { status: existing.status }),
+    };
+    if (finalizers.length === 0) delete replacement.metadata.finalizers;
+    return { object: await replaceOwn(client, existing, replacement), created: false };
+  }
+  if (recorded !== wanted) {
+    warn(
+      `${object.kind} "${object.metadata.name}" was changed since svc wrote it, so this version's declaration of it ` +
+        'was not applied; the changed object is kept',
+    );
+  }
+  return { object: await keepAsStored(deps, plugin, client, existing), created: false };
+}
+
+/**
+ * Writes `replacement` over the plugin's own `existing`. If today's rules refuse the write, the stored object goes: it
+ * is the plugin's own, and must not keep granting what they refuse (a conflict is a race, retried by the caller).
+ */
+async function replaceOwn(
+  client: ExtensionClient,
+  existing: ExtensionObject,
+  replacement: ExtensionObject,
+): Promise<ExtensionObject> {
+  try {
+    return await client.update(replacement);
+  } catch (error) {
+    if ((error as { status?: number }).status !== 409) await client.delete(existing, existing.metadata.name);
+    throw error;
+  }
+}
+
+/** Leaves a stored object as it is, once today's admission rules accept it as the plugin's. */
+async function keepAsStored(
+  deps: DeclaredObjectsDeps,
+  plugin: string,
+  client: ExtensionClient,
+  existing: ExtensionObject,
+): Promise<ExtensionObject> {
+  await readmit(deps, plugin, existing).catch(async (error: unknown) => {
+    // Stored before today's rules refused it: it is the plugin's own, and must not keep granting meanwhile.
+    await client.delete(existing, existing.metadata.name);
+    throw error;
+  });
+  return existing;
+}
+
+function withDigest(object: ExtensionObject, digest: string): ExtensionObject {
+  const annotations = { ...object.metadata.annotations, [DECLARED_DIGEST_ANNOTATION]: digest };
+  return { ...object, metadata: { ...object.metadata, annotations } };
 }
 
 /**
@@ -150,15 +225,4 @@ function warnOnTemplateName(
   logger.warn(
     `${source}: role template "${object.metadata.name}" should be named ${plugin}-role-<view|manage>-<resources>`,
   );
-}
-
-/** Equal apart from server-kept metadata and status: an unchanged declaration is not written again. */
-function sameDeclaredContent(existing: ExtensionObject, declared: ExtensionObject): boolean {
-  const strip = ({ metadata, status: _status, ...rest }: ExtensionObject) => ({
-    ...rest,
-    labels: metadata.labels ?? {},
-    annotations: metadata.annotations ?? {},
-    finalizers: metadata.finalizers ?? [],
-  });
-  return JSON.stringify(strip(existing)) === JSON.stringify(strip(declared));
 }

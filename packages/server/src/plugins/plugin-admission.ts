@@ -8,7 +8,7 @@ import semver from 'semver';
 import type { AdmissionRequest } from '../registry/admission.js';
 import type { PluginManifest } from './manifest.js';
 import type { PluginHost } from './plugin-host.js';
-import { type PluginSpec, UNINSTALL_FINALIZER } from './plugin-model.js';
+import { type PluginSpec, UNINSTALL_DATA_ANNOTATION, UNINSTALL_FINALIZER } from './plugin-model.js';
 import { readPluginObject } from './plugin-object.js';
 
 /** What the Plugin write check reads of an admission request. */
@@ -43,6 +43,21 @@ export function admitPluginWrite(request: PluginWrite, runningDependents: (name:
   ) {
     throw invalid(
       `plugin "${name}": the ${UNINSTALL_FINALIZER} finalizer is removed by svc once the plugin is uninstalled`,
+    );
+  }
+  const choice = (object: PluginWrite['object'] | undefined) =>
+    object?.metadata.annotations?.[UNINSTALL_DATA_ANNOTATION];
+  if (choice(request.object) !== choice(request.prevObject)) {
+    // Whether an uninstall deletes the plugin's data is the uninstall's own choice, not one left waiting on the object.
+    throw invalid(
+      `plugin "${name}": annotation ${UNINSTALL_DATA_ANNOTATION} is written by the DELETE that uninstalls it ` +
+        '(?data=keep or ?data=delete)',
+      [
+        {
+          path: `/metadata/annotations/${UNINSTALL_DATA_ANNOTATION.replace('/', '~1')}`,
+          message: 'is set only by an uninstall',
+        },
+      ],
     );
   }
   const before = readPluginObject(request.prevObject).spec;

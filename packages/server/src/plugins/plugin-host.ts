@@ -8,7 +8,7 @@ import { pluginServiceGroups } from '../objects/domains.js';
 import { createExtensionClient } from '../registry/client.js';
 import type { ModelRegistry } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
-import { applyDeclared, removeDeclared } from './declared-objects.js';
+import { type AppliedDeclaration, applyDeclared, isRole, removeDeclared } from './declared-objects.js';
 import { inDependencyOrder, readDeclaredObjects } from './extensions.js';
 import { type PluginManifest, readManifest } from './manifest.js';
 import { createPluginContext, type PluginContributions, pluginActor } from './plugin-context.js';
@@ -16,6 +16,7 @@ import * as dependencies from './plugin-dependencies.js';
 import { loadPluginEntry, withTimeout } from './plugin-entry.js';
 import { PluginLogs } from './plugin-logs.js';
 import type { PluginPhase } from './plugin-model.js';
+import { removeUndeclared } from './undeclared-objects.js';
 
 export { PLUGIN_NAME_LABEL, type PluginPhase } from './plugin-model.js';
 
@@ -31,11 +32,14 @@ export interface PluginRecord {
   /** Machine-readable cause of a failure: StartFailed, DependenciesNotMet. */
   failure?: 'StartFailed' | 'DependenciesNotMet';
   startedAt?: string;
+  /** The store resources (`<group>/<plural>`) of the models its latest successful start registered. */
+  models?: string[];
 }
 
 interface Running {
   instance: Plugin;
   contributions: PluginContributions;
+  /** The objects of `extensions/` a stop (or a failed start's undo) deletes. */
   declared: ExtensionObject[];
 }
 
@@ -160,7 +164,7 @@ export class PluginHost {
     const contributions: PluginContributions = { models: [], routes: [], reconcilers: [] };
     const logger = this.logs.logger(name);
     let instance: Plugin | undefined;
-    const declared: ExtensionObject[] = [];
+    const applied: AppliedDeclaration[] = [];
     this.starting.set(name, contributions);
     try {
       const loaded = await loadPluginEntry(record.folder, record.manifest.spec.main);
@@ -172,9 +176,16 @@ export class PluginHost {
         contributions,
       );
       await withTimeout(Promise.resolve(instance.start(context)), this.timeoutMs, name);
+      const deps = { ...this.deps, catchUp: this.deps.replicas?.catchUp };
       for (const { source, object } of inDependencyOrder(await readDeclaredObjects(record.folder))) {
-        declared.push(
-          await applyDeclared({ ...this.deps, catchUp: this.deps.replicas?.catchUp }, name, source, object, logger),
+        applied.push(await applyDeclared(deps, name, source, object, logger));
+      }
+      if (this.leads) {
+        await removeUndeclared(
+          deps,
+          name,
+          applied.map(({ object }) => object),
+          logger,
         );
       }
       this.deps.router.add(contributions.routes.flatMap((route) => customRoutes(`plugin:${name}`, route)));
@@ -182,13 +193,17 @@ export class PluginHost {
         this.deps.controllers?.add(`plugin:${name}`, reconciler, { client, logger });
       }
     } catch (error) {
-      const keep = this.deps.replicas !== undefined;
-      await this.undo(name, { instance, contributions, declared: keep ? [] : declared }, false);
+      // What this start made, and its roles (which exist only while it runs), go again; objects that were there
+      // before stay, with whatever users changed in them. Replicas never undo: the others may serve them.
+      const undone = applied.filter(({ object, created }) => created || isRole(object)).map(({ object }) => object);
+      await this.undo(name, { instance, contributions, declared: this.deps.replicas ? [] : undone }, false);
       return this.fail(record, 'StartFailed', (error as Error).message);
     } finally {
       this.starting.delete(name);
     }
-    this.running.set(name, { instance, contributions, declared });
+    const roles = applied.map(({ object }) => object).filter(isRole);
+    this.running.set(name, { instance, contributions, declared: roles });
+    record.models = contributions.models.map((served) => served.model.resource);
     this.enter(record, 'STARTED');
     record.startedAt = new Date().toISOString();
     logger.info(`started (${contributions.models.length} models, ${contributions.routes.length} routes)`);
@@ -196,9 +211,9 @@ export class PluginHost {
   }
 
   /**
-   * Stops a plugin: its routes answer 404 at once, its reconcilers stop, its declared objects (role templates included)
-   * are removed and its models unregistered; stored objects of its models stay. Refused while plugins that require it
-   * run, unless `restarting` (an upgrade brings it straight back).
+   * Stops a plugin: its routes answer 404 at once, its reconcilers stop, the roles it declared are removed and its
+   * models unregistered; its other declared objects and the stored objects of its models stay. Refused while plugins
+   * that require it run, unless `restarting` (an upgrade brings it straight back).
    */
   async stop(name: string, options: { restarting?: boolean } = {}): Promise<PluginRecord> {
     const record = this.mustGet(name);
@@ -217,14 +232,13 @@ export class PluginHost {
     }
     this.enter(record, 'STOPPING');
     this.running.delete(name);
-    const removesDeclared = this.deps.replicas?.leads() ?? true;
-    await this.undo(name, removesDeclared ? running : { ...running, declared: [] }, true);
+    await this.undo(name, this.leads ? running : { ...running, declared: [] }, true);
     this.enter(record, 'STOPPED');
     delete record.startedAt;
     return record;
   }
 
-  /** Stops running plugins for process shutdown: routes and models go, stored objects (declared ones too) stay. */
+  /** Stops running plugins for process shutdown: routes and models go, stored objects (declared roles too) stay. */
   async shutdown(): Promise<void> {
     for (const name of [...this.startOrder()].reverse()) {
       const running = this.running.get(name);
@@ -279,6 +293,11 @@ export class PluginHost {
   /** The client a plugin's writes go through: as the plugin, so admission knows who writes. */
   private clientOf(name: string): ExtensionClient {
     return createExtensionClient(this.deps.registry, this.deps.objects, { actor: pluginActor(name) });
+  }
+
+  /** Whether this server removes declared objects: the only one, or the leader of replicas. */
+  private get leads(): boolean {
+    return this.deps.replicas?.leads() ?? true;
   }
 
   private get timeoutMs(): number {

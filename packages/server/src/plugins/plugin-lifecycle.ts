@@ -9,9 +9,17 @@ import { selectionOf } from '../watch/selection.js';
 import type { InstalledCode } from './installed-code.js';
 import { admitPluginWrite, checkDependenciesInstalled, checkUpgrade } from './plugin-admission.js';
 import { pluginLogger } from './plugin-context.js';
+import { deleteServedData, purgeModels } from './plugin-data.js';
 import { discoverPlugins } from './plugin-discovery.js';
 import type { PluginHost, PluginRecord } from './plugin-host.js';
-import { ARCHIVE_DIGEST_ANNOTATION, type PluginStatus, pluginModel, UNINSTALL_FINALIZER } from './plugin-model.js';
+import {
+  ARCHIVE_DIGEST_ANNOTATION,
+  type PluginStatus,
+  pluginModel,
+  UNINSTALL_DATA_PARAMETER,
+  UNINSTALL_FINALIZER,
+  uninstallDataOf,
+} from './plugin-model.js';
 import type { PluginObject } from './plugin-object.js';
 import { PluginObjects } from './plugin-objects.js';
 import {
@@ -72,7 +80,8 @@ export class PluginLifecycle {
   /** Registers the Plugin model, installs, resolves and starts what is found, then follows Plugin objects. */
   async boot(directories: string[]): Promise<void> {
     const { registry, objects, host, installed, logger, hostVersion } = this.deps;
-    const served = await registry.register(normalizeModelDefinition(pluginModel, { kind: 'system' }), 'core');
+    const model = normalizeModelDefinition(pluginModel, { kind: 'system' });
+    const served = await registry.register({ ...model, deleteParameters: [UNINSTALL_DATA_PARAMETER] }, 'core');
     this.plugins = new PluginObjects(objects, served);
     objects.admission.add(served.model.resource, (request) =>
       admitPluginWrite(request, (name) => host.runningDependents(name)),
@@ -230,14 +239,27 @@ export class PluginLifecycle {
     );
   }
 
-  /** The finalizer's work: stop the plugin, remove its code (if installed from an archive), let the object go. */
+  /**
+   * The finalizer's work: stop the plugin, remove its code (if installed from an archive), let the object go. With
+   * `?data=delete` its data goes too: what it owns is deleted while it still runs (its controllers let go of their
+   * finalizers), what is left of its models once it has stopped.
+   */
   private async uninstall(object: PluginObject, record: PluginRecord | undefined): Promise<undefined> {
     const name = object.metadata.name;
+    const data = uninstallDataOf(object);
+    const logger = pluginLogger(this.deps.logger, name);
+    if (data === 'delete') await deleteServedData(this.deps, name, logger);
     if (record) await this.removeCode(record);
+    if (data === 'delete') {
+      await purgeModels(this.deps, [...new Set([...(object.status?.models ?? []), ...(record?.models ?? [])])], logger);
+    }
     this.codeDigests.delete(name);
     await this.deps.archives?.delete(name);
     if (object.metadata.finalizers?.includes(UNINSTALL_FINALIZER)) await this.plugins.releaseUninstallFinalizer(name);
-    this.deps.logger.info({ plugin: name }, 'plugin uninstalled');
+    this.deps.logger.info(
+      { plugin: name, data },
+      `plugin uninstalled, its data ${data === 'delete' ? 'deleted' : 'kept'}`,
+    );
     return undefined;
   }
 

@@ -1,4 +1,5 @@
 import type { ModelDefinition } from '@svc/plugin-api';
+import type { DeleteParameter } from '../objects/model-definition.js';
 import type { PluginManifest } from './manifest.js';
 
 /** Where a plugin's lifecycle stands (Halo's phases, trimmed to the ones svc passes through). */
@@ -28,6 +29,11 @@ export interface PluginStatus {
   /** `directory`: a folder of SVC_PLUGINS_DIR, loaded in place; `archive`: installed from an archive into the data folder. */
   source?: 'directory' | 'archive';
   /**
+   * The store resources (`<group>/<plural>`) of every model the plugin has registered since it was installed: whose
+   * objects an uninstall that deletes its data removes, even while it is not running.
+   */
+  models?: string[];
+  /**
    * Replicas on a shared store: what each server runs, by its replica id, each written by that server alone. The fields
    * above are then the leader's.
    */
@@ -47,6 +53,28 @@ export const PLUGIN_GROUP = 'plugin.svc.run';
 export const PLUGIN_API_VERSION = `${PLUGIN_GROUP}/v1alpha1`;
 /** Held by every Plugin object, so deleting one first stops the plugin and removes its code (an uninstall). */
 export const UNINSTALL_FINALIZER = 'plugin.svc.run/uninstall';
+/** What an uninstall does with the plugin's data, written by the DELETE that began it (`?data=keep|delete`). */
+export const UNINSTALL_DATA_ANNOTATION = 'plugin.svc.run/uninstall-data';
+export type UninstallData = 'keep' | 'delete';
+/**
+ * `DELETE …/plugins/{name}?data=keep|delete`: keep (the default, which loses nothing) leaves the objects of its models
+ * and those it declared stored, for a later install to find; delete removes them.
+ */
+export const UNINSTALL_DATA_PARAMETER: DeleteParameter = {
+  name: 'data',
+  annotation: UNINSTALL_DATA_ANNOTATION,
+  values: ['keep', 'delete'],
+  default: 'keep',
+  description:
+    'What the uninstall does with the plugin’s data: keep (the default) leaves the objects of its models and those it ' +
+    'declared stored; delete removes them.',
+};
+
+/** The choice recorded on a Plugin being deleted; keep when none was (nothing is lost by default). */
+export function uninstallDataOf(object: { metadata: { annotations?: Record<string, string> } }): UninstallData {
+  return object.metadata.annotations?.[UNINSTALL_DATA_ANNOTATION] === 'delete' ? 'delete' : 'keep';
+}
+
 /** The archive a plugin was installed from, so a boot that finds the same archive in SVC_PLUGINS_DIR does nothing. */
 export const ARCHIVE_DIGEST_ANNOTATION = 'plugin.svc.run/archive-digest';
 /** Label on every object a plugin declares in `extensions/`: its owner (objects/ownership.ts). */

@@ -6,7 +6,10 @@ import type { PluginObject } from './plugin-object.js';
 import type { PluginObjects } from './plugin-objects.js';
 
 /** What a Plugin's status reads of the host's record of it. */
-export type ReportedState = Pick<PluginRecord, 'phase' | 'folder' | 'source' | 'failure' | 'reason' | 'startedAt'>;
+export type ReportedState = Pick<
+  PluginRecord,
+  'phase' | 'folder' | 'source' | 'failure' | 'reason' | 'startedAt' | 'models'
+>;
 
 /** The status that reports what the host runs of a plugin whose desired state is `enabled`. */
 export function statusOf(record: ReportedState, enabled: boolean, previous: PluginStatus | undefined): PluginStatus {
@@ -20,6 +23,7 @@ export function statusOf(record: ReportedState, enabled: boolean, previous: Plug
         {
           ...extra,
           lastStartTime: record.startedAt,
+          models: [...new Set([...(previous?.models ?? []), ...(record.models ?? [])])].sort(),
         },
       );
     case 'FAILED':

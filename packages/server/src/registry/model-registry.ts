@@ -2,7 +2,7 @@ import { type ModelRef, notFound } from '@svc/plugin-api';
 import { ModelIndex } from '../index/model-index.js';
 import type { NormalizedModel } from '../objects/model-definition.js';
 import type { Owner } from '../objects/owner.js';
-import { CompactedError, type Store } from '../store/types.js';
+import { CompactedError, RevisionConflictError, type Store } from '../store/types.js';
 import { Progress } from '../util/progress.js';
 import { Turns } from '../util/turns.js';
 import { decodeObject } from './codec.js';
@@ -233,6 +233,34 @@ export class ModelRegistry {
 
   all(): ServedModel[] {
     return [...this.byKind.values()];
+  }
+
+  /**
+   * Removes every stored object of `resource`, finalizers and all, while no model serves it (a plugin's, at an
+   * uninstall that deletes its data): nothing here indexes or watches those objects, and no controller is left to
+   * release their finalizers. Answers how many went, or undefined (and removes nothing) when a model serves the
+   * resource or is being registered for it. An object changed meanwhile (another replica still serving it) is left for
+   * that replica's next write to show; a few passes catch what was added during one.
+   */
+  async purgeUnserved(resource: string): Promise<number | undefined> {
+    let removed = 0;
+    for (let pass = 0; pass < 3; pass++) {
+      let seen = 0;
+      for await (const batch of this.store.scan(resource)) {
+        for (const record of batch) {
+          if (this.findByResource(resource) || this.loading.has(resource)) return undefined;
+          seen++;
+          try {
+            await this.store.delete(resource, record.name, record.revision);
+            removed++;
+          } catch (error) {
+            if (!(error instanceof RevisionConflictError)) throw error;
+          }
+        }
+      }
+      if (seen === 0) break;
+    }
+    return removed;
   }
 
   onChange(listener: ModelListener): () => void {

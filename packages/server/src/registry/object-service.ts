@@ -67,6 +67,11 @@ export interface WriteOptions {
   dryRun?: boolean;
   /** A delete's preconditions (Kubernetes' DeleteOptions): the object must still be this one, at this revision. */
   preconditions?: { uid?: string; resourceVersion?: string };
+  /**
+   * A delete's: annotations written with the deletionTimestamp, in the same write (the choices of a model's delete
+   * parameters). An object already being deleted keeps the choices of the delete that began it.
+   */
+  annotations?: Record<string, string>;
   /** Set by `apply`: the object's `metadata.managedFields` are the apply's, not the stored ones. */
   applied?: boolean;
 }
@@ -347,6 +352,7 @@ export class ObjectService {
       }
       const next = deepCopy(current.object);
       next.metadata.deletionTimestamp = this.now().toISOString();
+      if (options.annotations) next.metadata.annotations = { ...next.metadata.annotations, ...options.annotations };
       return this.replace(served, current, next, options, true);
     });
   }

@@ -1,7 +1,7 @@
 /** `svc plugin install|enable|disable|upgrade|uninstall|logs`: the console's plugin management, from a terminal. */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { SvcClient } from '@svc/client';
+import { SvcApiError, type SvcClient } from '@svc/client';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, parse, UsageError, wantsHelp } from './args.js';
 import { connect } from './connect.js';
 import { runCommand } from './report.js';
@@ -9,7 +9,9 @@ import { runCommand } from './report.js';
 export const PLUGIN_ADMIN_USAGE = `svc plugin install <archive>            upload a .tgz or .zip (installed, not started)
        svc plugin enable|disable <name>         start or stop it, waiting for the outcome
        svc plugin upgrade <name> <archive>      replace its code
-       svc plugin uninstall <name>
+       svc plugin uninstall <name> [--data keep|delete]
+                                                stop it and remove its code; its data (the objects of its models
+                                                and those it declared) is kept unless --data delete
        svc plugin logs <name>                   what it logged during its latest start
 ${CONNECTION_USAGE}`;
 
@@ -17,6 +19,8 @@ export const PLUGIN_ADMIN_COMMANDS = ['install', 'enable', 'disable', 'upgrade',
 
 const CONSOLE = '/apis/api.console.svc.run/v1alpha1/plugins';
 const OBJECTS = '/apis/plugin.svc.run/v1alpha1/plugins';
+/** How long `uninstall` waits to say it is done; the uninstall itself goes on after. */
+const UNINSTALL_WAIT_MS = 60_000;
 /** How many positionals each command takes. */
 const ARITY: Record<string, number> = { install: 1, enable: 1, disable: 1, upgrade: 2, uninstall: 1, logs: 1 };
 
@@ -29,10 +33,11 @@ interface PluginObject {
 export function pluginAdminCommand(sub: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   return runCommand(`plugin ${sub}`, PLUGIN_ADMIN_USAGE, async () => {
     if (wantsHelp(args)) return void console.log(`usage: ${PLUGIN_ADMIN_USAGE}`);
-    const { values, positionals } = parse(args, CONNECTION_OPTIONS);
+    const { values, positionals } = parse(args, { ...CONNECTION_OPTIONS, data: { type: 'string' } });
     if (positionals.length !== ARITY[sub]) {
       throw new UsageError(`${sub} takes ${ARITY[sub] === 2 ? 'a plugin name and an archive' : 'one argument'}`);
     }
+    const data = dataChoice(sub, values.data);
     const client = await connect(values, env);
     const [first, second] = positionals as [string, string | undefined];
     const name = encodeURIComponent(first);
@@ -48,9 +53,16 @@ export function pluginAdminCommand(sub: string, args: string[], env: NodeJS.Proc
         show(`${sub}d`, object);
         return object.status?.phase === 'FAILED' ? 1 : 0;
       }
-      case 'uninstall':
-        await client.request('DELETE', `${OBJECTS}/${name}`);
-        return void console.log(`plugin/${first} uninstalled`);
+      case 'uninstall': {
+        await client.request('DELETE', `${OBJECTS}/${name}`, { query: { data } });
+        const gone = await untilGone(client, `${OBJECTS}/${name}`);
+        const what = data === 'delete' ? 'deleted' : 'kept';
+        return void console.log(
+          gone
+            ? `plugin/${first} uninstalled, its data ${what}`
+            : `plugin/${first} is being uninstalled (its data ${what})`,
+        );
+      }
       default: {
         const logs = await client.request<{ phase?: string; reason?: string; entries: LogEntry[] }>(
           'GET',
@@ -61,6 +73,28 @@ export function pluginAdminCommand(sub: string, args: string[], env: NodeJS.Proc
       }
     }
   });
+}
+
+/** `--data` of uninstall: keep (the default: nothing is lost) or delete. */
+function dataChoice(sub: string, data: string | undefined): 'keep' | 'delete' {
+  if (data !== undefined && sub !== 'uninstall') throw new UsageError('--data is a flag of uninstall only');
+  if (data === undefined || data === 'keep' || data === 'delete') return data ?? 'keep';
+  throw new UsageError(`--data takes keep or delete, not "${data}"`);
+}
+
+/** Waits (bounded) until the Plugin object is gone: the uninstall finalizer has done its work. */
+async function untilGone(client: SvcClient, url: string): Promise<boolean> {
+  const deadline = Date.now() + UNINSTALL_WAIT_MS;
+  while (Date.now() < deadline) {
+    try {
+      await client.request('GET', url);
+    } catch (error) {
+      if (error instanceof SvcApiError && error.status === 404) return true;
+      throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return false;
 }
 
 interface LogEntry {
