@@ -4,6 +4,7 @@ import { bindingProblems, type PluginScope, roleProblems } from '../authz/plugin
 import {
   AGGREGATE_TO_LABEL_PREFIX,
   DEPENDENCIES_ANNOTATION,
+  HIDDEN_LABEL,
   type Role,
   SUPER_ROLE,
   validateRoleAnnotations,
@@ -57,6 +58,7 @@ function admitRole(request: AdmissionRequest, roles: RoleService, scopeOf: (plug
   ) {
     throw forbidden(`label ${BUILT_IN_LABEL} marks the service's own roles; it cannot be set through the API`);
   }
+  refuseHiding(request, roles);
   if (actor.kind === 'user' && request.operation === 'update' && ownerOf(request.prevObject) !== undefined) {
     throw forbidden(
       `role "${name}" is declared by ${describeOwner(ownerOf(request.prevObject))}: it changes only with the plugin`,
@@ -111,6 +113,22 @@ function onlyNarrows(request: AdmissionRequest): boolean {
     return false;
   const before = new Set((prev.subjects ?? []).map((s) => JSON.stringify([s.kind, s.name, s.apiGroup ?? ''])));
   return (next.subjects ?? []).every((s) => before.has(JSON.stringify([s.kind, s.name, s.apiGroup ?? ''])));
+}
+
+/**
+ * `svc.run/hidden` keeps a role off the Roles page and out of the role picker: for the self-service templates and a
+ * plugin's internal ones. A role writer who set it on a role of theirs would hide what they granted from whoever
+ * reviews roles, so only plugins (their declared templates) and super administrators may set or change it; a user may
+ * keep it as it is, or remove it.
+ */
+function refuseHiding(request: AdmissionRequest, roles: RoleService): void {
+  if (request.operation === 'delete' || heldBy(request.actor, roles) === undefined) return;
+  const value = request.object.metadata.labels?.[HIDDEN_LABEL];
+  if (value === undefined || value === request.prevObject?.metadata.labels?.[HIDDEN_LABEL]) return;
+  throw forbidden(
+    `label ${HIDDEN_LABEL} hides a role from the Roles page and the role picker: only a plugin's declared templates ` +
+      'and super administrators may set it',
+  );
 }
 
 /** A plugin writes only its own roles and bindings: those carrying its name in the owner label. */
