@@ -41,6 +41,7 @@ import { installUserAdmission } from './rbac/user-admission.js';
 import { userListRoutes } from './rbac/user-list-routes.js';
 import { UserManagement } from './rbac/user-management.js';
 import { createSetUserRoles } from './rbac/user-roles.js';
+import type { Actor } from './registry/admission.js';
 import { ChangeFeed } from './registry/change-feed.js';
 import { IndexSnapshots } from './registry/index-snapshots.js';
 import { ModelRegistry } from './registry/model-registry.js';
@@ -293,8 +294,11 @@ export async function createServer(config: Config, options: ServerOptions = {}):
     controllers,
     replicas: feed ? { leads: () => lease.held, catchUp: () => feed.sync() } : undefined,
   });
+  // Plugin code runs with everything this process has: putting it to work is a super administrator's act.
+  const mayRunCode = (actor: Actor) => actor.kind === 'user' && rbac.service.isSuper(actor.principal);
   const lifecycle = new PluginLifecycle({
     host: plugins,
+    mayRunCode,
     registry,
     objects,
     controllers,
@@ -313,7 +317,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   });
   await lifecycle.boot(config.pluginsDirs);
   await unlockBoot();
-  router.add(pluginConsoleRoutes({ lifecycle, host: plugins, objects }));
+  router.add(pluginConsoleRoutes({ lifecycle, host: plugins, objects, mayRunCode }));
   router.add(pluginUiRoutes(new PluginUis(() => plugins.list())));
   const consoleEvents = new ConsoleEvents({
     roles: rbac.service,

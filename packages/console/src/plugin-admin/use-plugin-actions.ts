@@ -2,7 +2,7 @@ import { CONSOLE_API, client, errorMessage } from '@svc/console-shared';
 import { useConfirm } from 'primevue/useconfirm';
 import { useToast } from 'primevue/usetoast';
 import { ref } from 'vue';
-import { PLUGINS, type Plugin, titleOf } from './plugin';
+import { PLUGIN_TRUST, PLUGINS, type Plugin, titleOf } from './plugin';
 
 const MANAGE = `${CONSOLE_API}/plugins`;
 
@@ -57,7 +57,11 @@ export function usePluginActions() {
   async function setEnabled(plugin: Plugin, enable: boolean): Promise<void> {
     const title = titleOf(plugin);
     const ok = enable
-      ? await confirmed('Enable plugin', `Enable ${title} (${plugin.metadata.name})? svc starts it now.`, 'Enable')
+      ? await confirmed(
+          'Enable plugin',
+          `Enable ${title} (${plugin.metadata.name})? svc starts it now. ${PLUGIN_TRUST}`,
+          'Enable',
+        )
       : await confirmed(
           'Disable plugin',
           `Disable ${title} (${plugin.metadata.name})? svc stops it: its APIs and pages go away until it is enabled again; its data is kept.`,

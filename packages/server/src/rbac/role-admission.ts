@@ -5,6 +5,7 @@ import {
   AGGREGATE_TO_LABEL_PREFIX,
   DEPENDENCIES_ANNOTATION,
   HIDDEN_LABEL,
+  PLUGIN_MANAGEMENT_TEMPLATE,
   type Role,
   SUPER_ROLE,
   validateRoleAnnotations,
@@ -30,7 +31,8 @@ export type PluginGroups = (plugin: string) => readonly string[];
  *   to restore it would hold rules no check ever saw;
  * - a role name that bindings or dependencies still name (a stopped plugin's template) is not for a user to take, and
  *   a dependency a user adds names an existing role: either would hand over whatever role takes that name later;
- * - no role aggregates into `super-role`;
+ * - no role aggregates into `super-role`, and only a super administrator into the plugin management template, which
+ *   amounts to it;
  * - a binding names an existing role, and role annotations hold valid JSON.
  */
 export function installRoleAdmission(
@@ -73,6 +75,13 @@ function admitRole(request: AdmissionRequest, roles: RoleService, scopeOf: (plug
   if (actor.kind === 'user') refuseMissingDependencies(role, request.prevObject, roles);
   if (actor.kind !== 'system' && role.labels[`${AGGREGATE_TO_LABEL_PREFIX}${SUPER_ROLE}`] !== undefined) {
     throw forbidden(`role "${name}" may not aggregate into ${SUPER_ROLE}: it is reserved`);
+  }
+  const intoPluginManagement = role.labels[`${AGGREGATE_TO_LABEL_PREFIX}${PLUGIN_MANAGEMENT_TEMPLATE}`] !== undefined;
+  if (intoPluginManagement && (actor.kind === 'plugin' || heldBy(actor, roles))) {
+    throw forbidden(
+      `role "${name}" may not aggregate into ${PLUGIN_MANAGEMENT_TEMPLATE}: it counts as ${SUPER_ROLE} (a plugin's ` +
+        'code runs inside the server with all of its rights), so only a super administrator may add to it',
+    );
   }
   if (actor.kind === 'plugin')
     refusePluginGrant(roleProblems(scopeOf(actor.plugin), role, roles.allRoles()), actor.plugin, `role "${name}"`);
@@ -187,6 +196,7 @@ function heldBy(actor: Actor, roles: RoleService) {
 
 function refuseEscalation(result: EscalationResult, what: string): void {
   if (result.ok) return;
+  if (result.reason) throw forbidden(`you may not ${what}: ${result.reason}`);
   const missing = result.missing.slice(0, 5).map(renderRule).join('; ');
   throw forbidden(
     `you may not ${what}: it grants permissions you do not hold (${missing}${result.missing.length > 5 ? '; …' : ''})`,
