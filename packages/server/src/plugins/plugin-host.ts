@@ -128,6 +128,20 @@ export class PluginHost {
     return [...new Set([...pluginServiceGroups(name), ...served])];
   }
 
+  /** The plugin other than `except`, running or starting, whose models or custom routes are in `group`. */
+  groupOwner(group: string, except: string): string | undefined {
+    const serving: Array<[string, PluginContributions]> = [
+      ...[...this.running].map(([plugin, running]): [string, PluginContributions] => [plugin, running.contributions]),
+      ...this.starting,
+    ];
+    for (const [plugin, contributions] of serving) {
+      if (plugin === except) continue;
+      if (contributions.models.some((m) => m.model.group === group)) return plugin;
+      if (contributions.routes.some((route) => groupOf(route) === group)) return plugin;
+    }
+    return undefined;
+  }
+
   /** Plugins running now that require `name`. */
   runningDependents(name: string): string[] {
     return dependencies.runningDependents(name, this.records.values(), this.isRunning);
@@ -168,7 +182,13 @@ export class PluginHost {
       const client = this.clientOf(name);
       const context = createPluginContext(
         name,
-        { registry: this.deps.registry, client, logger, code: loaded.code },
+        {
+          registry: this.deps.registry,
+          client,
+          logger,
+          code: loaded.code,
+          groupTakenBy: (group) => this.groupOwner(group, name),
+        },
         contributions,
       );
       await withTimeout(Promise.resolve(instance.start(context)), this.timeoutMs, name);
