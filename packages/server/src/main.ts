@@ -285,6 +285,8 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   router.add(userListRoutes({ objects, users: authn.users.served, roles: rbac.service }));
   router.add(modelAccessRoutes(modelAccess));
   const plugins = new PluginHost({
+    // A custom route's handler learns who calls and what roles they hold, never their credentials.
+    callerRoles: (caller) => [...rbac.service.expandFor(caller).roleNames].sort(),
     registry,
     objects,
     router,

@@ -1,6 +1,6 @@
 import type { ExtensionClient, ExtensionObject, Plugin, ReconcilerDefinition } from '@svc/plugin-api';
 import type { Logger as PinoLogger } from 'pino';
-import { customRoutes, groupOf } from '../api/custom-routes.js';
+import { type CallerRoles, customRoutes, groupOf } from '../api/custom-routes.js';
 import type { DynamicRouter } from '../api/dynamic-router.js';
 import type { HttpContext } from '../api/http-context.js';
 import type { ControllerManager } from '../controllers/controller-manager.js';
@@ -46,6 +46,8 @@ export interface PluginHostDeps {
   logger: PinoLogger;
   hostVersion: string;
   startTimeoutMs?: number;
+  /** The roles a caller holds, handed to plugins' custom-route handlers as `user.roles` (none without it). */
+  callerRoles?: CallerRoles;
   /** Runs the reconcilers plugins add (none run without it). */
   controllers?: ControllerManager;
   /**
@@ -197,7 +199,9 @@ export class PluginHost {
           await applyDeclared({ ...this.deps, catchUp: this.deps.replicas?.catchUp }, name, source, object, logger),
         );
       }
-      this.deps.router.add(contributions.routes.flatMap((route) => customRoutes(`plugin:${name}`, route)));
+      this.deps.router.add(
+        contributions.routes.flatMap((route) => customRoutes(`plugin:${name}`, route, this.deps.callerRoles)),
+      );
       for (const reconciler of contributions.reconcilers) {
         this.deps.controllers?.add(`plugin:${name}`, reconciler, { client, logger });
       }
