@@ -51,6 +51,7 @@ import { openStore } from './store/open-store.js';
 import { fixedLease } from './store/sole-lease.js';
 import type { Store } from './store/types.js';
 import { loadTlsMaterial } from './tls/certificates.js';
+import { PerKeyLimit } from './util/per-key-limit.js';
 import { HOST_VERSION } from './version.js';
 import { type Retention, startHistoryRetention } from './watch/history-retention.js';
 import { WatchHub } from './watch/hub.js';
@@ -158,8 +159,14 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   // runs where this lease is held; a store only this process opens holds it for good.
   const lease = config.controllers ? store.lease('controllers') : fixedLease(false);
   if (!config.controllers) logger.warn('controllers are off (SVC_CONTROLLERS=off): this server never reconciles');
-  const watches = new WatchService(store, hub, { ...DEFAULT_WATCH_LIMITS, ...options.watch }, (error) =>
-    logger.error({ err: error }, 'a watch failed'),
+  // One count of open streams per caller, for watches and console event streams alike.
+  const streams = new PerKeyLimit(config.maxWatchesPerUser);
+  const watches = new WatchService(
+    store,
+    hub,
+    { ...DEFAULT_WATCH_LIMITS, ...options.watch },
+    (error) => logger.error({ err: error }, 'a watch failed'),
+    streams,
   );
   // A model that goes away ends its watches (a client re-lists and gets the 404).
   registry.onChange((event, served) => event === 'unregistered' && watches.endAll(served.model.resource));
@@ -322,6 +329,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   router.add(pluginConsoleRoutes({ lifecycle, host: plugins, objects, mayRunCode }));
   router.add(pluginUiRoutes(new PluginUis(() => plugins.list())));
   const consoleEvents = new ConsoleEvents({
+    streams,
     roles: rbac.service,
     uiPermissionsOf: (username) =>
       uiPermissionsOf(rbac.service.expandFor({ username, via: 'session' }), mayBrowseModels),
