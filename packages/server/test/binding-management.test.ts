@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Actor } from '../src/registry/admission.js';
 import type { ServedModel } from '../src/registry/model-registry.js';
-import { ADMIN, as, login, type Session, userWithRoles } from './auth-harness.js';
+import { ADMIN, as, CONSOLE, login, type Session, userWithRoles } from './auth-harness.js';
 import { BACKENDS, startTestServer, type TestServer } from './harness.js';
 
 const BINDINGS = '/api/v1alpha1/rolebindings';
+const ROLES = '/api/v1alpha1/roles';
 const MERGE = { 'content-type': 'application/merge-patch+json' };
 const APPLY = { 'content-type': 'application/apply-patch+yaml' };
 const PROBLEM = 'application/problem+json';
@@ -129,6 +130,32 @@ describe.each(BACKENDS)('binding writes obey user management (%s)', (backend) =>
     expect((await as(t, admin)('GET', `${BINDINGS}/admin-super-role`)).body.metadata.deletionTimestamp).toBeUndefined();
   });
 
+  it('refuses deleting or narrowing a role that makes someone a super administrator; the role and binding stay', async () => {
+    const alias = {
+      apiVersion: 'v1alpha1',
+      kind: 'Role',
+      metadata: { name: 'root-alias', annotations: { 'rbac.authorization.svc.run/dependencies': '["super-role"]' } },
+      rules: [],
+    };
+    expect((await as(t, admin)('POST', ROLES, alias)).status).toBe(201);
+    await userWithRoles(t, admin, 'root3', ['root-alias']);
+    const deleted = await as(t, manager)('DELETE', `${ROLES}/root-alias`);
+    expect(deleted.status).toBe(403);
+    expect(deleted.body.detail).toContain('through Role "root-alias", the permissions of user "root3"');
+    expect(deleted.body.detail).toContain(REASON);
+    const stored = (await as(t, admin)('GET', `${ROLES}/root-alias`)).body;
+    const narrowed = await as(t, manager)('PUT', `${ROLES}/root-alias`, {
+      ...stored,
+      metadata: { ...stored.metadata, annotations: {} },
+    });
+    expect(narrowed.status).toBe(403);
+    expect(narrowed.body.detail).toContain('user "root3"');
+    const after = await as(t, admin)('GET', `${ROLES}/root-alias`);
+    expect(after.body.metadata.version).toBe(stored.metadata.version);
+    expect(after.body.metadata.deletionTimestamp).toBeUndefined();
+    expect((await as(t, admin)('GET', `${CONSOLE}/users/root3/permissions`)).body.permissions).toContain('super-role');
+  });
+
   it('still lets a role manager manage the bindings of users whose permissions they hold', async () => {
     const view = binding('viewers', 'role-template-view-roles', ['gina'], { set: 'b' });
     const made = await as(t, manager)('POST', BINDINGS, view);
@@ -155,5 +182,23 @@ describe.each(BACKENDS)('binding writes obey user management (%s)', (backend) =>
     const collection = await as(t, manager)('DELETE', `${BINDINGS}?labelSelector=set=b`);
     expect(collection.status).toBe(200);
     expect((await as(t, admin)('GET', `${BINDINGS}?labelSelector=set=b`)).body.items).toEqual([]);
+    // And the roles those users hold: narrowed, then deleted with its bindings.
+    const reader = {
+      apiVersion: 'v1alpha1',
+      kind: 'Role',
+      metadata: { name: 'role-reader' },
+      rules: [{ apiGroups: [''], resources: ['roles'], verbs: ['get', 'list'] }],
+    };
+    expect((await as(t, manager)('POST', ROLES, reader)).status).toBe(201);
+    expect((await as(t, manager)('POST', BINDINGS, binding('readers', 'role-reader', ['gina']))).status).toBe(201);
+    const fewer = await as(t, manager)(
+      'PATCH',
+      `${ROLES}/role-reader`,
+      { rules: [{ apiGroups: [''], resources: ['roles'], verbs: ['get'] }] },
+      MERGE,
+    );
+    expect(fewer.status).toBe(200);
+    expect((await as(t, manager)('DELETE', `${ROLES}/role-reader`)).status).toBe(200);
+    expect((await as(t, admin)('GET', `${BINDINGS}/readers`)).status).toBe(404);
   });
 });

@@ -1,5 +1,6 @@
 import type { ExtensionObject } from '@svc/plugin-api';
 import { isActiveUser } from '../authn/user-directory.js';
+import { aggregationTargets, DEPENDENCIES_ANNOTATION } from '../authz/roles.js';
 import type { AdmissionRequest } from '../registry/admission.js';
 import type { ServedModel } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
@@ -54,8 +55,25 @@ export function installUserAdmission(deps: UserAdmissionDeps): void {
     if (request.actor.kind === 'system' || request.operation === 'create') return;
     const name = request.object.metadata.name;
     const role = isGone(request) ? undefined : toRole(request.object);
+    // Deleting a role deletes its bindings (role-cascade.ts), and changing what it grants changes it for everyone
+    // holding it: the same check as a binding's, for each holder.
+    if (request.actor.kind === 'user' && changesGrants(request)) {
+      for (const username of [...deps.roles.holdersOf(name)].sort()) {
+        management.checkMayManage(request.actor, username, `change, through Role "${name}", the permissions of`);
+      }
+    }
     management.checkKeepsSuperAdministrator({ role: { name, role } }, `this change of Role "${name}"`, request.hold);
   });
+}
+
+/** A role write that changes what the role grants: its removal, or new rules, dependencies or aggregation targets. */
+function changesGrants(request: AdmissionRequest): boolean {
+  if (request.operation === 'delete' || isGone(request) || !request.prevObject) return true;
+  const grants = (object: ExtensionObject) => {
+    const role = toRole(object);
+    return JSON.stringify([role.rules, role.annotations[DEPENDENCIES_ANNOTATION] ?? null, aggregationTargets(role)]);
+  };
+  return grants(request.prevObject) !== grants(request.object);
 }
 
 function admitUser(deps: UserAdmissionDeps, request: AdmissionRequest): void {
