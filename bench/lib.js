@@ -214,6 +214,8 @@ export function startSvc(dataDir, pluginsDir = path.join(repository, 'plugins'),
     SVC_PLUGINS_DIR: pluginsDir,
     SVC_LOG_LEVEL: 'warn',
     SVC_ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD,
+    // The benches open hundreds of watches as the one administrator (bench/watch.js --watchers).
+    SVC_MAX_WATCHES_PER_USER: '100000',
     ...env,
   });
 }

@@ -151,6 +151,13 @@ describe.skipIf(!browserAvailable)('the Plugins page in Chromium', () => {
     expect(await c.seriousViolations(page)).toEqual([]);
     await c.shot(page, 'plugins-list');
 
+    // Installing says plainly what a plugin is: code with the server's rights, and pages in every user's browser.
+    const install = page.getByRole('region', { name: 'Install a plugin' });
+    expect(await install.textContent()).toContain(
+      "A plugin runs inside svc with all of the server's rights (its settings, files and database), and its pages " +
+        "run in every console user's browser: install only plugins you trust.",
+    );
+
     // A file that is no archive: svc's reason, in an alert.
     await page.getByLabel('Plugin archive (.tgz or .zip)').setInputFiles(notAnArchive);
     await page.getByRole('button', { name: 'Install', exact: true }).click();
@@ -170,7 +177,7 @@ describe.skipIf(!browserAvailable)('the Plugins page in Chromium', () => {
     expect(await alert.count()).toBe(0);
 
     await page.getByRole('button', { name: 'Enable Greeter' }).click();
-    await confirm(page, 'Enable Greeter (greeter)?', 'Enable');
+    await confirm(page, "svc starts it now. A plugin runs inside svc with all of the server's rights", 'Enable');
     await expect.poll(() => phaseOf(page, 'Greeter')).toBe('STARTED');
     expect(await enabledOf(page, 'Greeter')).toBe('Yes');
 
@@ -267,6 +274,7 @@ describe.skipIf(!browserAvailable)('the Plugins page in Chromium', () => {
     // Upgrade: the dialog names the plugin; a bad archive is refused inside it, a good one replaces the code.
     await page.getByRole('button', { name: 'Upgrade Greeter' }).click();
     const upgrade = page.getByRole('dialog', { name: 'Upgrade Greeter' });
+    expect(await upgrade.textContent()).toContain("A plugin runs inside svc with all of the server's rights");
     await upgrade.getByLabel('New archive of Greeter (.tgz or .zip)').setInputFiles(notAnArchive);
     await upgrade.getByRole('button', { name: 'Upgrade', exact: true }).click();
     await expect.poll(() => upgrade.getByRole('alert').textContent()).toMatch(/^the plugin archive was refused: /);

@@ -13,11 +13,27 @@ export interface RouteRequest {
   /** Named path parameters (`:name` segments of the route's path). */
   params: Record<string, string>;
   query: Record<string, string | string[]>;
+  /**
+   * The request's headers, without the caller's credentials: `cookie`, `authorization`, `proxy-authorization` and
+   * `x-xsrf-token` never reach a plugin. Who calls is `user`.
+   */
   headers: Record<string, string | string[] | undefined>;
   /** Parsed JSON body, or undefined. */
   body: unknown;
   /** The signed-in caller the gate authorized (by session, token or Basic); undefined for an anonymous caller. */
-  user?: { name: string };
+  user?: RouteCaller;
+}
+
+/** Who calls a custom route, as the gate authorized them. */
+export interface RouteCaller {
+  /** The username. */
+  name: string;
+  /**
+   * Every role the caller holds for this request, sorted: their bound roles (only those a token carries, when it is a
+   * token) with everything those reach through dependencies and aggregation, `anonymous` and `authenticated`
+   * included. A super administrator's include `super-role`.
+   */
+  roles: readonly string[];
 }
 
 /** Returned by a handler that needs a status other than 200 or extra headers. */

@@ -53,6 +53,12 @@ export interface Config {
   /** Change events kept for watches to resume from (older ones are compacted away). */
   watchHistory: number;
   /**
+   * SVC_MAX_WATCHES_PER_USER (default 100): the streams one caller may hold open at once, watches (WebSocket and
+   * `?watch=true`) and console event streams together; a signed-in user's across all their sessions and tokens, an
+   * anonymous caller's per client address. Super administrators too.
+   */
+  maxWatchesPerUser: number;
+  /**
    * Which peers may say who the client is through `X-Forwarded-For` (SVC_TRUST_PROXY): `false` (the socket's address
    * is the client), `true` (any peer), a number of proxy hops, or a comma-separated list of addresses and CIDRs.
    */
@@ -79,6 +85,7 @@ const FLAGS: Record<string, string> = {
   '--log-format': 'SVC_LOG_FORMAT',
   '--access-log': 'SVC_ACCESS_LOG',
   '--watch-history': 'SVC_WATCH_HISTORY',
+  '--max-watches-per-user': 'SVC_MAX_WATCHES_PER_USER',
 };
 
 /** Flags of `svc serve` that take no value. */
@@ -123,6 +130,12 @@ export function loadConfig(settings: Settings): Config {
       `SVC_WATCH_HISTORY must be a whole number of events, at least 1, got "${settings.SVC_WATCH_HISTORY}"`,
     );
   }
+  const maxWatchesPerUser = Number(settings.SVC_MAX_WATCHES_PER_USER || DEFAULT_MAX_WATCHES_PER_USER);
+  if (!Number.isSafeInteger(maxWatchesPerUser) || maxWatchesPerUser < 1) {
+    throw new Error(
+      `SVC_MAX_WATCHES_PER_USER must be a whole number of open streams, at least 1, got "${settings.SVC_MAX_WATCHES_PER_USER}"`,
+    );
+  }
   const sessionIdleTimeoutMs = durationSetting(settings, 'SVC_SESSION_IDLE_TIMEOUT', '1h');
   const sessionMaxAgeMs = durationSetting(settings, 'SVC_SESSION_MAX_AGE', '24h');
   return {
@@ -152,6 +165,7 @@ export function loadConfig(settings: Settings): Config {
     logFormat: logFormatSetting(settings.SVC_LOG_FORMAT),
     accessLog: booleanSetting(settings, 'SVC_ACCESS_LOG', true),
     watchHistory,
+    maxWatchesPerUser,
     trustProxy: trustProxySetting(settings.SVC_TRUST_PROXY),
     sqliteSync: sqliteSyncSetting(settings.SVC_SQLITE_SYNC),
     controllers: booleanSetting(settings, 'SVC_CONTROLLERS', true),
@@ -160,6 +174,12 @@ export function loadConfig(settings: Settings): Config {
 }
 
 export const DEFAULT_INDEX_SNAPSHOT_MIN_OBJECTS = 10_000;
+
+/**
+ * Open streams per caller. A console tab holds its event stream and a few watches, kubectl one per `--watch`: 100 is
+ * far above either, and bounds the memory and hub subscriptions one caller's streams take.
+ */
+export const DEFAULT_MAX_WATCHES_PER_USER = 100;
 
 function indexSnapshotsSetting(raw: string | undefined): number | undefined {
   const value = (raw ?? '').trim().toLowerCase();

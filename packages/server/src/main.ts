@@ -45,6 +45,7 @@ import { installUserAdmission } from './rbac/user-admission.js';
 import { userListRoutes } from './rbac/user-list-routes.js';
 import { UserManagement } from './rbac/user-management.js';
 import { createSetUserRoles } from './rbac/user-roles.js';
+import type { Actor } from './registry/admission.js';
 import { ChangeFeed } from './registry/change-feed.js';
 import { IndexSnapshots } from './registry/index-snapshots.js';
 import { ModelRegistry } from './registry/model-registry.js';
@@ -55,6 +56,7 @@ import { fixedLease } from './store/sole-lease.js';
 import type { Store } from './store/types.js';
 import { loadTlsMaterial } from './tls/certificates.js';
 import { makePrivateTree } from './util/private-files.js';
+import { PerKeyLimit } from './util/per-key-limit.js';
 import { HOST_VERSION } from './version.js';
 import { type Retention, startHistoryRetention } from './watch/history-retention.js';
 import { WatchHub } from './watch/hub.js';
@@ -176,8 +178,14 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   // runs where this lease is held; a store only this process opens holds it for good.
   const lease = config.controllers ? store.lease('controllers') : fixedLease(false);
   if (!config.controllers) logger.warn('controllers are off (SVC_CONTROLLERS=off): this server never reconciles');
-  const watches = new WatchService(store, hub, { ...DEFAULT_WATCH_LIMITS, ...options.watch }, (error) =>
-    logger.error({ err: error }, 'a watch failed'),
+  // One count of open streams per caller, for watches and console event streams alike.
+  const streams = new PerKeyLimit(config.maxWatchesPerUser);
+  const watches = new WatchService(
+    store,
+    hub,
+    { ...DEFAULT_WATCH_LIMITS, ...options.watch },
+    (error) => logger.error({ err: error }, 'a watch failed'),
+    streams,
   );
   // A model that goes away ends its watches (a client re-lists and gets the 404).
   registry.onChange((event, served) => event === 'unregistered' && watches.endAll(served.model.resource));
@@ -303,6 +311,8 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   router.add(userListRoutes({ objects, users: authn.users.served, roles: rbac.service }));
   router.add(modelAccessRoutes(modelAccess));
   const plugins = new PluginHost({
+    // A custom route's handler learns who calls and what roles they hold, never their credentials.
+    callerRoles: (caller) => [...rbac.service.expandFor(caller).roleNames].sort(),
     registry,
     objects,
     router,
@@ -312,8 +322,11 @@ export async function createServer(config: Config, options: ServerOptions = {}):
     controllers,
     replicas: feed ? { leads: () => lease.held, catchUp: () => feed.sync() } : undefined,
   });
+  // Plugin code runs with everything this process has: putting it to work is a super administrator's act.
+  const mayRunCode = (actor: Actor) => actor.kind === 'user' && rbac.service.isSuper(actor.principal);
   const lifecycle = new PluginLifecycle({
     host: plugins,
+    mayRunCode,
     registry,
     objects,
     controllers,
@@ -332,9 +345,10 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   });
   await lifecycle.boot(config.pluginsDirs);
   await unlockBoot();
-  router.add(pluginConsoleRoutes({ lifecycle, host: plugins, objects }));
+  router.add(pluginConsoleRoutes({ lifecycle, host: plugins, objects, mayRunCode }));
   router.add(pluginUiRoutes(new PluginUis(() => plugins.list())));
   const consoleEvents = new ConsoleEvents({
+    streams,
     roles: rbac.service,
     uiPermissionsOf: (username) =>
       uiPermissionsOf(rbac.service.expandFor({ username, via: 'session' }), mayBrowseModels),

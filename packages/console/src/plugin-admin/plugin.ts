@@ -1,5 +1,13 @@
 import type { ExtensionObject, ResourceRef } from '@svc/client';
 
+/**
+ * What installing, upgrading or enabling a plugin means, said wherever the console offers it: a plugin is not
+ * sandboxed (docs/plugins.md, "Trust").
+ */
+export const PLUGIN_TRUST =
+  "A plugin runs inside svc with all of the server's rights (its settings, files and database), and its pages run " +
+  "in every console user's browser: install only plugins you trust.";
+
 /** `plugin.svc.run/v1alpha1` Plugin, as the server writes it (packages/server/src/plugins/plugin-model.ts). */
 export type PluginPhase = 'RESOLVED' | 'STARTING' | 'STARTED' | 'STOPPING' | 'STOPPED' | 'FAILED';
 

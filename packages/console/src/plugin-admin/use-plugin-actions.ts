@@ -2,7 +2,7 @@ import { CONSOLE_API, client, errorMessage } from '@svc/console-shared';
 import { useConfirm } from 'primevue/useconfirm';
 import { useToast } from 'primevue/usetoast';
 import { ref } from 'vue';
-import { type Plugin, titleOf, type UninstallData } from './plugin';
+import { PLUGIN_TRUST, type Plugin, titleOf, type UninstallData } from './plugin';
 
 const MANAGE = `${CONSOLE_API}/plugins`;
 const PLUGIN_OBJECTS = '/apis/plugin.svc.run/v1alpha1/plugins';
@@ -59,7 +59,11 @@ export function usePluginActions() {
   async function setEnabled(plugin: Plugin, enable: boolean): Promise<void> {
     const title = titleOf(plugin);
     const ok = enable
-      ? await confirmed('Enable plugin', `Enable ${title} (${plugin.metadata.name})? svc starts it now.`, 'Enable')
+      ? await confirmed(
+          'Enable plugin',
+          `Enable ${title} (${plugin.metadata.name})? svc starts it now. ${PLUGIN_TRUST}`,
+          'Enable',
+        )
       : await confirmed(
           'Disable plugin',
           `Disable ${title} (${plugin.metadata.name})? svc stops it: its APIs, pages and role templates go away until it is enabled again. Its data stays stored, with people's changes; bindings to its role templates take effect again when it starts.`,

@@ -1,4 +1,6 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import { type CustomRoute, invalid, type RouteRequest, type RouteResponse } from '@svc/plugin-api';
+import type { Principal } from '../authz/principal.js';
 import type { Owner } from '../objects/owner.js';
 import { compileBodySchema, type ObjectValidator } from '../objects/schema.js';
 import type { DynamicRoute, RouteDoc } from './dynamic-router.js';
@@ -33,8 +35,24 @@ export function groupOf(route: Pick<CustomRoute, 'apiVersion'>): string {
   return route.apiVersion.split('/')[0]!;
 }
 
-/** Turns a plugin's route declaration into router entries under `/apis/<group>/<version><path>`. */
-export function customRoutes(owner: Owner, route: CustomRoute): DynamicRoute<HttpContext>[] {
+/** Every role a caller holds for a request (the gate's expansion), for the route's `user.roles`. */
+export type CallerRoles = (caller: Principal) => readonly string[];
+
+/**
+ * Headers that carry the caller's credentials. A plugin's handler is told who calls (`user`); it never gets what would
+ * let it act as them elsewhere, or replay their session.
+ */
+const CREDENTIAL_HEADERS = new Set(['cookie', 'authorization', 'proxy-authorization', 'x-xsrf-token']);
+
+/**
+ * Turns a plugin's route declaration into router entries under `/apis/<group>/<version><path>`. The handler gets the
+ * request without credential headers and the caller's name and roles (`callerRoles`; none when it is not given).
+ */
+export function customRoutes(
+  owner: Owner,
+  route: CustomRoute,
+  callerRoles: CallerRoles = () => [],
+): DynamicRoute<HttpContext>[] {
   const methods = Array.isArray(route.method) ? route.method : [route.method];
   const path = `/apis/${route.apiVersion}${route.path === '/' ? '' : route.path}`;
   const checkBody = route.schema?.body === undefined ? undefined : compileBodySchema(route.schema.body, 'schema.body');
@@ -46,15 +64,15 @@ export function customRoutes(owner: Owner, route: CustomRoute): DynamicRoute<Htt
     ...(doc ? { doc } : {}),
     handler: async ({ request, reply }: HttpContext, params) => {
       if (checkBody && BODY_METHODS.has(request.method)) refuseInvalidBody(checkBody, request.body, method, path);
-      const { username } = callerOf(request);
+      const caller = callerOf(request);
       const routeRequest: RouteRequest = {
         method: request.method,
         path: request.target.path,
         params: params as Record<string, string>,
         query: request.target.query,
-        headers: request.headers,
+        headers: withoutCredentials(request.headers),
         body: request.body,
-        ...(username === undefined ? {} : { user: { name: username } }),
+        ...(caller.username === undefined ? {} : { user: { name: caller.username, roles: callerRoles(caller) } }),
       };
       const result = await route.handler(routeRequest);
       if (isRouteResponse(result)) {
@@ -68,6 +86,12 @@ export function customRoutes(owner: Owner, route: CustomRoute): DynamicRoute<Htt
 }
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
+function withoutCredentials(headers: IncomingHttpHeaders): RouteRequest['headers'] {
+  const kept: RouteRequest['headers'] = {};
+  for (const [name, value] of Object.entries(headers)) if (!CREDENTIAL_HEADERS.has(name)) kept[name] = value;
+  return kept;
+}
 
 /** A 400 naming every path of the body that breaks the route's declared schema; nothing when it matches. */
 function refuseInvalidBody(check: ObjectValidator, body: unknown, method: string, path: string): void {

@@ -7,6 +7,7 @@
 import type { WebSocket } from '@fastify/websocket';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServedModel } from '../registry/model-registry.js';
+import { streamOwner } from '../util/per-key-limit.js';
 import { httpStreamSink, type WatchSink, webSocketSink } from '../watch/sink.js';
 import type { PreparedWatch, WatchService } from '../watch/watch-service.js';
 import { callerOf } from './http-context.js';
@@ -19,15 +20,20 @@ export function watchOverWebSocket(
   wrap: (sink: WatchSink, served: ServedModel) => WatchSink = (sink) => sink,
 ): void {
   let sink = webSocketSink(socket);
+  const caller = callerOf(request);
   let prepared: PreparedWatch;
+  let release: (() => void) | undefined;
   try {
     prepared = watches.prepare(served(), request.target.query);
+    release = watches.reserve(streamOwner(caller.username, request.ip));
     sink = wrap(sink, prepared.served);
   } catch (error) {
+    release?.();
+    // Already upgraded: the refusal (a bad parameter, too many open watches) is an ERROR event, then the close.
     watches.refuse(sink, error);
     return;
   }
-  watches.start(prepared, sink, callerOf(request));
+  watches.start(prepared, sink, caller, release);
 }
 
 export function watchOverHttp(
@@ -38,10 +44,19 @@ export function watchOverHttp(
   wrap: (sink: WatchSink, served: ServedModel) => WatchSink = (sink) => sink,
 ): FastifyReply {
   const prepared = watches.prepare(served, request.target.query);
+  const caller = callerOf(request);
+  // Refused (429 problem+json) before anything is streamed when the caller holds too many streams.
+  const release = watches.reserve(streamOwner(caller.username, request.ip));
   // The stream is written directly: Fastify sends nothing more for this request.
   reply.hijack();
-  const sink = wrap(httpStreamSink(reply.raw, headersSetByHooks(reply)), served);
-  watches.start(prepared, sink, callerOf(request));
+  let sink: WatchSink;
+  try {
+    sink = wrap(httpStreamSink(reply.raw, headersSetByHooks(reply)), served);
+  } catch (error) {
+    release();
+    throw error;
+  }
+  watches.start(prepared, sink, caller, release);
   return reply;
 }
 

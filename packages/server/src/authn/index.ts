@@ -69,7 +69,8 @@ export interface Authentication {
   loginRoutes: ReturnType<typeof loginRoutes>;
   /**
    * First boot: creates the super administrator from SVC_ADMIN_PASSWORD, or without one opens the first-run setup.
-   * Call once the Role and RoleBinding models and built-in roles exist.
+   * Then, whatever happened, SVC_ADMIN_PASSWORD is deleted from the process environment. Call once the Role and
+   * RoleBinding models and built-in roles exist.
    */
   ensureSuperAdministrator(): Promise<SuperAdministratorResult>;
   /** Ends every session of a user (for instance when their roles change). */
@@ -164,13 +165,19 @@ export async function setupAuthentication(deps: AuthenticationDeps): Promise<Aut
     ],
     loginRoutes: loginRoutes({ authenticator, sessions, credentials, users, limiter }),
     ensureSuperAdministrator: async () => {
-      const result = await ensureSuperAdministrator({
-        ...superAdministrator,
-        username: settings.adminUsername,
-        password: settings.adminPassword,
-      });
-      if (result.setupPending) setup.open();
-      return result;
+      try {
+        const result = await ensureSuperAdministrator({
+          ...superAdministrator,
+          username: settings.adminUsername,
+          password: settings.adminPassword,
+        });
+        if (result.setupPending) setup.open();
+        return result;
+      } finally {
+        // Used, or not needed (users exist): the bootstrap password leaves the environment, where plugin code and
+        // any process this one starts would find it. Nothing reads it after this step.
+        delete process.env.SVC_ADMIN_PASSWORD;
+      }
     },
     endSessionsOf: async (username) => void (await sessions.endSessionsOf(username)),
     close: () => {

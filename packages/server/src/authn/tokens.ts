@@ -1,5 +1,6 @@
 import { type ExtensionObject, forbidden, notFound, unauthorized } from '@svc/plugin-api';
 import type { Principal } from '../authz/principal.js';
+import { PLUGIN_MANAGEMENT_TEMPLATE, SUPER_ROLE } from '../authz/roles.js';
 import type { ServedModel } from '../registry/model-registry.js';
 import type { CommittedChange, ObjectService } from '../registry/object-service.js';
 import type { Store } from '../store/types.js';
@@ -184,8 +185,12 @@ export class PersonalAccessTokens {
     if (caller.restrictedToRoles) held = new Set(caller.restrictedToRoles.filter((role) => held.has(role)));
     const missing = roles.filter((role) => !held.has(role));
     if (missing.length > 0) {
+      const why = missing.includes(PLUGIN_MANAGEMENT_TEMPLATE)
+        ? `; ${PLUGIN_MANAGEMENT_TEMPLATE} counts as ${SUPER_ROLE} (a plugin's code runs inside the server with all ` +
+          'of its rights): only a super administrator may hold it or put it in a token'
+        : '';
       throw forbidden(
-        `a token can carry only roles you hold; you do not hold ${missing.map((r) => `"${r}"`).join(', ')}`,
+        `a token can carry only roles you hold; you do not hold ${missing.map((r) => `"${r}"`).join(', ')}${why}`,
       );
     }
   }

@@ -28,6 +28,11 @@ const roles = new Map<string, Role>([
   role('status-any', [{ verbs: ['update'], apiGroups: [P], resources: ['*/status'] }]),
   role('assets', [{ verbs: ['get'], nonResourceURLs: ['/assets/*', '/healthz'] }]),
   role('editor', [{ verbs: ['get', 'list'], apiGroups: [P], resources: ['persons'] }]),
+  // As the service defines it (rbac/built-in-roles.ts): plugin code runs with the server's rights.
+  role('role-template-manage-plugins', [{ verbs: ['*'], apiGroups: ['plugin.svc.run'], resources: ['plugins'] }], {
+    annotations: { [DEPENDENCIES_ANNOTATION]: '["super-role"]' },
+  }),
+  role('plugin-rules', [{ verbs: ['*'], apiGroups: ['plugin.svc.run'], resources: ['plugins'] }]),
   role('editor-extra', [{ verbs: ['create'], apiGroups: [P], resources: ['persons'] }], {
     labels: { [`${AGGREGATE_TO_LABEL_PREFIX}editor`]: 'true' },
   }),
@@ -163,9 +168,31 @@ const cases: Array<{ name: string; held: string[]; check: Check; want: Escalatio
         { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
         { verbs: ['*'], nonResourceURLs: ['*'] },
       ],
+      reason: 'it reaches super-role: only a super administrator may grant it',
     },
   },
   { name: 'super-role may bind super-role', held: ['super-role'], check: { bind: 'super-role' }, want: { ok: true } },
+  {
+    name: 'binding the plugin management template is refused, even to one holding its rules, naming it',
+    held: ['plugin-rules'],
+    check: { bind: 'role-template-manage-plugins' },
+    want: {
+      ok: false,
+      missing: [
+        { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
+        { verbs: ['*'], nonResourceURLs: ['*'] },
+      ],
+      reason:
+        "it reaches role-template-manage-plugins, which counts as super-role (a plugin's code runs inside the server " +
+        'with all of its rights): only a super administrator may grant it',
+    },
+  },
+  {
+    name: 'super-role may bind the plugin management template',
+    held: ['super-role'],
+    check: { bind: 'role-template-manage-plugins' },
+    want: { ok: true },
+  },
   {
     name: 'binding a role you do not hold is refused',
     held: ['viewer'],
@@ -229,6 +256,7 @@ const cases: Array<{ name: string; held: string[]; check: Check; want: Escalatio
         { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
         { verbs: ['*'], nonResourceURLs: ['*'] },
       ],
+      reason: 'it reaches super-role: only a super administrator may grant it',
     },
   },
   {

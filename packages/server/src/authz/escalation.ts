@@ -3,7 +3,7 @@
  * rules or dependencies, or by binding a role). Each requested rule is broken into atomic permissions (one verb, group,
  * resource and name, or one verb and URL) and every atom must be covered by a single held rule. A wildcard is only
  * covered by the same wildcard, so holding `get` and `list` never lets one grant `*`. Unlike Halo, binding
- * `super-role` needs `super-role`.
+ * `super-role`, or anything reaching it (the plugin management template does), needs `super-role`.
  */
 
 import {
@@ -11,6 +11,7 @@ import {
   DEPENDENCIES_ANNOTATION,
   type ExpandedRoles,
   expandRoles,
+  PLUGIN_MANAGEMENT_TEMPLATE,
   type Role,
   SUPER_ROLE,
 } from './roles.js';
@@ -31,7 +32,8 @@ export function isBuiltInRole(name: string): name is BuiltInRoleName {
   return (BUILT_IN_ROLE_NAMES as readonly string[]).includes(name);
 }
 
-export type EscalationResult = { ok: true } | { ok: false; missing: PolicyRule[] };
+/** Refused: the permissions missing, and, where rules alone do not say it, why in words. */
+export type EscalationResult = { ok: true } | { ok: false; missing: PolicyRule[]; reason?: string };
 
 /** What holding `super-role` amounts to, reported as missing when someone else tries to bind it. */
 const EVERYTHING: PolicyRule[] = [
@@ -48,12 +50,23 @@ export function confirmNoEscalation(held: ExpandedRoles, requested: readonly Pol
 /** Binding a role grants its whole expansion: dependencies and aggregated templates included. */
 export function canBind(held: ExpandedRoles, roleToBind: ExpandedRoles): EscalationResult {
   if (roleToBind.roleNames.has(SUPER_ROLE) && !held.roleNames.has(SUPER_ROLE)) {
-    return { ok: false, missing: EVERYTHING.map((rule) => ({ ...rule })) };
+    return { ok: false, missing: EVERYTHING.map((rule) => ({ ...rule })), reason: superRoleReason(roleToBind) };
   }
   return confirmNoEscalation(
     held,
     roleToBind.rules.map(({ rule }) => rule),
   );
+}
+
+/** Why reaching `super-role` is refused, naming the plugin management template when that is the way there. */
+export function superRoleReason(expanded: ExpandedRoles): string {
+  if (expanded.roleNames.has(PLUGIN_MANAGEMENT_TEMPLATE)) {
+    return (
+      `it reaches ${PLUGIN_MANAGEMENT_TEMPLATE}, which counts as ${SUPER_ROLE} (a plugin's code runs inside the ` +
+      'server with all of its rights): only a super administrator may grant it'
+    );
+  }
+  return `it reaches ${SUPER_ROLE}: only a super administrator may grant it`;
 }
 
 /**

@@ -12,6 +12,11 @@ import type { PolicyRule } from './rules.js';
 export const SUPER_ROLE = 'super-role';
 export const ANONYMOUS_ROLE = 'anonymous';
 export const AUTHENTICATED_ROLE = 'authenticated';
+/**
+ * The core template that installs, upgrades and enables plugins. Plugin code runs inside the server with all of its
+ * rights, so whoever holds this template can do anything: it depends on `super-role`, and granting it is granting that.
+ */
+export const PLUGIN_MANAGEMENT_TEMPLATE = 'role-template-manage-plugins';
 
 export const DEPENDENCIES_ANNOTATION = 'rbac.authorization.svc.run/dependencies';
 export const UI_PERMISSIONS_ANNOTATION = 'rbac.authorization.svc.run/ui-permissions';

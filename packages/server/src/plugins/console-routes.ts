@@ -4,6 +4,7 @@ import type { DynamicRoute } from '../api/dynamic-router.js';
 import { actorOf, type HttpContext, JSON_TYPE } from '../api/http-context.js';
 import { sendList } from '../api/list-envelope.js';
 import type { ObjectService } from '../registry/object-service.js';
+import { checkMayRunPluginCode, type MayRunPluginCode } from './plugin-admission.js';
 import type { PluginHost } from './plugin-host.js';
 import type { PluginLifecycle } from './plugin-lifecycle.js';
 
@@ -16,14 +17,23 @@ export interface PluginConsoleDeps {
   lifecycle: PluginLifecycle;
   host: PluginHost;
   objects: ObjectService;
+  /** Who may install, upgrade or enable plugin code: a super administrator (plugin-admission.ts). */
+  mayRunCode: MayRunPluginCode;
 }
 
 /**
  * The console's plugin management (docs/api.md "Plugins"): list with state, install, upgrade, enable/disable, and the
  * log of the latest start. Uninstall is the generated DELETE of the Plugin object. Who may call these is decided by
- * the authorization hook like any route (super administrator, or the plugin management role templates).
+ * the authorization hook like any route (super administrator, or the plugin role templates); installing, upgrading and
+ * enabling are moreover a super administrator's alone, checked before the archive is read.
  */
-export function pluginConsoleRoutes({ lifecycle, host, objects }: PluginConsoleDeps): DynamicRoute<HttpContext>[] {
+export function pluginConsoleRoutes({
+  lifecycle,
+  host,
+  objects,
+  mayRunCode,
+}: PluginConsoleDeps): DynamicRoute<HttpContext>[] {
+  const mustRunCode = (ctx: HttpContext, what: string) => checkMayRunPluginCode(actorOf(ctx), mayRunCode, what);
   const send = (ctx: HttpContext, status: number, body: unknown) =>
     ctx.reply.code(status).type(JSON_TYPE).send(JSON.stringify(body));
   const route = (
@@ -35,16 +45,20 @@ export function pluginConsoleRoutes({ lifecycle, host, objects }: PluginConsoleD
   return [
     route('GET', '', async (ctx) => sendList(ctx, objects, lifecycle.model)),
     route('POST', '/install', async (ctx) => {
+      mustRunCode(ctx, 'install a plugin');
       const installed = await lifecycle.install(await readArchive(ctx.request));
       ctx.reply.header('location', `${OBJECT_PATH}/${installed.metadata.name}`);
       return send(ctx, 201, installed);
     }),
     route('GET', '/:name', async (ctx, { name }) => send(ctx, 200, await lifecycle.get(name!))),
-    route('POST', '/:name/upgrade', async (ctx, { name }) =>
-      send(ctx, 200, await lifecycle.upgrade(name!, await readArchive(ctx.request))),
-    ),
+    route('POST', '/:name/upgrade', async (ctx, { name }) => {
+      mustRunCode(ctx, `upgrade plugin "${name}"`);
+      return send(ctx, 200, await lifecycle.upgrade(name!, await readArchive(ctx.request)));
+    }),
     route('PUT', '/:name/plugin-state', async (ctx, { name }) => {
       const { enable, async: runAsync } = pluginStateBody(ctx.request.body);
+      // Also when it is enabled already: enabling again retries a start that failed.
+      if (enable) mustRunCode(ctx, `enable plugin "${name}"`);
       const object = await lifecycle.setEnabled(name!, enable, actorOf(ctx), !runAsync);
       return send(ctx, runAsync ? 202 : 200, object);
     }),

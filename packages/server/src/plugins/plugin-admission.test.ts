@@ -16,6 +16,10 @@ const FINALIZER = 'plugin.svc.run/uninstall';
 const USER: Actor = { kind: 'user', principal: { username: 'ann', via: 'session' } };
 const PLUGIN: Actor = { kind: 'plugin', plugin: 'blog' };
 const SYSTEM: Actor = { kind: 'system' };
+/** A user who is not a super administrator. */
+const OTHER: Actor = { kind: 'user', principal: { username: 'bob', via: 'session' } };
+/** "ann" is a super administrator: she may run plugin code. */
+const mayRunCode = (actor: Actor) => actor.kind === 'user' && actor.principal.username === 'ann';
 
 const people = (
   spec: Record<string, unknown> = {},
@@ -94,6 +98,24 @@ describe('writes of Plugin objects', () => {
       want: 'admitted',
     },
     {
+      name: 'a user who is not a super administrator cannot enable one',
+      write: update(OTHER, people({ enabled: false }), people({ enabled: true })),
+      dependents: [],
+      want: 'Forbidden',
+    },
+    {
+      name: 'a plugin cannot enable one',
+      write: update(PLUGIN, people({ enabled: false }), people({ enabled: true })),
+      dependents: [],
+      want: 'Forbidden',
+    },
+    {
+      name: 'a user who is not a super administrator may disable one',
+      write: update(OTHER, people(), people({ enabled: false })),
+      dependents: [],
+      want: 'admitted',
+    },
+    {
       name: 'a user disables one nothing requires',
       write: update(USER, people(), people({ enabled: false })),
       dependents: [],
@@ -144,7 +166,9 @@ describe('writes of Plugin objects', () => {
   ] satisfies Array<{ name: string; write: PluginWrite; dependents: string[]; want: string }>)(
     '$name: $want',
     ({ write, dependents, want }) => {
-      expect(outcome(() => admitPluginWrite(write, (name) => (name === 'people' ? dependents : [])))).toBe(want);
+      expect(outcome(() => admitPluginWrite(write, (name) => (name === 'people' ? dependents : []), mayRunCode))).toBe(
+        want,
+      );
     },
   );
 
@@ -153,6 +177,7 @@ describe('writes of Plugin objects', () => {
       admitPluginWrite(
         update(USER, people(), people({ version: '2.0.0', main: 'other.js', enabled: false })),
         () => [],
+        mayRunCode,
       );
       expect.unreachable();
     } catch (error) {

@@ -5,11 +5,28 @@
 import { isDeepStrictEqual } from 'node:util';
 import { conflict, forbidden, invalid, methodNotAllowed } from '@svc/plugin-api';
 import semver from 'semver';
-import type { AdmissionRequest } from '../registry/admission.js';
+import type { Actor, AdmissionRequest } from '../registry/admission.js';
 import type { PluginManifest } from './manifest.js';
 import type { PluginHost } from './plugin-host.js';
 import { type PluginSpec, UNINSTALL_DATA_ANNOTATION, UNINSTALL_FINALIZER } from './plugin-model.js';
 import { readPluginObject } from './plugin-object.js';
+
+/** Whether an actor may put plugin code to work (a super administrator, or svc itself). */
+export type MayRunPluginCode = (actor: Actor) => boolean;
+
+/**
+ * Installing, upgrading or enabling a plugin runs its code inside svc with everything the process has (its
+ * environment, its files, the database, the CA's key), and its UI bundle in every console user's browser: that is a
+ * super administrator's act, whatever the caller's rules say, so a role copying the plugin management rules grants
+ * nothing more. Refuses (403) anyone else, plugins included; `what` reads "install a plugin", ….
+ */
+export function checkMayRunPluginCode(actor: Actor, mayRunCode: MayRunPluginCode, what: string): void {
+  if (actor.kind === 'system' || mayRunCode(actor)) return;
+  throw forbidden(
+    `only a super administrator may ${what}: a plugin's code runs inside svc with all of the server's rights, and its ` +
+      "UI runs in every console user's browser",
+  );
+}
 
 /** What the Plugin write check reads of an admission request. */
 export type PluginWrite = Pick<AdmissionRequest, 'operation' | 'object' | 'prevObject' | 'subresource' | 'actor'>;
@@ -18,11 +35,15 @@ export type PluginWrite = Pick<AdmissionRequest, 'operation' | 'object' | 'prevO
 export type InstalledPlugins = Pick<PluginHost, 'get' | 'runningDependents' | 'unmetDependencies'>;
 
 /**
- * Who may change a Plugin object, and how: only `spec.enabled` and metadata are the caller's to change. Installing
- * has its own route, status is svc's, the uninstall finalizer is released by svc, and a plugin that running plugins
- * require can be neither deleted nor disabled.
+ * Who may change a Plugin object, and how: only `spec.enabled` and metadata are the caller's to change, and only one
+ * who may run plugin code turns `spec.enabled` on. Installing has its own route, status is svc's, the uninstall
+ * finalizer is released by svc, and a plugin that running plugins require can be neither deleted nor disabled.
  */
-export function admitPluginWrite(request: PluginWrite, runningDependents: (name: string) => string[]): void {
+export function admitPluginWrite(
+  request: PluginWrite,
+  runningDependents: (name: string) => string[],
+  mayRunCode: MayRunPluginCode,
+): void {
   if (request.actor.kind === 'system') return;
   const name = request.object.metadata.name;
   if (request.operation === 'create') {
@@ -71,6 +92,7 @@ export function admitPluginWrite(request: PluginWrite, runningDependents: (name:
       changed.map((k) => ({ path: `/spec/${k}`, message: 'is set from plugin.yaml' })),
     );
   }
+  if (!before.enabled && after.enabled) checkMayRunPluginCode(request.actor, mayRunCode, `enable plugin "${name}"`);
   if (before.enabled && !after.enabled && dependents.length > 0) {
     throw conflict(`plugin "${name}" is required by running plugins: ${dependents.join(', ')}; stop them first`);
   }

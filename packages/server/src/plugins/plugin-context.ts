@@ -44,7 +44,14 @@ export function pluginLogger(base: PinoLogger, plugin: string): Logger {
 export function createPluginContext(
   name: string,
   /** `code`: the digest of the plugin's code (by content), which its models' index snapshots are written under. */
-  deps: { registry: ModelRegistry; client: ExtensionClient; logger: Logger; code?: string },
+  deps: {
+    registry: ModelRegistry;
+    client: ExtensionClient;
+    logger: Logger;
+    code?: string;
+    /** The other plugin whose models or routes are in `group` now, if any: a group belongs to one plugin. */
+    groupTakenBy?: (group: string) => string | undefined;
+  },
   contributions: PluginContributions,
 ): PluginContext {
   return {
@@ -56,6 +63,7 @@ export function createPluginContext(
         // The registry keeps definitions over any object: a plugin's object type only narrows what its index
         // functions receive, and they are called with objects of this model alone, each checked by its schema first.
         const model = normalizeModelDefinition(definition as ModelDefinition, { kind: 'plugin', name });
+        refuseTakenGroup(deps.groupTakenBy, model.group, `model ${model.kind} (${model.apiVersion})`, name);
         contributions.models.push(await deps.registry.register(model, pluginOwner(name), deps.code));
       },
     },
@@ -73,6 +81,7 @@ export function createPluginContext(
               `use ${name}.svc.run, console.api.${name}.svc.run, uc.api.${name}.svc.run, api.${name}.svc.run or a domain of your own`,
           );
         }
+        refuseTakenGroup(deps.groupTakenBy, groupOf(route), `custom route ${describe(route)}`, name);
         contributions.routes.push(route);
       },
     },
@@ -90,6 +99,25 @@ export function createPluginContext(
       },
     },
   };
+}
+
+/**
+ * A domain group is the plugin's that serves it first: the groups a plugin owns bound what its role templates may
+ * grant (authz/plugin-grants.ts), so a second plugin in the same group could open the first one's objects (to
+ * `anonymous`, say). Its start fails instead, naming the owner.
+ */
+function refuseTakenGroup(
+  groupTakenBy: ((group: string) => string | undefined) | undefined,
+  group: string,
+  what: string,
+  plugin: string,
+): void {
+  const owner = groupTakenBy?.(group);
+  if (owner === undefined || owner === plugin) return;
+  throw new Error(
+    `${what} is in group "${group}", which plugin "${owner}" owns (its models or routes are there); ` +
+      'a group belongs to one plugin: use a group of your own',
+  );
 }
 
 function describe(route: Partial<CustomRoute>): string {

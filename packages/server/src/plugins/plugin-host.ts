@@ -1,6 +1,6 @@
 import type { ExtensionClient, ExtensionObject, Plugin, ReconcilerDefinition } from '@svc/plugin-api';
 import type { Logger as PinoLogger } from 'pino';
-import { customRoutes, groupOf } from '../api/custom-routes.js';
+import { type CallerRoles, customRoutes, groupOf } from '../api/custom-routes.js';
 import type { DynamicRouter } from '../api/dynamic-router.js';
 import type { HttpContext } from '../api/http-context.js';
 import type { ControllerManager } from '../controllers/controller-manager.js';
@@ -50,6 +50,8 @@ export interface PluginHostDeps {
   logger: PinoLogger;
   hostVersion: string;
   startTimeoutMs?: number;
+  /** The roles a caller holds, handed to plugins' custom-route handlers as `user.roles` (none without it). */
+  callerRoles?: CallerRoles;
   /** Runs the reconcilers plugins add (none run without it). */
   controllers?: ControllerManager;
   /**
@@ -132,6 +134,20 @@ export class PluginHost {
     return [...new Set([...pluginServiceGroups(name), ...served])];
   }
 
+  /** The plugin other than `except`, running or starting, whose models or custom routes are in `group`. */
+  groupOwner(group: string, except: string): string | undefined {
+    const serving: Array<[string, PluginContributions]> = [
+      ...[...this.running].map(([plugin, running]): [string, PluginContributions] => [plugin, running.contributions]),
+      ...this.starting,
+    ];
+    for (const [plugin, contributions] of serving) {
+      if (plugin === except) continue;
+      if (contributions.models.some((m) => m.model.group === group)) return plugin;
+      if (contributions.routes.some((route) => groupOf(route) === group)) return plugin;
+    }
+    return undefined;
+  }
+
   /** Plugins running now that require `name`. */
   runningDependents(name: string): string[] {
     return dependencies.runningDependents(name, this.records.values(), this.isRunning);
@@ -172,7 +188,13 @@ export class PluginHost {
       const client = this.clientOf(name);
       const context = createPluginContext(
         name,
-        { registry: this.deps.registry, client, logger, code: loaded.code },
+        {
+          registry: this.deps.registry,
+          client,
+          logger,
+          code: loaded.code,
+          groupTakenBy: (group) => this.groupOwner(group, name),
+        },
         contributions,
       );
       await withTimeout(Promise.resolve(instance.start(context)), this.timeoutMs, name);
@@ -188,7 +210,9 @@ export class PluginHost {
           logger,
         );
       }
-      this.deps.router.add(contributions.routes.flatMap((route) => customRoutes(`plugin:${name}`, route)));
+      this.deps.router.add(
+        contributions.routes.flatMap((route) => customRoutes(`plugin:${name}`, route, this.deps.callerRoles)),
+      );
       for (const reconciler of contributions.reconcilers) {
         this.deps.controllers?.add(`plugin:${name}`, reconciler, { client, logger });
       }

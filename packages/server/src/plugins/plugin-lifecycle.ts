@@ -7,7 +7,12 @@ import type { ModelRegistry, ServedModel } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
 import { selectionOf } from '../watch/selection.js';
 import type { InstalledCode } from './installed-code.js';
-import { admitPluginWrite, checkDependenciesInstalled, checkUpgrade } from './plugin-admission.js';
+import {
+  admitPluginWrite,
+  checkDependenciesInstalled,
+  checkUpgrade,
+  type MayRunPluginCode,
+} from './plugin-admission.js';
 import { pluginLogger } from './plugin-context.js';
 import { deleteServedData, purgeModels } from './plugin-data.js';
 import { discoverPlugins } from './plugin-discovery.js';
@@ -43,6 +48,8 @@ export interface PluginLifecycleDeps {
   installed: InstalledCode;
   logger: PinoLogger;
   hostVersion: string;
+  /** Who may turn a plugin on through its object: a super administrator (plugin-admission.ts). */
+  mayRunCode: MayRunPluginCode;
   /** Set when several servers share the store: each reports its own part of a Plugin's status. */
   replica?: ReplicaIdentity;
   /**
@@ -84,7 +91,7 @@ export class PluginLifecycle {
     const served = await registry.register({ ...model, deleteParameters: [UNINSTALL_DATA_PARAMETER] }, 'core');
     this.plugins = new PluginObjects(objects, served);
     objects.admission.add(served.model.resource, (request) =>
-      admitPluginWrite(request, (name) => host.runningDependents(name)),
+      admitPluginWrite(request, (name) => host.runningDependents(name), this.deps.mayRunCode),
     );
     await discoverPlugins(directories, { host, installed, plugins: this.plugins, logger, hostVersion });
     for (const record of host.list()) await this.plugins.ensure(record);

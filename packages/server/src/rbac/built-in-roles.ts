@@ -2,7 +2,9 @@ import {
   AGGREGATE_TO_LABEL_PREFIX,
   DEPENDENCIES_ANNOTATION,
   HIDDEN_LABEL,
+  PLUGIN_MANAGEMENT_TEMPLATE,
   ROLE_TEMPLATE_LABEL,
+  SUPER_ROLE,
   UI_PERMISSIONS_ANNOTATION,
 } from '../authz/roles.js';
 import type { PolicyRule } from '../authz/rules.js';
@@ -67,6 +69,33 @@ function viewAndManage(module: string, key: string, view: PolicyRule[], manage: 
       template: { module, ui: [`system:${key}:manage`] },
     }),
   ];
+}
+
+/**
+ * Plugins' view and manage templates. Viewing reads plugin state and logs. Managing installs, upgrades and enables
+ * code that runs inside the server with all of its rights (and a UI in every console user's browser): its holder can
+ * do anything, so the template depends on `super-role` and is exactly as hard to grant (only a super administrator
+ * may bind it, depend on it or put it in a token: authz/escalation.ts).
+ */
+function pluginTemplates(): RoleObject[] {
+  const [view, manage] = viewAndManage(
+    'Plugins',
+    'plugins',
+    [
+      { apiGroups: ['plugin.svc.run'], resources: ['plugins'], verbs: READ },
+      { apiGroups: [CONSOLE], resources: ['plugins', 'plugins/logs'], verbs: ['get', 'list'] },
+    ],
+    [
+      { apiGroups: ['plugin.svc.run'], resources: ['plugins'], verbs: WRITE },
+      { apiGroups: [CONSOLE], resources: ['plugins', 'plugins/upgrade', 'plugins/plugin-state'], verbs: ['*'] },
+    ],
+  ) as [RoleObject, RoleObject];
+  const annotations = manage.metadata.annotations!;
+  annotations[DISPLAY_NAME_ANNOTATION] = 'Plugins management (super administrator)';
+  annotations[DEPENDENCIES_ANNOTATION] = JSON.stringify([view.metadata.name, SUPER_ROLE]);
+  if (manage.metadata.name !== PLUGIN_MANAGEMENT_TEMPLATE)
+    throw new Error('the plugin management template was renamed');
+  return [view, manage];
 }
 
 /**
@@ -162,18 +191,7 @@ export const CORE_TEMPLATES: RoleObject[] = [
       { apiGroups: [CONSOLE], resources: ['accessreviews'], verbs: ['create'] },
     ],
   ),
-  ...viewAndManage(
-    'Plugins',
-    'plugins',
-    [
-      { apiGroups: ['plugin.svc.run'], resources: ['plugins'], verbs: READ },
-      { apiGroups: [CONSOLE], resources: ['plugins', 'plugins/logs'], verbs: ['get', 'list'] },
-    ],
-    [
-      { apiGroups: ['plugin.svc.run'], resources: ['plugins'], verbs: WRITE },
-      { apiGroups: [CONSOLE], resources: ['plugins', 'plugins/upgrade', 'plugins/plugin-state'], verbs: ['*'] },
-    ],
-  ),
+  ...pluginTemplates(),
   ...viewAndManage(
     'Posts',
     'posts',

@@ -6,10 +6,11 @@
  * user (an ERROR event with a 401 first).
  */
 import type { ServerResponse } from 'node:http';
-import { unauthorized } from '@svc/plugin-api';
+import { tooManyRequests, unauthorized } from '@svc/plugin-api';
 import type { DynamicRoute } from '../api/dynamic-router.js';
 import { callerOf, type HttpContext } from '../api/http-context.js';
 import type { Principal } from '../authz/principal.js';
+import { type PerKeyLimit, streamOwner, tooManyStreamsMessage } from '../util/per-key-limit.js';
 import type { RoleService } from './role-service.js';
 
 export type ConsoleEvent =
@@ -37,6 +38,8 @@ export interface ConsoleEventDeps {
   pluginUis: { onChange(listener: () => void): unknown };
   /** How often a PING keeps idle connections (and proxies) open; 25 s by default. */
   pingMs?: number;
+  /** Open streams per caller, shared with watches; no limit without it. */
+  streams?: PerKeyLimit;
 }
 
 interface Stream {
@@ -94,12 +97,22 @@ export class ConsoleEvents {
         handler: async (ctx) => {
           const principal = callerOf(ctx.request);
           if (principal.username === undefined) throw unauthorized('sign in to follow console events');
+          const release = this.reserve(streamOwner(principal.username, ctx.request.ip));
           ctx.reply.hijack();
-          this.start({ ...principal, username: principal.username }, ctx.reply.raw, headersOf(ctx));
+          this.start({ ...principal, username: principal.username }, ctx.reply.raw, headersOf(ctx), release);
           return ctx.reply;
         },
       },
     ];
+  }
+
+  /** One of `owner`'s open streams (counted with their watches), or a 429 naming the limit. */
+  private reserve(owner: string): () => void {
+    const { streams } = this.deps;
+    if (!streams) return () => undefined;
+    const release = streams.take(owner);
+    if (release) return release;
+    throw tooManyRequests(tooManyStreamsMessage(owner, streams.max), 5);
   }
 
   /** Ends every stream (the server is closing). */
@@ -107,7 +120,12 @@ export class ConsoleEvents {
     for (const stream of [...this.open]) stream.end();
   }
 
-  private start(principal: Stream['principal'], raw: ServerResponse, headers: Record<string, string>): void {
+  private start(
+    principal: Stream['principal'],
+    raw: ServerResponse,
+    headers: Record<string, string>,
+    release: () => void,
+  ): void {
     raw.writeHead(200, {
       ...headers,
       'content-type': 'application/json; charset=utf-8',
@@ -133,6 +151,7 @@ export class ConsoleEvents {
       clearInterval(ping);
       clearTimeout(timer);
       this.open.delete(stream);
+      release();
     };
     raw.once('close', cleanUp);
     this.open.add(stream);

@@ -4,6 +4,8 @@ import { bindingProblems, type PluginScope, roleProblems } from '../authz/plugin
 import {
   AGGREGATE_TO_LABEL_PREFIX,
   DEPENDENCIES_ANNOTATION,
+  HIDDEN_LABEL,
+  PLUGIN_MANAGEMENT_TEMPLATE,
   type Role,
   SUPER_ROLE,
   validateRoleAnnotations,
@@ -29,7 +31,8 @@ export type PluginGroups = (plugin: string) => readonly string[];
  *   to restore it would hold rules no check ever saw;
  * - a role name that bindings or dependencies still name (a stopped plugin's template) is not for a user to take, and
  *   a dependency a user adds names an existing role: either would hand over whatever role takes that name later;
- * - no role aggregates into `super-role`;
+ * - no role aggregates into `super-role`, and only a super administrator into the plugin management template, which
+ *   amounts to it;
  * - a binding names an existing role, and role annotations hold valid JSON.
  */
 export function installRoleAdmission(
@@ -57,6 +60,7 @@ function admitRole(request: AdmissionRequest, roles: RoleService, scopeOf: (plug
   ) {
     throw forbidden(`label ${BUILT_IN_LABEL} marks the service's own roles; it cannot be set through the API`);
   }
+  refuseHiding(request, roles);
   if (actor.kind === 'user' && request.operation === 'update' && ownerOf(request.prevObject) !== undefined) {
     throw forbidden(
       `role "${name}" is declared by ${describeOwner(ownerOf(request.prevObject))}: it changes only with the plugin`,
@@ -71,6 +75,13 @@ function admitRole(request: AdmissionRequest, roles: RoleService, scopeOf: (plug
   if (actor.kind === 'user') refuseMissingDependencies(role, request.prevObject, roles);
   if (actor.kind !== 'system' && role.labels[`${AGGREGATE_TO_LABEL_PREFIX}${SUPER_ROLE}`] !== undefined) {
     throw forbidden(`role "${name}" may not aggregate into ${SUPER_ROLE}: it is reserved`);
+  }
+  const intoPluginManagement = role.labels[`${AGGREGATE_TO_LABEL_PREFIX}${PLUGIN_MANAGEMENT_TEMPLATE}`] !== undefined;
+  if (intoPluginManagement && (actor.kind === 'plugin' || heldBy(actor, roles))) {
+    throw forbidden(
+      `role "${name}" may not aggregate into ${PLUGIN_MANAGEMENT_TEMPLATE}: it counts as ${SUPER_ROLE} (a plugin's ` +
+        'code runs inside the server with all of its rights), so only a super administrator may add to it',
+    );
   }
   if (actor.kind === 'plugin')
     refusePluginGrant(roleProblems(scopeOf(actor.plugin), role, roles.allRoles()), actor.plugin, `role "${name}"`);
@@ -111,6 +122,22 @@ function onlyNarrows(request: AdmissionRequest): boolean {
     return false;
   const before = new Set((prev.subjects ?? []).map((s) => JSON.stringify([s.kind, s.name, s.apiGroup ?? ''])));
   return (next.subjects ?? []).every((s) => before.has(JSON.stringify([s.kind, s.name, s.apiGroup ?? ''])));
+}
+
+/**
+ * `svc.run/hidden` keeps a role off the Roles page and out of the role picker: for the self-service templates and a
+ * plugin's internal ones. A role writer who set it on a role of theirs would hide what they granted from whoever
+ * reviews roles, so only plugins (their declared templates) and super administrators may set or change it; a user may
+ * keep it as it is, or remove it.
+ */
+function refuseHiding(request: AdmissionRequest, roles: RoleService): void {
+  if (request.operation === 'delete' || heldBy(request.actor, roles) === undefined) return;
+  const value = request.object.metadata.labels?.[HIDDEN_LABEL];
+  if (value === undefined || value === request.prevObject?.metadata.labels?.[HIDDEN_LABEL]) return;
+  throw forbidden(
+    `label ${HIDDEN_LABEL} hides a role from the Roles page and the role picker: only a plugin's declared templates ` +
+      'and super administrators may set it',
+  );
 }
 
 /** A plugin writes only its own roles and bindings: those carrying its name in the owner label. */
@@ -169,6 +196,7 @@ function heldBy(actor: Actor, roles: RoleService) {
 
 function refuseEscalation(result: EscalationResult, what: string): void {
   if (result.ok) return;
+  if (result.reason) throw forbidden(`you may not ${what}: ${result.reason}`);
   const missing = result.missing.slice(0, 5).map(renderRule).join('; ');
   throw forbidden(
     `you may not ${what}: it grants permissions you do not hold (${missing}${result.missing.length > 5 ? '; …' : ''})`,

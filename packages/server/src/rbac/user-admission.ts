@@ -1,5 +1,6 @@
 import type { ExtensionObject } from '@svc/plugin-api';
 import { isActiveUser } from '../authn/user-directory.js';
+import { aggregationTargets, DEPENDENCIES_ANNOTATION } from '../authz/roles.js';
 import type { AdmissionRequest } from '../registry/admission.js';
 import type { ServedModel } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
@@ -36,8 +37,13 @@ export function installUserAdmission(deps: UserAdmissionDeps): void {
     }
   });
   objects.admission.add(deps.bindings.model.resource, (request) => {
-    if (request.actor.kind === 'system' || request.operation === 'create') return;
+    if (request.actor.kind === 'system') return;
     const name = request.object.metadata.name;
+    // Changing a binding changes the roles of each user it names: the console's "assign roles" check, on every path.
+    for (const username of usersWhoseGrantsChange(request)) {
+      management.checkMayManage(request.actor, username, `change, through RoleBinding "${name}", the roles of`);
+    }
+    if (request.operation === 'create') return;
     const binding = isGone(request) ? undefined : (request.object as RoleBindingObject);
     management.checkKeepsSuperAdministrator(
       { binding: { name, object: binding } },
@@ -49,8 +55,25 @@ export function installUserAdmission(deps: UserAdmissionDeps): void {
     if (request.actor.kind === 'system' || request.operation === 'create') return;
     const name = request.object.metadata.name;
     const role = isGone(request) ? undefined : toRole(request.object);
+    // Deleting a role deletes its bindings (role-cascade.ts), and changing what it grants changes it for everyone
+    // holding it: the same check as a binding's, for each holder.
+    if (request.actor.kind === 'user' && changesGrants(request)) {
+      for (const username of [...deps.roles.holdersOf(name)].sort()) {
+        management.checkMayManage(request.actor, username, `change, through Role "${name}", the permissions of`);
+      }
+    }
     management.checkKeepsSuperAdministrator({ role: { name, role } }, `this change of Role "${name}"`, request.hold);
   });
+}
+
+/** A role write that changes what the role grants: its removal, or new rules, dependencies or aggregation targets. */
+function changesGrants(request: AdmissionRequest): boolean {
+  if (request.operation === 'delete' || isGone(request) || !request.prevObject) return true;
+  const grants = (object: ExtensionObject) => {
+    const role = toRole(object);
+    return JSON.stringify([role.rules, role.annotations[DEPENDENCIES_ANNOTATION] ?? null, aggregationTargets(role)]);
+  };
+  return grants(request.prevObject) !== grants(request.object);
 }
 
 function admitUser(deps: UserAdmissionDeps, request: AdmissionRequest): void {
@@ -84,6 +107,24 @@ async function grantsGoWithUser(
   const joining = operation === 'create' && actor.kind !== 'system';
   if (joining || operation === 'delete')
     await removeFromAllBindings(deps.objects, deps.roles, deps.bindings, object.metadata.name);
+}
+
+/**
+ * The users a binding write gives or takes a role: everyone it names when it is created, removed or points at another
+ * role; otherwise those added to or taken out of its subjects. An update that changes neither grants nothing new.
+ */
+export function usersWhoseGrantsChange(request: AdmissionRequest): string[] {
+  const before = request.prevObject as RoleBindingObject | undefined;
+  // A delete counts at once, finalizers or not: the binding is on its way out.
+  const after = request.operation === 'delete' || isGone(request) ? undefined : (request.object as RoleBindingObject);
+  const users = (binding: RoleBindingObject | undefined) =>
+    new Set((binding?.subjects ?? []).filter((s) => s.kind === 'User').map((s) => s.name));
+  const was = users(before);
+  const is = users(after);
+  if (!before || !after || JSON.stringify(before.roleRef) !== JSON.stringify(after.roleRef)) {
+    return [...new Set([...was, ...is])].sort();
+  }
+  return [...[...was].filter((u) => !is.has(u)), ...[...is].filter((u) => !was.has(u))].sort();
 }
 
 /** The write removes the object (a delete, or the last finalizer of an object being deleted). */

@@ -44,7 +44,8 @@ export class UserManagement {
     const beyond = this.roles.boundRoles(target).filter((role) => !canBind(held, this.roles.expand([role])).ok);
     const roles =
       beyond.length > 0 ? `role${beyond.length > 1 ? 's' : ''} ${beyond.map((r) => `"${r}"`).join(', ')}` : 'roles';
-    const missing = result.missing.slice(0, 3).map(renderRule).join('; ') + (result.missing.length > 3 ? '; …' : '');
+    const missing =
+      result.reason ?? result.missing.slice(0, 3).map(renderRule).join('; ') + (result.missing.length > 3 ? '; …' : '');
     throw forbidden(
       `you may not ${action} user "${target}": they hold ${roles} granting what you do not hold (${missing}); ` +
         'managing a user needs every permission they have',

@@ -37,7 +37,10 @@ export function createSetUserRoles(
           const result = canBind(held, roles.expand([role]));
           if (!result.ok) {
             throw forbidden(
-              `you may not grant role "${role}": it grants ${result.missing.slice(0, 3).map(renderRule).join('; ')}, which you do not hold`,
+              `you may not grant role "${role}": ${
+                result.reason ??
+                `it grants ${result.missing.slice(0, 3).map(renderRule).join('; ')}, which you do not hold`
+              }`,
             );
           }
         }

@@ -2,11 +2,12 @@
  * What the HTTP layer calls to serve a watch: check the request (a 400 before anything is streamed), then run a
  * watcher on a sink. Keeps every open watcher, so the server can end them all when it closes.
  */
-import { isApiError } from '@svc/plugin-api';
+import { isApiError, tooManyRequests } from '@svc/plugin-api';
 import { ANONYMOUS, type Principal } from '../authz/principal.js';
 import type { QueryParameters } from '../registry/list-query.js';
 import type { ServedModel } from '../registry/model-registry.js';
 import type { Store } from '../store/types.js';
+import { type PerKeyLimit, tooManyStreamsMessage } from '../util/per-key-limit.js';
 import { replayHistory, sendSnapshot } from './catch-up.js';
 import { errorEvent, statusObject } from './events.js';
 import type { WatchHub } from './hub.js';
@@ -40,7 +41,21 @@ export class WatchService {
     readonly hub: WatchHub,
     private readonly limits: WatcherLimits,
     private readonly onError: (error: unknown) => void,
+    /** Open streams per caller (shared with the console's event streams); no limit without it. */
+    private readonly streams?: PerKeyLimit,
   ) {}
+
+  /**
+   * Reserves one of `owner`'s open streams (util/per-key-limit.ts `streamOwner`) for a watch about to start, before
+   * anything is streamed, so a refusal is an ordinary 429. The release goes to `start`, which calls it when the watch
+   * ends; a caller that does not get as far as `start` calls it itself.
+   */
+  reserve(owner: string): () => void {
+    if (!this.streams) return () => undefined;
+    const release = this.streams.take(owner);
+    if (release) return release;
+    throw tooManyRequests(tooManyStreamsMessage(owner, this.streams.max), 5);
+  }
 
   /** Parses and checks a watch's query parameters against the model; throws the ApiError a client should get. */
   prepare(served: ServedModel, query: QueryParameters): PreparedWatch {
@@ -53,16 +68,28 @@ export class WatchService {
     this.access = access;
   }
 
-  /** Starts a watch for `caller` (the principal the gate authorized; anonymous when none is given). */
-  start({ served, request, selection }: PreparedWatch, sink: WatchSink, caller: Principal = ANONYMOUS): Watcher {
+  /**
+   * Starts a watch for `caller` (the principal the gate authorized; anonymous when none is given); `release` (from
+   * `reserve`) is called when it ends.
+   */
+  start(
+    { served, request, selection }: PreparedWatch,
+    sink: WatchSink,
+    caller: Principal = ANONYMOUS,
+    release: () => void = () => undefined,
+  ): Watcher {
     const watcher = new Watcher(served, selection, sink, this.limits, () => this.hub.lastRevision);
     this.access?.follow(watcher, caller);
     // Refused at once (access changed since the gate): nothing to subscribe to or catch up.
-    if (watcher.isEnded) return watcher;
+    if (watcher.isEnded) {
+      release();
+      return watcher;
+    }
     this.watchers.add(watcher);
     // Live first: whatever commits while catching up is buffered, then delivered without gap or duplicate.
     const unsubscribe = this.hub.subscribe(served.model.resource, watcher.onLive, selection);
     watcher.onEnd(() => {
+      release();
       unsubscribe();
       this.watchers.delete(watcher);
       this.peak = Math.max(this.peak, watcher.peakBuffered);

@@ -1,0 +1,204 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Actor } from '../src/registry/admission.js';
+import type { ServedModel } from '../src/registry/model-registry.js';
+import { ADMIN, as, CONSOLE, login, type Session, userWithRoles } from './auth-harness.js';
+import { BACKENDS, startTestServer, type TestServer } from './harness.js';
+
+const BINDINGS = '/api/v1alpha1/rolebindings';
+const ROLES = '/api/v1alpha1/roles';
+const MERGE = { 'content-type': 'application/merge-patch+json' };
+const APPLY = { 'content-type': 'application/apply-patch+yaml' };
+const PROBLEM = 'application/problem+json';
+const REASON = 'managing a user needs every permission they have';
+
+const binding = (name: string, role: string, users: string[], labels: Record<string, string> = {}) => ({
+  apiVersion: 'v1alpha1',
+  kind: 'RoleBinding',
+  metadata: { name, labels },
+  roleRef: { apiGroup: '', kind: 'Role', name: role },
+  subjects: users.map((name) => ({ apiGroup: '', kind: 'User', name })),
+});
+
+/**
+ * Issue 28, item 2: changing a RoleBinding changes the roles of each user it names, so whoever writes it must hold
+ * every permission of each user whose grants change, on every path (generated routes, the in-process client, the
+ * console's "assign roles"). A role manager cannot strip a super administrator through bindings.
+ */
+describe.each(BACKENDS)('binding writes obey user management (%s)', (backend) => {
+  let t: TestServer;
+  let admin: Session;
+  let manager: Session;
+  let bindings: ServedModel;
+  const supersOf = async () =>
+    (await as(t, admin)('GET', `${BINDINGS}/supers`)).body as ReturnType<typeof binding> & {
+      metadata: { version: number; deletionTimestamp?: string };
+    };
+
+  beforeAll(async () => {
+    t = await startTestServer({ backend, pluginsDirs: [] });
+    admin = await login(t, ADMIN.username, ADMIN.password);
+    // A second super administrator: stripping one is then not refused as "the last one" (409), only as management.
+    await userWithRoles(t, admin, 'root2', ['super-role']);
+    await userWithRoles(t, admin, 'gina', []);
+    await userWithRoles(t, admin, 'hugo', []);
+    manager = await userWithRoles(t, admin, 'rolemgr', ['role-template-manage-roles']);
+    const made = await as(t, admin)(
+      'POST',
+      BINDINGS,
+      binding('supers', 'super-role', ['admin', 'root2'], { set: 'a' }),
+    );
+    expect(made.status).toBe(201);
+    bindings = t.server.registry.findByRoute('', 'v1alpha1', 'rolebindings')!;
+  }, 60_000);
+  afterAll(() => t.close());
+
+  const refused = (response: { status: number; headers: Record<string, unknown>; body: any }, user: string) => {
+    expect(response.status).toBe(403);
+    expect(response.headers['content-type']).toContain(PROBLEM);
+    expect(response.body.detail).toContain(`the roles of user "${user}"`);
+    expect(response.body.detail).toContain('"super-role"');
+    expect(response.body.detail).toContain(REASON);
+  };
+
+  it("refuses a role manager deleting a super administrator's binding; the binding stays", async () => {
+    refused(await as(t, manager)('DELETE', `${BINDINGS}/admin-super-role`), 'admin');
+    refused(await as(t, manager)('DELETE', `${BINDINGS}/supers`), 'admin');
+    const kept = await as(t, admin)('GET', `${BINDINGS}/admin-super-role`);
+    expect(kept.status).toBe(200);
+    expect(kept.body.metadata.deletionTimestamp).toBeUndefined();
+    expect((await supersOf()).metadata.deletionTimestamp).toBeUndefined();
+  });
+
+  it('refuses taking a super administrator out of a binding by update, patch or apply; the binding is unchanged', async () => {
+    const before = await supersOf();
+    const put = await as(t, manager)('PUT', `${BINDINGS}/supers`, {
+      ...before,
+      subjects: [{ apiGroup: '', kind: 'User', name: 'admin' }],
+    });
+    refused(put, 'root2');
+    const patched = await as(t, manager)(
+      'PATCH',
+      `${BINDINGS}/supers`,
+      { subjects: [{ apiGroup: '', kind: 'User', name: 'root2' }] },
+      MERGE,
+    );
+    refused(patched, 'admin');
+    const applied = await as(t, manager)(
+      'PATCH',
+      `${BINDINGS}/supers?fieldManager=kubectl&force=true`,
+      JSON.stringify({ ...binding('supers', 'super-role', ['admin']), metadata: { name: 'supers' } }),
+      APPLY,
+    );
+    refused(applied, 'root2');
+    const after = await supersOf();
+    expect(after.subjects.map((s) => s.name)).toEqual(['admin', 'root2']);
+    expect(after.metadata.version).toBe(before.metadata.version);
+  });
+
+  it('refuses a deletecollection that takes in a super administrator’s binding, deleting none of it', async () => {
+    const count = async () => (await as(t, admin)('GET', BINDINGS)).body.items.length;
+    const total = await count();
+    const all = await as(t, manager)('DELETE', BINDINGS);
+    expect(all.status).toBe(403);
+    expect(all.headers['content-type']).toContain(PROBLEM);
+    expect(all.body.detail).toContain(REASON);
+    const selected = await as(t, manager)('DELETE', `${BINDINGS}?labelSelector=set=a`);
+    expect(selected.status).toBe(403);
+    expect(selected.body.detail).toContain(REASON);
+    expect(await count()).toBe(total);
+    expect((await supersOf()).metadata.deletionTimestamp).toBeUndefined();
+  });
+
+  it('refuses giving a super administrator a role through a new binding', async () => {
+    const made = await as(t, manager)(
+      'POST',
+      BINDINGS,
+      binding('more-for-admin', 'role-template-view-roles', ['admin']),
+    );
+    refused(made, 'admin');
+    expect((await as(t, admin)('GET', `${BINDINGS}/more-for-admin`)).status).toBe(404);
+  });
+
+  it('refuses the same through the in-process client when a user is the actor', async () => {
+    const actor: Actor = { kind: 'user', principal: { username: 'rolemgr', via: 'session' } };
+    const error = await t.server.objects.delete(bindings, 'admin-super-role', { actor }).then(
+      () => undefined,
+      (e: { status?: number; message?: string }) => e,
+    );
+    expect(error?.status).toBe(403);
+    expect(error?.message).toContain(REASON);
+    expect((await as(t, admin)('GET', `${BINDINGS}/admin-super-role`)).body.metadata.deletionTimestamp).toBeUndefined();
+  });
+
+  it('refuses deleting or narrowing a role that makes someone a super administrator; the role and binding stay', async () => {
+    const alias = {
+      apiVersion: 'v1alpha1',
+      kind: 'Role',
+      metadata: { name: 'root-alias', annotations: { 'rbac.authorization.svc.run/dependencies': '["super-role"]' } },
+      rules: [],
+    };
+    expect((await as(t, admin)('POST', ROLES, alias)).status).toBe(201);
+    await userWithRoles(t, admin, 'root3', ['root-alias']);
+    const deleted = await as(t, manager)('DELETE', `${ROLES}/root-alias`);
+    expect(deleted.status).toBe(403);
+    expect(deleted.body.detail).toContain('through Role "root-alias", the permissions of user "root3"');
+    expect(deleted.body.detail).toContain(REASON);
+    const stored = (await as(t, admin)('GET', `${ROLES}/root-alias`)).body;
+    const narrowed = await as(t, manager)('PUT', `${ROLES}/root-alias`, {
+      ...stored,
+      metadata: { ...stored.metadata, annotations: {} },
+    });
+    expect(narrowed.status).toBe(403);
+    expect(narrowed.body.detail).toContain('user "root3"');
+    const after = await as(t, admin)('GET', `${ROLES}/root-alias`);
+    expect(after.body.metadata.version).toBe(stored.metadata.version);
+    expect(after.body.metadata.deletionTimestamp).toBeUndefined();
+    expect((await as(t, admin)('GET', `${CONSOLE}/users/root3/permissions`)).body.permissions).toContain('super-role');
+  });
+
+  it('still lets a role manager manage the bindings of users whose permissions they hold', async () => {
+    const view = binding('viewers', 'role-template-view-roles', ['gina'], { set: 'b' });
+    const made = await as(t, manager)('POST', BINDINGS, view);
+    expect(made.status).toBe(201);
+    const added = await as(t, manager)(
+      'PATCH',
+      `${BINDINGS}/viewers`,
+      { subjects: view.subjects.concat([{ apiGroup: '', kind: 'User', name: 'hugo' }]) },
+      MERGE,
+    );
+    expect(added.status).toBe(200);
+    expect(added.body.subjects.map((s: { name: string }) => s.name)).toEqual(['gina', 'hugo']);
+    const narrowed = await as(t, manager)('PUT', `${BINDINGS}/viewers`, { ...added.body, subjects: view.subjects });
+    expect(narrowed.status).toBe(200);
+    expect(narrowed.body.subjects.map((s: { name: string }) => s.name)).toEqual(['gina']);
+    expect((await as(t, manager)('DELETE', `${BINDINGS}/viewers`)).status).toBe(200);
+    expect((await as(t, admin)('GET', `${BINDINGS}/viewers`)).status).toBe(404);
+    for (const name of ['b1', 'b2']) {
+      expect(
+        (await as(t, manager)('POST', BINDINGS, binding(name, 'role-template-view-roles', ['hugo'], { set: 'b' })))
+          .status,
+      ).toBe(201);
+    }
+    const collection = await as(t, manager)('DELETE', `${BINDINGS}?labelSelector=set=b`);
+    expect(collection.status).toBe(200);
+    expect((await as(t, admin)('GET', `${BINDINGS}?labelSelector=set=b`)).body.items).toEqual([]);
+    // And the roles those users hold: narrowed, then deleted with its bindings.
+    const reader = {
+      apiVersion: 'v1alpha1',
+      kind: 'Role',
+      metadata: { name: 'role-reader' },
+      rules: [{ apiGroups: [''], resources: ['roles'], verbs: ['get', 'list'] }],
+    };
+    expect((await as(t, manager)('POST', ROLES, reader)).status).toBe(201);
+    expect((await as(t, manager)('POST', BINDINGS, binding('readers', 'role-reader', ['gina']))).status).toBe(201);
+    const fewer = await as(t, manager)(
+      'PATCH',
+      `${ROLES}/role-reader`,
+      { rules: [{ apiGroups: [''], resources: ['roles'], verbs: ['get'] }] },
+      MERGE,
+    );
+    expect(fewer.status).toBe(200);
+    expect((await as(t, manager)('DELETE', `${ROLES}/role-reader`)).status).toBe(200);
+    expect((await as(t, admin)('GET', `${BINDINGS}/readers`)).status).toBe(404);
+  });
+});
