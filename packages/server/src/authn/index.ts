@@ -61,6 +61,8 @@ export interface Authentication {
   credentials: Credentials;
   sessions: Sessions;
   tokens: PersonalAccessTokens;
+  /** The sign-in throttle every password check goes through. */
+  limiter: LoginLimiter;
   /** The first-run setup: its link, while no user exists and none was made from SVC_ADMIN_PASSWORD. */
   setup: FirstRunSetup;
   /** Core routes for the runtime router: first-run setup, console user endpoints and personal access tokens. */
@@ -102,9 +104,7 @@ export async function setupAuthentication(deps: AuthenticationDeps): Promise<Aut
   const users = new UserDirectory(userServed, objects, onBackgroundError);
   await users.start();
   const limiter = new LoginLimiter(deps.limits, deps.loginClock);
-  const credentials = new Credentials(store, deps.hasher ?? new PasswordHasher(), Date.now, (username) =>
-    limiter.slowDown(username),
-  );
+  const credentials = new Credentials(store, deps.hasher ?? new PasswordHasher());
   const sessions = new Sessions(store, settings, onBackgroundError);
   const tokens = new PersonalAccessTokens(tokenServed, {
     store,
@@ -145,6 +145,7 @@ export async function setupAuthentication(deps: AuthenticationDeps): Promise<Aut
     credentials,
     sessions,
     tokens,
+    limiter,
     setup,
     routes: () => [
       ...setupRoutes({ ...superAdministrator, setup, sessions }),
