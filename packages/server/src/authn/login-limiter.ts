@@ -116,6 +116,21 @@ export class LoginLimiter {
     return this.delayOfUserKey(userKeyOf(username));
   }
 
+  /**
+   * What the throttle holds against a client (its address) and a username: failures within the window, of every
+   * replica, and attempts under way here. For diagnostics, and for tests that wait for replicas to hear each other.
+   */
+  countsAgainst(ip: string, username: string): { client: number; pair: number; username: number } {
+    const client = clientKeyOf(ip);
+    const user = userKeyOf(username);
+    const now = this.clock.now();
+    return {
+      client: this.byClient.count(client, now),
+      pair: this.byPair.count(`${client} ${user}`, now),
+      username: this.byUser.count(user, now),
+    };
+  }
+
   /** Checks of `username` waiting for their turn. */
   waitingFor(username: string): number {
     return this.lanes.waiting(userKeyOf(username));

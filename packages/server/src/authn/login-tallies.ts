@@ -83,7 +83,7 @@ export class Tallies {
   end(key: string, forgetFailures = false): void {
     const tally = this.map.get(key);
     if (forgetFailures) {
-      if (tally && tally.failures.length > 0) this.sharing.publish(this.prefix + key, []);
+      this.sharing.publish(this.prefix + key, []);
       this.sharing.forgetElsewhere(this.prefix + key);
     }
     if (!tally) return;
