@@ -78,6 +78,8 @@ export interface Server {
   authn: Authentication;
   /** The gate's decision cache (its hit rate is logged at debug level). */
   decisions: DecisionCache;
+  /** The runtime router: every generated, core and plugin route under /api, /apis and the console's paths. */
+  router: DynamicRouter<HttpContext>;
   logger: Logger;
   /** Set once listening, e.g. `http://127.0.0.1:8090`. */
   url?: string;
@@ -352,6 +354,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
     retention,
     authn,
     decisions,
+    router,
     logger,
     async listen() {
       await app.listen({ host: config.host, port: config.port });

@@ -3,6 +3,7 @@ import type { Owner } from '../objects/owner.js';
 import { compileBodySchema, type ObjectValidator } from '../objects/schema.js';
 import type { DynamicRoute, RouteDoc } from './dynamic-router.js';
 import { callerOf, type HttpContext, JSON_TYPE } from './http-context.js';
+import { dryRunRequested } from './write-options.js';
 
 const API_VERSION =
   /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)\/(v[0-9]+((alpha|beta)[0-9]+)?)$/;
@@ -39,12 +40,16 @@ export function customRoutes(owner: Owner, route: CustomRoute): DynamicRoute<Htt
   const path = `/apis/${route.apiVersion}${route.path === '/' ? '' : route.path}`;
   const checkBody = route.schema?.body === undefined ? undefined : compileBodySchema(route.schema.body, 'schema.body');
   const doc = docOf(route);
+  // Only a route that says its handler honours dry runs gets them; the kernel refuses them on any other (dry-run.ts).
+  const honoursDryRun = route.dryRun === true;
   return methods.map((method) => ({
     method,
     path,
     owner,
     ...(doc ? { doc } : {}),
-    handler: async ({ request, reply }: HttpContext, params) => {
+    ...(honoursDryRun ? { dryRun: true } : {}),
+    handler: async (ctx: HttpContext, params) => {
+      const { request, reply } = ctx;
       if (checkBody && BODY_METHODS.has(request.method)) refuseInvalidBody(checkBody, request.body, method, path);
       const { username } = callerOf(request);
       const routeRequest: RouteRequest = {
@@ -54,6 +59,7 @@ export function customRoutes(owner: Owner, route: CustomRoute): DynamicRoute<Htt
         query: request.target.query,
         headers: request.headers,
         body: request.body,
+        dryRun: honoursDryRun && request.method !== 'GET' && request.method !== 'HEAD' && dryRunRequested(ctx),
         ...(username === undefined ? {} : { user: { name: username } }),
       };
       const result = await route.handler(routeRequest);
