@@ -22,6 +22,12 @@ export interface RouteRequest {
   body: unknown;
   /** The signed-in caller the gate authorized (by session, token or Basic); undefined for an anonymous caller. */
   user?: RouteCaller;
+  /**
+   * The client asked for a dry run (`?dryRun=All`, or a DELETE body's `"dryRun": ["All"]`): validate and answer as the
+   * real request would, and change nothing. Only ever true on a route that declares `dryRun: true`; svc refuses a dry
+   * run on any other write with a 400 before its handler runs.
+   */
+  dryRun: boolean;
 }
 
 /** Who calls a custom route, as the gate authorized them. */
@@ -74,4 +80,10 @@ export interface CustomRoute {
   description?: string;
   /** Request and response body schemas: documented, and the request body checked (see RouteSchemas). */
   schema?: RouteSchemas;
+  /**
+   * The handler honours dry runs: when `request.dryRun` is true it validates and answers as it would, changing
+   * nothing. Without it, a write (POST, PUT, PATCH, DELETE) asking for a dry run is refused with a 400 before the
+   * handler runs, so a client that meant to try never changes anything for real.
+   */
+  dryRun?: boolean;
 }

@@ -7,6 +7,7 @@ import { DynamicRouter } from './api/dynamic-router.js';
 import { generatedRoutes } from './api/generated-routes.js';
 import type { HttpContext } from './api/http-context.js';
 import { listenSecurely, type SecureListener } from './api/secure-listener.js';
+import { setupLinkNotice } from './authn/first-run.js';
 import { type Authentication, setupAuthentication } from './authn/index.js';
 import type { LoginClock, LoginLimits } from './authn/login-limiter.js';
 import { personalAccessTokenModel, userModel } from './authn/models.js';
@@ -97,6 +98,8 @@ export interface Server {
   authn: Authentication;
   /** The gate's decision cache (its hit rate is logged at debug level). */
   decisions: DecisionCache;
+  /** The runtime router: every generated, core and plugin route under /api, /apis and the console's paths. */
+  router: DynamicRouter<HttpContext>;
   logger: Logger;
   /** Set once listening, e.g. `http://127.0.0.1:8090`. */
   url?: string;
@@ -129,7 +132,10 @@ export interface ServerOptions {
    * cost (hashes record their own parameters, so every hash still verifies; without it, DEFAULT_SCRYPT).
    */
   login?: { limits?: Partial<LoginLimits>; clock?: Partial<LoginClock>; passwordHashing?: ScryptParameters };
-  /** Where the first-run setup link is printed: standard output by default, never the log (it is a credential). */
+  /**
+   * Where the first-run setup link's framed block is printed: standard error by default, never standard output (the
+   * log's stream) nor the log (it is a credential).
+   */
   announce?: (text: string) => void;
   /** The clock the first-run setup link expires by (tests). */
   setupClock?: () => number;
@@ -381,6 +387,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
     retention,
     authn,
     decisions,
+    router,
     logger,
     async listen() {
       await app.listen({ host: config.host, port: config.port });
@@ -401,11 +408,9 @@ export async function createServer(config: Config, options: ServerOptions = {}):
       }
       server.setupUrl = authn.setup.link(setupLinkBase(config.host, server.url, server.httpsUrl));
       if (server.setupUrl) {
-        const announce = options.announce ?? ((text: string) => void process.stdout.write(text));
-        announce(
-          `svc setup: ${server.setupUrl}\n  Open it to create the super administrator ` +
-            '(it works once, until svc restarts or for 24 hours).\n',
-        );
+        // Standard error: the log goes to standard output, where a collector may keep it.
+        const announce = options.announce ?? ((text: string) => void process.stderr.write(text));
+        announce(setupLinkNotice(server.setupUrl));
       }
       return server.url;
     },

@@ -116,7 +116,7 @@ describe('console user endpoints', () => {
     expect(await alive(kim)).toBe(false);
     const login = await t.request('POST', '/login', { username: 'kim', password: 'kim password' });
     expect(login.status).toBe(401);
-    expect(login.body.detail).toBe('this account is disabled');
+    expect(login.body.detail).toBe('invalid username or password');
   });
 
   it("forgets a deleted user's password", async () => {

@@ -141,3 +141,130 @@ describe.each(BACKENDS)('sign-in throttle (%s)', (backend) => {
     expect((await change(ADMIN_PASSWORD, '10.0.0.2')).statusCode).toBe(204);
   });
 });
+
+/**
+ * A sign-in clock whose sleeps wait until the test wakes them, each at its time: the fake time then tells how long the
+ * checks took, whatever the machine's speed.
+ */
+function manualClock() {
+  let now = Date.parse('2026-01-01T00:00:00Z');
+  const sleeping: Array<{ at: number; wake: () => void }> = [];
+  let mostAsleep = 0;
+  return {
+    clock: {
+      now: () => now,
+      sleep: (ms: number) =>
+        new Promise<void>((wake) => {
+          sleeping.push({ at: now + ms, wake });
+          mostAsleep = Math.max(mostAsleep, sleeping.length);
+        }),
+    },
+    now: () => now,
+    asleep: () => sleeping.length,
+    mostAsleep: () => mostAsleep,
+    wakeNext() {
+      sleeping.sort((a, b) => a.at - b.at);
+      const next = sleeping.shift()!;
+      now = Math.max(now, next.at);
+      next.wake();
+    },
+  };
+}
+
+/** Polls (bounded) until `ready` holds: for what the server does between two sleeps (hashing, reading the store). */
+async function until(ready: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!ready()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}
+
+describe.each(BACKENDS)('parallel guesses behind a trusted proxy (%s)', (backend) => {
+  it('are checked one at a time per username, each after its delay, however many clients send them', async () => {
+    const fake = manualClock();
+    t = await startTestServer({
+      backend,
+      pluginsDirs: [],
+      env: { SVC_ADMIN_PASSWORD: ADMIN_PASSWORD, SVC_TRUST_PROXY: '10.9.9.9' },
+      credentials: 'none',
+      serverOptions: { login: { clock: fake.clock } },
+    });
+    const server = t;
+    const guess = (i: number, client: string) =>
+      send(
+        server,
+        'POST',
+        '/login',
+        '10.9.9.9',
+        { username: ADMIN, password: `guess ${i}` },
+        {
+          'x-forwarded-for': client,
+        },
+      );
+    const start = fake.now();
+    let answered = 0;
+    // 40 guesses at once, two from each of 20 clients.
+    const guesses = Array.from({ length: 40 }, (_, i) =>
+      guess(i, `203.0.113.${i % 20}`).then((response) => {
+        answered++;
+        return response.statusCode;
+      }),
+    );
+    // Five are checked at once (no failure yet), then one per wake-up: the others wait their turn, not a delay each.
+    for (let turn = 1; turn <= 35; turn++) {
+      await until(() => fake.asleep() > 0 && answered >= 4 + turn, `guess ${5 + turn} waits`);
+      expect(answered).toBe(4 + turn);
+      fake.wakeNext();
+    }
+    expect(await Promise.all(guesses)).toEqual(Array(40).fill(401));
+    expect(fake.mostAsleep()).toBe(1);
+    // Together they took the sum of their delays: 0.5 s, 1 s, 2 s, then 4 s each.
+    expect(fake.now() - start).toBe(3500 + 32 * 4000);
+  });
+
+  it("let the owner, from an address with no failures, in within the longest delay while strangers' guesses queue", async () => {
+    const fake = manualClock();
+    t = await startTestServer({
+      backend,
+      pluginsDirs: [],
+      env: { SVC_ADMIN_PASSWORD: ADMIN_PASSWORD, SVC_TRUST_PROXY: '10.9.9.9' },
+      credentials: 'none',
+      serverOptions: { login: { clock: fake.clock } },
+    });
+    const server = t;
+    const viaProxy = (password: string, client: string) =>
+      send(server, 'POST', '/login', '10.9.9.9', { username: ADMIN, password }, { 'x-forwarded-for': client });
+    const limiter = server.server.authn.limiter;
+    const strangers = Array.from({ length: 30 }, (_, i) => viaProxy(`guess ${i}`, `198.51.100.${i % 10}`));
+    // Ten checked: the first five at once, then five turns.
+    for (let turn = 0; turn < 5; turn++) {
+      await until(() => fake.asleep() > 0, 'a guess waits');
+      fake.wakeNext();
+    }
+    await until(() => fake.asleep() > 0 && limiter.waitingFor(ADMIN) === 20, 'twenty guesses wait');
+    const asked = fake.now();
+    const owner = viaProxy(ADMIN_PASSWORD, '192.0.2.44');
+    await until(() => limiter.waitingFor(ADMIN) === 21, "the owner's attempt waits");
+    fake.wakeNext();
+    const signedIn = await owner;
+    expect(signedIn.statusCode).toBe(200);
+    expect(fake.now() - asked).toBeLessThanOrEqual(4000);
+    // The strangers' guesses still take their turns.
+    for (let turn = 0; turn < 20; turn++) {
+      await until(() => fake.asleep() > 0, 'a guess waits');
+      fake.wakeNext();
+    }
+    expect((await Promise.all(strangers)).map((r) => r.statusCode)).toEqual(Array(30).fill(401));
+  });
+
+  it('count an IPv6 client by its /64 prefix', async () => {
+    const { t } = await start(backend, { SVC_TRUST_PROXY: '10.9.9.9' });
+    const viaProxy = (password: string, client: string) =>
+      send(t, 'POST', '/login', '10.9.9.9', { username: ADMIN, password }, { 'x-forwarded-for': client });
+    for (let i = 1; i <= 5; i++) expect((await viaProxy(`wrong ${i}`, `2001:db8:7:7::${i}`)).statusCode).toBe(401);
+    // Another address of the same /64 is the same client; another /64 is another.
+    expect((await viaProxy(ADMIN_PASSWORD, '2001:db8:7:7:abcd::99')).statusCode).toBe(429);
+    expect((await viaProxy(ADMIN_PASSWORD, '2001:db8:7:8::1')).statusCode).toBe(200);
+  });
+});

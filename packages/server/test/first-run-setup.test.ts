@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { setupLinkBase } from '../src/main.js';
 import { setCookies } from './authn-helpers.js';
 import { BACKENDS, capturingLogger, startTestServer, TEST_ADMIN, type TestServer } from './harness.js';
@@ -168,17 +168,43 @@ describe('the setup link', () => {
     expect(t.server.authn.users.size).toBe(0);
   });
 
-  it('is printed on standard output when listening, never logged; a restart prints a fresh one', async () => {
+  it('is printed on standard error in a framed block when listening, never on standard output nor logged', async () => {
     const log = capturingLogger();
+    const first = await startEmpty({ logger: log.logger });
+    const toStderr: string[] = [];
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+      toStderr.push(String(chunk));
+      return true;
+    });
+    const stdout = vi.spyOn(process.stdout, 'write');
+    let url: string;
+    try {
+      url = await first.server.listen();
+    } finally {
+      stderr.mockRestore();
+      stdout.mockRestore();
+    }
+    const token = tokenOf(first);
+    const link = `${url}/console/setup#token=${token}`;
+    expect(first.server.setupUrl).toBe(link);
+    const frame = '='.repeat(101);
+    expect(toStderr).toEqual([
+      `\n${frame}\nsvc setup: ${link}\n` +
+        '  Open it to create the super administrator. It works once, until svc restarts, for 24 hours at most;\n' +
+        '  whoever opens it first becomes the administrator, so keep it to yourself.\n' +
+        `${frame}\n\n`,
+    ]);
+    expect(JSON.stringify(stdout.mock.calls)).not.toContain(token);
+    expect(JSON.stringify(log.lines())).not.toContain(token);
+  });
+
+  it('a restart prints a fresh one, and the old token no longer works', async () => {
     const printed: string[] = [];
     const announce = (text: string) => void printed.push(text);
-    const first = await startEmpty({ logger: log.logger, serverOptions: { announce } });
-    const url = await first.server.listen();
+    const first = await startEmpty({ serverOptions: { announce } });
+    await first.server.listen();
     expect(printed).toHaveLength(1);
-    const link = /^svc setup: (\S+)\n/.exec(printed[0]!)?.[1];
-    expect(link).toMatch(new RegExp(`^${url.replace(/\./g, '\\.')}/console/setup#token=[\\w-]{43}$`));
-    expect(first.server.setupUrl).toBe(link);
-    expect(JSON.stringify(log.lines())).not.toContain(tokenOf(first));
+    expect(/^svc setup: (\S+)$/m.exec(printed[0]!)?.[1]).toBe(first.server.setupUrl);
     const oldToken = tokenOf(first);
     await first.server.close();
     open.splice(open.indexOf(first), 1);

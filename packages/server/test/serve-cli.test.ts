@@ -88,22 +88,30 @@ describe('the svc command line', () => {
     expect(() => settingsFromArgs(['--zzzzzzzzzz'], {})).toThrow(/^unknown flag "--zzzzzzzzzz"$/);
   });
 
-  it('on an empty store without SVC_ADMIN_PASSWORD prints the setup link on standard output, not in the log', async () => {
+  it('on an empty store without SVC_ADMIN_PASSWORD prints the setup link framed on standard error, never in the log', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'svc-serve-'));
     const served = await spawnServe({ SVC_DATA_DIR: dataDir, SVC_LOG_FORMAT: 'json', SVC_ADMIN_PASSWORD: undefined });
     try {
       const stdout = served.stdout();
-      const lines = stdout.split('\n');
-      const listening = lines.find((l) => l.startsWith('svc listening on '))!.slice('svc listening on '.length);
-      const setup = lines.find((l) => l.startsWith('svc setup: '))?.slice('svc setup: '.length);
+      const listening = /^svc listening on (\S+)$/m.exec(stdout)![1]!;
+      // The link is printed once it listens; standard error may come a moment after the listening line.
+      const deadline = Date.now() + 10_000;
+      while (!served.stderr().includes('svc setup: ') && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const block = /\n(=+)\nsvc setup: (\S+)\n(?:.*\n){2}\1\n/.exec(served.stderr());
+      expect(block).not.toBeNull();
+      const setup = block![2]!;
+      expect(setup.startsWith(`${listening}/console/setup#token=`)).toBe(true);
       expect(setup).toMatch(/\/console\/setup#token=[\w-]{43}$/);
-      expect(setup!.startsWith(`${listening}/console/setup#token=`)).toBe(true);
-      // The log lines (JSON, on the same stream) never carry the token; nor is any password printed.
-      const token = setup!.split('#token=')[1]!;
-      const logLines = lines.filter((l) => l.startsWith('{'));
-      expect(logLines.length).toBeGreaterThan(0);
-      expect(logLines.join('\n')).not.toContain(token);
-      expect(stdout).not.toMatch(/password:/i);
+      // Standard output carries the log (JSON lines) and the listening line, never the token; nor is a password printed.
+      const token = setup.split('#token=')[1]!;
+      const lines = stdout.split('\n').filter((line) => line !== '');
+      expect(lines.filter((l) => l.startsWith('{')).length).toBeGreaterThan(0);
+      expect(lines.every((l) => l.startsWith('{') || l.startsWith('svc listening on '))).toBe(true);
+      expect(stdout).not.toContain(token);
+      expect(stdout).not.toContain('svc setup');
+      expect(served.output()).not.toMatch(/password:/i);
     } finally {
       served.child.kill('SIGTERM');
       await new Promise((resolve) => served.child.once('exit', resolve));

@@ -16,6 +16,8 @@ export interface ServeProcess {
   stdout(): string;
   /** Standard output and standard error so far. */
   output(): string;
+  /** What it printed on standard error so far. */
+  stderr(): string;
   /** SIGKILL, and waits until the process is gone. */
   kill(): Promise<void>;
 }
@@ -39,7 +41,11 @@ export function spawnServe(
     stdout += d;
     output += d;
   });
-  child.stderr!.on('data', (d) => (output += d));
+  let stderr = '';
+  child.stderr!.on('data', (d) => {
+    stderr += d;
+    output += d;
+  });
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`svc serve did not start:\n${output}`)), timeoutMs);
@@ -52,6 +58,7 @@ export function spawnServe(
         url: match[1]!,
         stdout: () => stdout,
         output: () => output,
+        stderr: () => stderr,
         async kill() {
           if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
           await exited;

@@ -5,6 +5,7 @@ import Fastify, { type FastifyReply, type FastifyRequest, LogController } from '
 import type { Logger } from 'pino';
 import { HOST_VERSION } from '../version.js';
 import { accessLogHook } from './access-log.js';
+import { refuseUnhonouredDryRun } from './dry-run.js';
 import type { DynamicRouter } from './dynamic-router.js';
 import type { HttpContext } from './http-context.js';
 import { applyBodyParser, jsonBodyParser } from './json-body.js';
@@ -84,6 +85,9 @@ export function createApp(options: AppOptions) {
   // Server-side apply (docs/api.md "Server-side apply"): YAML or JSON.
   app.addContentTypeParser('application/apply-patch+yaml', { parseAs: 'string' }, applyBodyParser(app));
 
+  // After the gate (onRequest) and the body, before any handler: a dry run only where it is honoured.
+  app.addHook('preHandler', refuseUnhonouredDryRun(router));
+
   app.setErrorHandler((error, request, reply) => sendProblem(reply, request, error));
   app.setNotFoundHandler((request, reply) =>
     sendProblem(reply, request, notFound(`no route for ${request.method} ${request.target.path}`)),
@@ -136,7 +140,7 @@ export function createApp(options: AppOptions) {
     const prefixes = ['/api', '/api/*', '/apis', '/apis/*', '/openapi/*', '/openapi.json', '/docs', '/docs/*'];
     for (const url of [...prefixes, '/console', '/console/*', '/uc', '/uc/*', '/plugins/*']) {
       scope.route({ method: 'GET', url, handler: dispatch, wsHandler: dispatchWebSocket });
-      scope.route({ method: others, url, handler: dispatch });
+      scope.route({ method: others, url, handler: dispatch, config: { runtimeRouter: true } });
     }
   });
   return app;

@@ -5,6 +5,7 @@ import type { Owner } from '../objects/owner.js';
 import { compileBodySchema, type ObjectValidator } from '../objects/schema.js';
 import type { DynamicRoute, RouteDoc } from './dynamic-router.js';
 import { callerOf, type HttpContext, JSON_TYPE } from './http-context.js';
+import { dryRunRequested } from './write-options.js';
 
 const API_VERSION =
   /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)\/(v[0-9]+((alpha|beta)[0-9]+)?)$/;
@@ -57,12 +58,16 @@ export function customRoutes(
   const path = `/apis/${route.apiVersion}${route.path === '/' ? '' : route.path}`;
   const checkBody = route.schema?.body === undefined ? undefined : compileBodySchema(route.schema.body, 'schema.body');
   const doc = docOf(route);
+  // Only a route that says its handler honours dry runs gets them; the kernel refuses them on any other (dry-run.ts).
+  const honoursDryRun = route.dryRun === true;
   return methods.map((method) => ({
     method,
     path,
     owner,
     ...(doc ? { doc } : {}),
-    handler: async ({ request, reply }: HttpContext, params) => {
+    ...(honoursDryRun ? { dryRun: true } : {}),
+    handler: async (ctx: HttpContext, params) => {
+      const { request, reply } = ctx;
       if (checkBody && BODY_METHODS.has(request.method)) refuseInvalidBody(checkBody, request.body, method, path);
       const caller = callerOf(request);
       const routeRequest: RouteRequest = {
@@ -72,6 +77,7 @@ export function customRoutes(
         query: request.target.query,
         headers: withoutCredentials(request.headers),
         body: request.body,
+        dryRun: honoursDryRun && request.method !== 'GET' && request.method !== 'HEAD' && dryRunRequested(ctx),
         ...(caller.username === undefined ? {} : { user: { name: caller.username, roles: callerRoles(caller) } }),
       };
       const result = await route.handler(routeRequest);

@@ -34,6 +34,11 @@ export interface DynamicRoute<Ctx> {
   public?: boolean;
   /** For the OpenAPI documents; a route without it is still listed, with its method, path and parameters. */
   doc?: RouteDoc;
+  /**
+   * The handler honours `dryRun=All` (validates, admits and answers, writes nothing: writeOptionsOf reads it). A write
+   * asking for a dry run on a route without it is refused with a 400 before the handler runs (dry-run.ts).
+   */
+  dryRun?: boolean;
 }
 
 /** A GET route of the service's own that everyone may read (discovery, OpenAPI, the console's files). */

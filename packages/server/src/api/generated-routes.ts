@@ -124,8 +124,9 @@ export function generatedRoutes(
 
   const routes: DynamicRoute<HttpContext>[] = [];
   for (const base of ['/apis/:group/:version/:plural', '/api/:version/:plural']) {
+    // Every write of the object service takes dryRun (writeOptionsOf).
     const add = (method: string, path: string, handler: (ctx: HttpContext, p: Params) => unknown) =>
-      routes.push({ method, path, owner: 'core', handler });
+      routes.push({ method, path, owner: 'core', handler, ...(method === 'GET' ? {} : { dryRun: true }) });
     routes.push({ method: 'GET', path: base, owner: 'core', handler: handlers.list, websocket: true });
     add('POST', base, handlers.create);
     add('DELETE', base, handlers.deleteCollection);

@@ -37,6 +37,19 @@ export function deleteOptionsOf(ctx: HttpContext, model: NormalizedModel): Write
   return { ...options, annotations };
 }
 
+/**
+ * Whether the request asks for a dry run: `dryRun=All` in the query, or for a DELETE a body object's `dryRun: ["All"]`
+ * (DeleteOptions). Any other value is a 400. For routes that honour dry runs but take no DeleteOptions (plugins').
+ */
+export function dryRunRequested(ctx: HttpContext): boolean {
+  const body = ctx.request.body;
+  const bodyDryRun =
+    ctx.request.method === 'DELETE' && typeof body === 'object' && body !== null && 'dryRun' in body
+      ? dryRunOf((body as { dryRun: unknown }).dryRun, 'DeleteOptions dryRun')
+      : false;
+  return dryRunOf(ctx.request.target.query.dryRun, 'the query parameter dryRun') || bodyDryRun;
+}
+
 function dryRunOf(value: unknown, where: string): boolean {
   if (value === undefined) return false;
   const values = Array.isArray(value) ? value : [value];

@@ -37,13 +37,12 @@ export class BasicCredentials {
     if (colon <= 0) return { failure: 'malformed' };
     const username = decoded.slice(0, colon);
     const password = decoded.slice(colon + 1);
-    this.limiter.check(client, username);
-    const ok = (await this.credentials.verify(username, password)) && this.users.isActive(username);
-    if (!ok) {
-      this.limiter.recordFailure(client, username);
-      return { failure: 'rejected' };
-    }
-    this.limiter.recordSuccess(client, username);
+    const ok = await this.limiter.attempt(
+      client,
+      username,
+      async () => (await this.credentials.verify(username, password)) && this.users.isActive(username),
+    );
+    if (!ok) return { failure: 'rejected' };
     this.verified.set(key, username);
     return { username };
   }

@@ -23,8 +23,6 @@ export class Credentials {
     store: Store,
     readonly hasher: PasswordHasher = new PasswordHasher(),
     private readonly now: () => number = Date.now,
-    /** Awaited before every password check: the sign-in throttle's slow-down for a username under attack. */
-    private readonly beforeCheck: (username: string) => Promise<void> = async () => undefined,
   ) {
     this.records = new InternalRecords(store.secrets, CREDENTIALS_RESOURCE);
   }
@@ -37,10 +35,10 @@ export class Credentials {
 
   /**
    * True only when the user has a password and it is this one. An unknown user costs the same hash as a known one,
-   * so response times do not tell which usernames exist.
+   * so response times do not tell which usernames exist. Callers that check a password someone sent do it through the
+   * sign-in throttle (LoginLimiter.attempt).
    */
   async verify(username: string, password: string): Promise<boolean> {
-    await this.beforeCheck(username);
     const record = await this.records.get(username);
     if (!record) {
       this.decoy ??= this.hasher.hash(`decoy-${Math.random()}`);

@@ -69,3 +69,18 @@ export class FirstRunSetup {
     return timingSafeEqual(sent, digest(Buffer.from(this.token.toString('base64url'), 'utf8')));
   }
 }
+
+/**
+ * How the setup link is printed: a block framed by lines of `=`, on standard error (main.ts), never as a log line, so
+ * it stands out from the log on standard output and never reaches whatever collects the log. The link's own line
+ * starts with `svc setup: ` for whoever or whatever looks for it.
+ */
+export function setupLinkNotice(link: string): string {
+  const lines = [
+    `svc setup: ${link}`,
+    '  Open it to create the super administrator. It works once, until svc restarts, for 24 hours at most;',
+    '  whoever opens it first becomes the administrator, so keep it to yourself.',
+  ];
+  const frame = '='.repeat(Math.max(...lines.map((line) => line.length)));
+  return `\n${frame}\n${lines.join('\n')}\n${frame}\n\n`;
+}

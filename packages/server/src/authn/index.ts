@@ -11,13 +11,14 @@ import { BasicCredentials } from './basic-auth.js';
 import { Credentials } from './credentials.js';
 import { FirstRunSetup } from './first-run.js';
 import { CREDENTIALS_RESOURCE, SESSIONS_RESOURCE, TOKEN_DIGESTS_RESOURCE } from './internal-records.js';
-import { type LoginClock, LoginLimiter, type LoginLimits } from './login-limiter.js';
+import { DEFAULT_LOGIN_LIMITS, type LoginClock, LoginLimiter, type LoginLimits } from './login-limiter.js';
 import { loginRoutes } from './login-routes.js';
 import { personalAccessTokenModel, userModel } from './models.js';
 import { PasswordHasher } from './passwords.js';
 import type { ManageUser, RolesOf, SetUserRoles } from './ports.js';
 import { type SessionPolicy, Sessions } from './sessions.js';
 import { setupRoutes } from './setup-routes.js';
+import { SharedSignInFailures, SIGN_IN_FAILURES_KIND } from './shared-failures.js';
 import { ensureSuperAdministrator, type SuperAdministratorResult } from './super-admin.js';
 import { tokenRoutes } from './token-routes.js';
 import { PersonalAccessTokens } from './tokens.js';
@@ -61,6 +62,8 @@ export interface Authentication {
   credentials: Credentials;
   sessions: Sessions;
   tokens: PersonalAccessTokens;
+  /** The sign-in throttle every password check goes through. */
+  limiter: LoginLimiter;
   /** The first-run setup: its link, while no user exists and none was made from SVC_ADMIN_PASSWORD. */
   setup: FirstRunSetup;
   /** Core routes for the runtime router: first-run setup, console user endpoints and personal access tokens. */
@@ -102,10 +105,19 @@ export async function setupAuthentication(deps: AuthenticationDeps): Promise<Aut
 
   const users = new UserDirectory(userServed, objects, onBackgroundError);
   await users.start();
-  const limiter = new LoginLimiter(deps.limits, deps.loginClock);
-  const credentials = new Credentials(store, deps.hasher ?? new PasswordHasher(), Date.now, (username) =>
-    limiter.slowDown(username),
-  );
+  // Replicas of a shared store count each other's sign-in failures (shared-failures.ts).
+  const sharedFailures = store.shared
+    ? new SharedSignInFailures(
+        store.secrets,
+        { ...DEFAULT_LOGIN_LIMITS, ...deps.limits }.windowMs,
+        deps.loginClock?.now ?? Date.now,
+        (key) => limiter.forgetHere(key),
+        onBackgroundError,
+      )
+    : undefined;
+  await sharedFailures?.reload();
+  const limiter = new LoginLimiter(deps.limits, deps.loginClock, sharedFailures);
+  const credentials = new Credentials(store, deps.hasher ?? new PasswordHasher());
   const sessions = new Sessions(store, settings, onBackgroundError);
   const tokens = new PersonalAccessTokens(tokenServed, {
     store,
@@ -128,7 +140,9 @@ export async function setupAuthentication(deps: AuthenticationDeps): Promise<Aut
     if (notice.type === 'reset') {
       sessions.forgetCached();
       void tokens.reloadDigests().catch(onBackgroundError);
+      void sharedFailures?.reload().catch(onBackgroundError);
     } else if (notice.type === 'secret') {
+      if (notice.kind === SIGN_IN_FAILURES_KIND) sharedFailures?.heard(notice.name);
       if (notice.kind === SESSIONS_RESOURCE) void sessions.changedElsewhere(notice.name).catch(onBackgroundError);
       else if (notice.kind === CREDENTIALS_RESOURCE) credentials.changedElsewhere(notice.name);
       else if (notice.kind === TOKEN_DIGESTS_RESOURCE)
@@ -146,6 +160,7 @@ export async function setupAuthentication(deps: AuthenticationDeps): Promise<Aut
     credentials,
     sessions,
     tokens,
+    limiter,
     setup,
     routes: () => [
       ...setupRoutes({ ...superAdministrator, setup, sessions }),
@@ -182,6 +197,7 @@ export async function setupAuthentication(deps: AuthenticationDeps): Promise<Aut
     endSessionsOf: async (username) => void (await sessions.endSessionsOf(username)),
     close: () => {
       clearInterval(sweep);
+      sharedFailures?.close();
       stopFollowing();
     },
   };

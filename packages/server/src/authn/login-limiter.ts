@@ -1,4 +1,9 @@
 import { tooManyRequests } from '@svc/plugin-api';
+import { MAX_NAME_LENGTH } from '../objects/names.js';
+import { clientKeyOf } from './client-key.js';
+import { type FailureSharing, Tallies } from './login-tallies.js';
+import { digestOf } from './secrets.js';
+import { UsernameLanes } from './username-lanes.js';
 
 export interface LoginLimits {
   /** How long a failure counts. */
@@ -23,13 +28,6 @@ export const DEFAULT_LOGIN_LIMITS: LoginLimits = Object.freeze({
   maxDelayMs: 4_000,
 });
 
-/** Keys tracked at most, per kind; beyond it the least recently failed are forgotten (bounded memory under a spray). */
-const MAX_TRACKED = 50_000;
-/** An attempt with no outcome after this long (its caller threw before reporting) stops counting. */
-const PENDING_MS = 60_000;
-/** Retry-After when only attempts still being checked reach a limit: they end within a moment. */
-const PENDING_RETRY_MS = 1_000;
-
 export interface LoginClock {
   now: () => number;
   sleep: (ms: number) => Promise<void>;
@@ -42,9 +40,11 @@ const realClock: LoginClock = { now: Date.now, sleep: (ms) => new Promise((resol
  * too many failures, for one username or for all, but a username attacked from many clients is only slowed down, so a
  * stranger cannot lock its owner out: the owner still signs in from their own client, a few seconds late at worst.
  *
- * Password checks are counted when they start (`check`), not when they fail, so attempts sent in parallel cannot slip
- * past a limit while the slow hash runs; `recordFailure` and `recordSuccess` report the outcome. Refused attempts are
- * not counted.
+ * Every password check goes through `attempt`, which counts it from its start (attempts sent in parallel cannot slip
+ * past a limit while the slow hash runs), runs it in its username's lane (username-lanes.ts: one check of a username
+ * at a time, each after the username's delay, so parallel guesses from many clients are bounded too) and records its
+ * outcome. Refused attempts are not counted. A client is its address, an IPv6 one its /64 (client-key.ts). On a shared
+ * store the failures are those of every replica (shared-failures.ts); attempts under way are each replica's own.
  */
 export class LoginLimiter {
   private readonly limits: LoginLimits;
@@ -52,24 +52,30 @@ export class LoginLimiter {
   private readonly byClient: Tallies;
   private readonly byPair: Tallies;
   private readonly byUser: Tallies;
+  private readonly lanes: UsernameLanes;
 
-  constructor(limits: Partial<LoginLimits> = {}, clock: Partial<LoginClock> = {}) {
+  constructor(limits: Partial<LoginLimits> = {}, clock: Partial<LoginClock> = {}, sharing?: FailureSharing) {
     this.limits = { ...DEFAULT_LOGIN_LIMITS, ...limits };
     this.clock = { ...realClock, ...clock };
     const { windowMs, perClient, perClientAndUser, slowDownAfter, firstDelayMs, maxDelayMs } = this.limits;
-    this.byClient = new Tallies(windowMs, perClient);
-    this.byPair = new Tallies(windowMs, perClientAndUser);
+    this.byClient = new Tallies('c:', windowMs, perClient, sharing);
+    this.byPair = new Tallies('p:', windowMs, perClientAndUser, sharing);
     // Failures past the one that reaches the longest delay change nothing.
-    this.byUser = new Tallies(
-      windowMs,
-      slowDownAfter + Math.ceil(Math.log2(Math.max(1, maxDelayMs / firstDelayMs))) + 1,
-    );
+    const userKeep = slowDownAfter + Math.ceil(Math.log2(Math.max(1, maxDelayMs / firstDelayMs))) + 1;
+    this.byUser = new Tallies('u:', windowMs, userKeep, sharing);
+    this.lanes = new UsernameLanes((user) => this.delayOfUserKey(user), this.clock.sleep);
   }
 
-  /** Before a password check: throws a 429 when this client is refused for this username; counts the attempt. */
-  check(client: string, username: string): void {
+  /**
+   * One password check under the throttle. Throws a 429 when this client is refused for this username; otherwise
+   * waits for the username's turn and delay, runs `check` (true: the password was right and the account may sign in)
+   * and records its outcome before the next check of the username starts. Resolves with what `check` answered.
+   */
+  attempt(ip: string, username: string, check: () => Promise<boolean>): Promise<boolean> {
+    const client = clientKeyOf(ip);
+    const user = userKeyOf(username);
+    const pair = `${client} ${user}`;
     const now = this.clock.now();
-    const pair = pairKey(client, username);
     const wait = Math.max(
       this.byPair.waitFor(pair, this.limits.perClientAndUser, now),
       this.byClient.waitFor(client, this.limits.perClient, now),
@@ -78,114 +84,90 @@ export class LoginLimiter {
       const seconds = Math.max(1, Math.ceil(wait / 1000));
       throw tooManyRequests(`too many failed sign-in attempts; try again in ${seconds} seconds`, seconds);
     }
+    const clean = this.byPair.count(pair, now) === 0;
     this.byClient.begin(client, now);
     this.byPair.begin(pair, now);
-    this.byUser.begin(username, now);
+    this.byUser.begin(user, now);
+    return this.lanes.run(user, clean, async () => {
+      let accepted: boolean;
+      try {
+        accepted = await check();
+      } catch (error) {
+        // No outcome (the store failed, say): the attempt stops counting, as neither a failure nor a success.
+        for (const [tallies, key] of [
+          [this.byClient, client],
+          [this.byPair, pair],
+          [this.byUser, user],
+        ] as const)
+          tallies.end(key);
+        throw error;
+      }
+      if (accepted) this.recordSuccess(client, pair, user);
+      else this.recordFailure(client, pair, user);
+      return accepted;
+    });
   }
 
   /**
-   * Waits before a password check of `username` in proportion to the recent failures for it from anywhere, counting the
-   * attempt being made: nothing up to `slowDownAfter`, then `firstDelayMs`, doubling each time, up to `maxDelayMs`.
+   * The wait before the next check of `username`, from its recent failures anywhere, counting that check: nothing up
+   * to `slowDownAfter`, then `firstDelayMs`, doubling each time, up to `maxDelayMs`.
    */
-  slowDown(username: string): Promise<void> {
-    const delay = this.delayFor(username);
-    return delay > 0 ? this.clock.sleep(delay) : Promise.resolve();
+  delayFor(username: string): number {
+    return this.delayOfUserKey(userKeyOf(username));
   }
 
-  delayFor(username: string): number {
-    const excess = this.byUser.count(username, this.clock.now()) - this.limits.slowDownAfter;
+  /**
+   * What the throttle holds against a client (its address) and a username: failures within the window, of every
+   * replica, and attempts under way here. For diagnostics, and for tests that wait for replicas to hear each other.
+   */
+  countsAgainst(ip: string, username: string): { client: number; pair: number; username: number } {
+    const client = clientKeyOf(ip);
+    const user = userKeyOf(username);
+    const now = this.clock.now();
+    return {
+      client: this.byClient.count(client, now),
+      pair: this.byPair.count(`${client} ${user}`, now),
+      username: this.byUser.count(user, now),
+    };
+  }
+
+  /** Checks of `username` waiting for their turn. */
+  waitingFor(username: string): number {
+    return this.lanes.waiting(userKeyOf(username));
+  }
+
+  /** Another replica forgot a shared key's failures (shared-failures.ts). */
+  forgetHere(sharedKey: string): void {
+    for (const tallies of [this.byClient, this.byPair, this.byUser]) {
+      if (sharedKey.startsWith(tallies.prefix)) tallies.forgetHere(sharedKey.slice(tallies.prefix.length));
+    }
+  }
+
+  private delayOfUserKey(user: string): number {
+    const excess = this.byUser.failures(user, this.clock.now()).length + 1 - this.limits.slowDownAfter;
     if (excess <= 0) return 0;
     return Math.min(this.limits.firstDelayMs * 2 ** Math.min(excess - 1, 30), this.limits.maxDelayMs);
   }
 
-  recordFailure(client: string, username: string): void {
+  private recordFailure(client: string, pair: string, user: string): void {
     const now = this.clock.now();
     this.byClient.fail(client, now);
-    this.byPair.fail(pairKey(client, username), now);
-    this.byUser.fail(username, now);
+    this.byPair.fail(pair, now);
+    this.byUser.fail(user, now);
   }
 
   /**
    * The password was right: this client's failures for this username are forgotten. Its failures for other usernames
    * and the username's failures from elsewhere stay (signing in to one's own account must not reset a spray's count).
    */
-  recordSuccess(client: string, username: string): void {
+  private recordSuccess(client: string, pair: string, user: string): void {
     this.byClient.end(client);
-    this.byPair.end(pairKey(client, username), true);
-    this.byUser.end(username);
+    this.byPair.end(pair, true);
+    this.byUser.end(user);
   }
 }
 
-const pairKey = (client: string, username: string) => `${client}\u0000${username}`;
-
-interface Tally {
-  /** When each failure within the window happened, oldest first. */
-  failures: number[];
-  /** When each attempt still being checked started. */
-  pending: number[];
-}
-
-/** Failures and attempts in progress per key, in a sliding window. */
-class Tallies {
-  private readonly map = new Map<string, Tally>();
-
-  /** `keep`: failures kept per key at most, the most recent (the older ones no longer decide anything). */
-  constructor(
-    private readonly windowMs: number,
-    private readonly keep: number,
-  ) {}
-
-  count(key: string, now: number): number {
-    const tally = this.current(key, now);
-    return tally ? tally.failures.length + tally.pending.length : 0;
-  }
-
-  /** Milliseconds until one more attempt fits under `limit` (0: now). */
-  waitFor(key: string, limit: number, now: number): number {
-    const tally = this.current(key, now);
-    if (!tally || tally.failures.length + tally.pending.length < limit) return 0;
-    if (tally.failures.length < limit) return PENDING_RETRY_MS;
-    // Allowed again when enough of the oldest failures have left the window.
-    return tally.failures[tally.failures.length - limit]! + this.windowMs - now;
-  }
-
-  begin(key: string, now: number): void {
-    this.touch(key, now).pending.push(now);
-  }
-
-  fail(key: string, now: number): void {
-    const tally = this.touch(key, now);
-    tally.pending.shift();
-    tally.failures.push(now);
-    if (tally.failures.length > this.keep) tally.failures.shift();
-  }
-
-  end(key: string, forgetFailures = false): void {
-    const tally = this.map.get(key);
-    if (!tally) return;
-    tally.pending.shift();
-    if (forgetFailures) tally.failures = [];
-    if (tally.failures.length === 0 && tally.pending.length === 0) this.map.delete(key);
-  }
-
-  /** The key's tally without what has expired; removed when nothing is left. */
-  private current(key: string, now: number): Tally | undefined {
-    const tally = this.map.get(key);
-    if (!tally) return undefined;
-    const start = tally.failures.findIndex((at) => now - at < this.windowMs);
-    if (start !== 0) tally.failures = start === -1 ? [] : tally.failures.slice(start);
-    while (tally.pending.length > 0 && now - tally.pending[0]! >= PENDING_MS) tally.pending.shift();
-    if (tally.failures.length > 0 || tally.pending.length > 0) return tally;
-    this.map.delete(key);
-    return undefined;
-  }
-
-  /** The key's tally, moved to the end of the Map's order (the first keys are the least recently active). */
-  private touch(key: string, now: number): Tally {
-    const tally = this.current(key, now) ?? { failures: [], pending: [] };
-    this.map.delete(key);
-    this.map.set(key, tally);
-    if (this.map.size > MAX_TRACKED) this.map.delete(this.map.keys().next().value!);
-    return tally;
-  }
+/** A username as the tallies key it: one longer than any name can be by its digest, so what a stranger sends cannot grow memory per key. */
+function userKeyOf(username: string): string {
+  return username.length <= MAX_NAME_LENGTH ? username : `#${digestOf(username)}`;
 }

@@ -39,17 +39,20 @@ async function signIn(deps: LoginRouteDeps, request: FastifyRequest, reply: Fast
   // A cross-site form must not sign the browser in to someone else's account (login CSRF).
   if (!sameOrigin(request)) throw forbidden("sign-in requests must come from this server's own origin");
   const { username, password } = readSignIn(request.body);
-  const client = request.ip;
-  deps.limiter.check(client, username);
-  const verified = await deps.credentials.verify(username, password);
-  if (!verified || !deps.users.exists(username)) {
-    deps.limiter.recordFailure(client, username);
-    // One message for an unknown user and a wrong password, so the answer does not tell which usernames exist.
+  let passwordRight = false;
+  const accepted = await deps.limiter.attempt(request.ip, username, async () => {
+    // The hash is checked whatever the account's state, so a disabled account takes the same time as any other.
+    passwordRight = await deps.credentials.verify(username, password);
+    return passwordRight && deps.users.exists(username) && deps.users.isActive(username);
+  });
+  if (!accepted) {
+    // The reason stays in the log: answering "disabled" only to the right password would confirm the password.
+    if (passwordRight && deps.users.exists(username)) {
+      request.log.info({ username }, 'sign-in refused: the account is disabled');
+    }
+    // One answer for an unknown user, a wrong password and a disabled account: it tells nothing about either.
     throw deps.authenticator.challenge('invalid username or password');
   }
-  // The password was right, so the attempt is no failure, even for a disabled account.
-  deps.limiter.recordSuccess(client, username);
-  if (!deps.users.isActive(username)) throw deps.authenticator.challenge('this account is disabled');
 
   // Each sign-in gets a fresh session (no fixation); the one the browser had, if any, ends.
   const previous = readCookie(request.headers.cookie, SESSION_COOKIE);

@@ -151,16 +151,15 @@ async function changeOwnPassword(
     throw invalid('oldPassword is required', [{ path: '/oldPassword', message: 'is required' }]);
   }
   const password = checkPasswordRules(body.password);
-  const client = ctx.request.ip;
   // The old password is a password check like a login: limited the same way, or this becomes a guessing oracle.
-  deps.limiter.check(client, actor.username);
-  if (!(await deps.credentials.verify(actor.username, body.oldPassword))) {
-    deps.limiter.recordFailure(client, actor.username);
+  const verified = await deps.limiter.attempt(ctx.request.ip, actor.username, () =>
+    deps.credentials.verify(actor.username, body.oldPassword as string),
+  );
+  if (!verified) {
     throw invalid('oldPassword is not your current password', [
       { path: '/oldPassword', message: 'is not your current password' },
     ]);
   }
-  deps.limiter.recordSuccess(client, actor.username);
   await deps.credentials.setPassword(actor.username, password);
   // Whoever else held a session of this user (perhaps the reason for the change) is signed out; this session stays.
   await deps.sessions.endSessionsOf(actor.username, actor.via === 'session' ? actor.sessionId : undefined);

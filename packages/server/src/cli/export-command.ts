@@ -2,6 +2,7 @@
 import { open } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { SESSIONS_RESOURCE } from '../authn/internal-records.js';
+import { SIGN_IN_FAILURES_KIND } from '../authn/shared-failures.js';
 import { openStore, type StoreLocation } from '../store/open-store.js';
 import { INDEX_SNAPSHOTS_KIND, type Store } from '../store/types.js';
 import { HOST_VERSION } from '../version.js';
@@ -120,8 +121,9 @@ async function writeBackup(
   }
   if (include.secrets) {
     // Sessions stay behind (a restore signs everyone out, and a backup needs no live sign-ins), and so do index
-    // snapshots (derived from the objects, and bound to this store's history).
-    const carried = (kind: string) => kind !== SESSIONS_RESOURCE && kind !== INDEX_SNAPSHOTS_KIND;
+    // snapshots (derived from the objects, and bound to this store's history) and sign-in failures (minutes long).
+    const left = new Set([SESSIONS_RESOURCE, INDEX_SNAPSHOTS_KIND, SIGN_IN_FAILURES_KIND]);
+    const carried = (kind: string) => !left.has(kind);
     for (const kind of (await store.secrets.kinds()).filter(carried)) {
       for await (const batch of store.secrets.scan(kind)) {
         await write(secretsDocument(kind, batch));

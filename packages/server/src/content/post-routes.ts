@@ -1,7 +1,8 @@
 import { badRequest, notFound } from '@svc/plugin-api';
 import type { DynamicRoute } from '../api/dynamic-router.js';
-import { actorOf, callerOf, type HttpContext, JSON_TYPE } from '../api/http-context.js';
+import { callerOf, type HttpContext, JSON_TYPE } from '../api/http-context.js';
 import { sendList } from '../api/list-envelope.js';
+import { writeOptionsOf } from '../api/write-options.js';
 import type { ServedModel } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
 import type { Post } from './post-model.js';
@@ -37,10 +38,7 @@ export function postRoutes(objects: ObjectService, posts: ServedModel): DynamicR
     const post = await own(ctx, p.name!);
     const spec = { ...post.spec!, published, publishedAt: published ? new Date().toISOString() : undefined };
     if (!published) delete spec.publishedAt;
-    return send(
-      ctx,
-      (await objects.update(posts, post.metadata.name, { ...post, spec }, { actor: actorOf(ctx) })).bytes,
-    );
+    return send(ctx, (await objects.update(posts, post.metadata.name, { ...post, spec }, writeOptionsOf(ctx))).bytes);
   };
   const body = (ctx: HttpContext) => {
     const b = ctx.request.body as Post | undefined;
@@ -48,11 +46,18 @@ export function postRoutes(objects: ObjectService, posts: ServedModel): DynamicR
     return b;
   };
 
+  // Every write here goes through the object service with the request's options, so each honours dryRun=All.
   const route = (
     method: string,
     path: string,
     handler: DynamicRoute<HttpContext>['handler'],
-  ): DynamicRoute<HttpContext> => ({ method, path, owner: 'core', handler });
+  ): DynamicRoute<HttpContext> => ({
+    method,
+    path,
+    owner: 'core',
+    handler,
+    ...(method === 'GET' ? {} : { dryRun: true }),
+  });
   return [
     route('GET', UC, (ctx) => list(ctx, 'spec.owner')),
     route('POST', UC, async (ctx) => {
@@ -62,7 +67,7 @@ export function postRoutes(objects: ObjectService, posts: ServedModel): DynamicR
       const created = await objects.create(
         posts,
         { ...post, apiVersion: 'content.svc.run/v1alpha1', kind: 'Post', spec },
-        { actor: actorOf(ctx) },
+        writeOptionsOf(ctx),
       );
       ctx.reply.header('location', `${UC}/${created.object.metadata.name}`);
       return send(ctx, created.bytes, 201);
@@ -83,13 +88,13 @@ export function postRoutes(objects: ObjectService, posts: ServedModel): DynamicR
         posts,
         p.name!,
         { ...next, apiVersion: current.apiVersion, kind: current.kind, spec },
-        { actor: actorOf(ctx) },
+        writeOptionsOf(ctx),
       );
       return send(ctx, written.bytes);
     }),
     route('DELETE', `${UC}/:name`, async (ctx, p) => {
       await own(ctx, p.name!);
-      return send(ctx, (await objects.delete(posts, p.name!, { actor: actorOf(ctx) })).bytes);
+      return send(ctx, (await objects.delete(posts, p.name!, writeOptionsOf(ctx))).bytes);
     }),
     route('PUT', `${UC}/:name/publish`, setPublished(true)),
     route('PUT', `${UC}/:name/unpublish`, setPublished(false)),

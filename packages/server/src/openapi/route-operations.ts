@@ -14,7 +14,17 @@ export interface RouteShape {
   owner: string;
   public?: boolean;
   doc?: RouteDoc;
+  /** The route honours `dryRun=All` (documented as a query parameter); every other write refuses it. */
+  dryRun?: boolean;
 }
+
+const DRY_RUN_PARAMETER = {
+  name: 'dryRun',
+  in: 'query',
+  required: false,
+  description: 'All: validate and answer the request without carrying it out.',
+  schema: { type: 'string', enum: ['All'] },
+};
 
 /** The router's pattern for every model's generated routes: expanded per model instead (model-operations.ts). */
 export function isGeneratedRoute(route: Pick<RouteShape, 'path'>): boolean {
@@ -71,10 +81,13 @@ export function routesPart(routes: readonly RouteShape[], dialect: Dialect): Doc
       summary: doc.summary ?? `${route.method} ${path}`,
       ...(doc.description === undefined ? {} : { description: doc.description }),
       tags: [tagOf(route)],
-      ...(parameters.length === 0
+      ...(parameters.length === 0 && !documentsDryRun(route)
         ? {}
         : {
-            parameters: parameters.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+            parameters: [
+              ...parameters.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+              ...(documentsDryRun(route) ? [DRY_RUN_PARAMETER] : []),
+            ],
           }),
       ...(doc.requestBody === undefined || !BODY_METHODS.has(route.method)
         ? {}
@@ -98,6 +111,10 @@ export function routesPart(routes: readonly RouteShape[], dialect: Dialect): Doc
     part.paths[path] = { ...part.paths[path], [route.method.toLowerCase()]: operation };
   }
   return part;
+}
+
+function documentsDryRun(route: RouteShape): boolean {
+  return route.dryRun === true && route.method !== 'GET';
 }
 
 function tagOf(route: RouteShape): string {

@@ -84,6 +84,8 @@ export function permissionRoutes(deps: PermissionRouteDeps): DynamicRoute<HttpCo
     {
       method: 'POST',
       path: `${BASE}/effectivepermissions`,
+      // Answers a question and writes nothing, so a dry run is the same request.
+      dryRun: true,
       owner: 'core',
       doc: {
         summary: 'What a set of roles amounts to: every role reached and how, the rules and the UI permissions',
@@ -111,6 +113,8 @@ export function permissionRoutes(deps: PermissionRouteDeps): DynamicRoute<HttpCo
     {
       method: 'POST',
       path: `${BASE}/accessreviews`,
+      // Answers a question and writes nothing, so a dry run is the same request.
+      dryRun: true,
       owner: 'core',
       doc: {
         summary: 'Whether a user (or you) may send a request, and why',
