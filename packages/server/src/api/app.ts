@@ -5,15 +5,14 @@ import Fastify, { type FastifyReply, type FastifyRequest, LogController } from '
 import type { Logger } from 'pino';
 import { HOST_VERSION } from '../version.js';
 import { accessLogHook } from './access-log.js';
+import { APPLY_TYPE, applyBodyParser, refuseApplyElsewhere } from './apply-body.js';
 import type { DynamicRouter } from './dynamic-router.js';
 import type { HttpContext } from './http-context.js';
-import { applyBodyParser, jsonBodyParser } from './json-body.js';
+import { BODY_LIMIT, jsonBodyParser } from './json-body.js';
 import { lazyChildLoggerFactory } from './lazy-logger.js';
 import { answerClientError, sendProblem } from './problem.js';
 import { echoRequestId, requestIdOf } from './request-id.js';
 import { querystringParser, refuseUnparsable, rewriteToTarget, targetOf } from './targets.js';
-
-export const BODY_LIMIT = 4 * 1024 * 1024;
 
 const VERSION_INFO = JSON.stringify({
   major: '1',
@@ -81,8 +80,9 @@ export function createApp(options: AppOptions) {
     { parseAs: 'string' },
     jsonBodyParser(app),
   );
-  // Server-side apply (docs/api.md "Server-side apply"): YAML or JSON.
-  app.addContentTypeParser('application/apply-patch+yaml', { parseAs: 'string' }, applyBodyParser(app));
+  // Server-side apply (docs/api.md "Server-side apply"): YAML or JSON, read only where it applies.
+  app.addContentTypeParser(APPLY_TYPE, { parseAs: 'string' }, applyBodyParser(app));
+  app.addHook('preParsing', refuseApplyElsewhere(router));
 
   app.setErrorHandler((error, request, reply) => sendProblem(reply, request, error));
   app.setNotFoundHandler((request, reply) =>

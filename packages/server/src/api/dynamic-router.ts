@@ -34,6 +34,11 @@ export interface DynamicRoute<Ctx> {
   public?: boolean;
   /** For the OpenAPI documents; a route without it is still listed, with its method, path and parameters. */
   doc?: RouteDoc;
+  /**
+   * The route reads server-side apply's `application/apply-patch+yaml` (the generated PATCH of an object); every
+   * other route refuses that media type before reading the body (api/apply-body.ts). Only the service sets it.
+   */
+  acceptsApply?: boolean;
 }
 
 /** A GET route of the service's own that everyone may read (discovery, OpenAPI, the console's files). */
