@@ -28,8 +28,8 @@ export const MAX_YAML_TOKENS = 10_000;
 /** Tags a document may carry: the YAML 1.2 core schema's own (`!!str 1.0` keeps a version a string). */
 const CORE_TAGS = new Set(['!!str', '!!int', '!!float', '!!bool', '!!null', '!!map', '!!seq']);
 
-/** The parser's stack holds the document and the scalar being read besides one entry per level of nesting. */
-const STACK_OVERHEAD = 2;
+/** The parser's stack holds one of these per level of nesting being built (and the document, and a scalar). */
+const COLLECTIONS = new Set(['block-map', 'block-seq', 'flow-collection']);
 /** Tokens that cost next to nothing to compose: whitespace, comments and the lexer's own control marks. */
 const UNCOUNTED = new Set<CST.TokenType | null>([
   'space',
@@ -69,16 +69,17 @@ export async function readYamlDocuments(text: string, options: YamlReadOptions):
   const turns = new Turns(5);
   const documents: unknown[] = [];
   let inDocument = 0;
+  const add = (document: Document.Parsed) => {
+    documents.push(toPlainData(document, at));
+    if (documents.length > maxDocuments) {
+      const most = maxDocuments === 1 ? 'one YAML document' : `at most ${maxDocuments} YAML documents`;
+      throw badRequest(`${what ?? 'the text'} must be ${most}`);
+    }
+  };
   const compose = async (token: CST.Token) => {
     // The first syntax error is the answer: going on would only collect more of them, at a cost.
     if (token.type === 'error') throw badRequest(`${at(token.offset)}: not valid YAML: ${token.message}`);
-    for (const document of composer.next(token)) {
-      documents.push(toPlainData(document, at));
-      if (documents.length > maxDocuments) {
-        const most = maxDocuments === 1 ? 'one YAML document' : `at most ${maxDocuments} YAML documents`;
-        throw badRequest(`${what ?? 'the text'} must be ${most}`);
-      }
-    }
+    for (const document of composer.next(token)) add(document);
     inDocument = 0;
     await turns.take();
   };
@@ -99,13 +100,13 @@ export async function readYamlDocuments(text: string, options: YamlReadOptions):
       }
     }
     for (const token of parser.next(source)) await compose(token);
-    if (parser.stack.length > MAX_JSON_DEPTH + STACK_OVERHEAD) {
+    if (parser.stack.length > MAX_JSON_DEPTH && nesting(parser.stack) > MAX_JSON_DEPTH) {
       throw badRequest(`${at(offset)}: nests deeper than ${MAX_JSON_DEPTH} levels`);
     }
     if (++count % TOKENS_PER_CHECK === 0) await turns.take();
   }
   for (const token of parser.end()) await compose(token);
-  for (const document of composer.end()) documents.push(toPlainData(document, at));
+  for (const document of composer.end()) add(document);
   // Errors outside any document (a stray `]`) are not on a document.
   const stray = composer.streamInfo().errors[0];
   if (stray) throw badRequest(`${at(stray.pos[0])}: not valid YAML: ${stray.message.split('\n')[0]}`);
@@ -115,6 +116,11 @@ export async function readYamlDocuments(text: string, options: YamlReadOptions):
 /** The one document of `text` as plain data (null when it is empty); more than one is a 400. */
 export async function readYamlDocument(text: string, options: YamlReadOptions): Promise<unknown> {
   return (await readYamlDocuments(text, { ...options, maxDocuments: 1 }))[0] ?? null;
+}
+
+/** Levels of collections open on the parser's stack (counted only when the stack is deep at all). */
+function nesting(stack: readonly CST.Token[]): number {
+  return stack.reduce((levels, token) => levels + (COLLECTIONS.has(token.type) ? 1 : 0), 0);
 }
 
 /** Refuses what plain data has no use for and what would make a small text expensive. */
