@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
+import { hostPolicy } from './api/allowed-hosts.js';
 import { createApp } from './api/app.js';
 import { discoveryRoutes } from './api/discovery.js';
 import { DynamicRouter } from './api/dynamic-router.js';
@@ -251,6 +252,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
     router,
     trustProxy: config.trustProxy,
     accessLog: config.accessLog,
+    acceptsHost: hostPolicy({ listenHost: config.host, tlsHosts: config.tlsHosts, allowedHosts: config.allowedHosts }),
     metrics: createMetrics({ controllers, registry, watches, leads: () => lease.held }),
     notReadyBecause: () =>
       feed && !feed.caughtUp ? `catching up with the store's changes (at revision ${feed.revision})` : undefined,

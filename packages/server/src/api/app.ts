@@ -5,6 +5,7 @@ import Fastify, { type FastifyReply, type FastifyRequest, LogController } from '
 import type { Logger } from 'pino';
 import { HOST_VERSION } from '../version.js';
 import { accessLogHook } from './access-log.js';
+import { refuseUnknownHost } from './allowed-hosts.js';
 import { APPLY_TYPE, applyBodyParser, refuseApplyElsewhere } from './apply-body.js';
 import type { DynamicRouter } from './dynamic-router.js';
 import type { HttpContext } from './http-context.js';
@@ -12,7 +13,9 @@ import { BODY_LIMIT, jsonBodyParser } from './json-body.js';
 import { lazyChildLoggerFactory } from './lazy-logger.js';
 import { answerClientError, sendProblem } from './problem.js';
 import { echoRequestId, requestIdOf } from './request-id.js';
+import { applySecurityHeaders, setSecurityHeaders } from './security-headers.js';
 import { querystringParser, refuseUnparsable, rewriteToTarget, targetOf } from './targets.js';
+import { unreadBodyDrain } from './unread-body.js';
 
 const VERSION_INFO = JSON.stringify({
   major: '1',
@@ -38,12 +41,15 @@ export interface AppOptions {
   notReadyBecause?: () => string | undefined;
   /** What `/metrics` answers (metrics/metrics.ts); the gate lets only callers allowed `get` on `/metrics` reach it. */
   metrics?: { contentType: string; text(): Promise<string> };
+  /** Whether a `Host` header is answered (allowed-hosts.ts); unset: any is. */
+  acceptsHost?: (host: string | undefined) => boolean;
 }
 
 /**
- * The HTTP kernel: the request target parsed once (targets.ts), body parsing with prototype-poisoning protection and
- * a nesting limit, problem+json for every error (the framework's and the HTTP parser's included), and one catch-all
- * per API prefix that dispatches into the runtime router (generated and plugin routes).
+ * The HTTP kernel: the request target parsed once (targets.ts), the Host checked (allowed-hosts.ts), the headers every
+ * answer carries (security-headers.ts), body parsing with prototype-poisoning protection and a nesting limit, the
+ * rest of a refused body read so its answer arrives (unread-body.ts), problem+json for every error (the framework's
+ * and the HTTP parser's included), and one catch-all per API prefix that dispatches into the runtime router.
  */
 export function createApp(options: AppOptions) {
   const { logger, router, trustProxy = false, accessLog = true } = options;
@@ -61,11 +67,25 @@ export function createApp(options: AppOptions) {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000, querystringParser },
     // The HTTP parser's refusals (oversized headers, unknown methods, malformed requests) answer problem+json too.
     clientErrorHandler: answerClientError,
-    frameworkErrors: (error, request, reply) => sendProblem(reply, request, error),
+    frameworkErrors: (error, request, reply) => {
+      applySecurityHeaders(request, reply);
+      return sendProblem(reply, request, error);
+    },
   });
   app.decorateRequest('target', { getter: targetOf });
+  // First, so that its own hooks run first: an upgrade refused by a hook below still has its socket closed.
+  app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   app.addHook('onRequest', echoRequestId);
+  app.addHook('onRequest', setSecurityHeaders);
+  if (options.acceptsHost) app.addHook('onRequest', refuseUnknownHost(options.acceptsHost));
   app.addHook('onRequest', refuseUnparsable);
+  // An answer sent before the body was all read still reaches the client (unread-body.ts).
+  const drain = unreadBodyDrain();
+  app.addHook('onSend', drain.hook);
+  app.addHook('preClose', (done) => {
+    drain.close();
+    done();
+  });
   if (accessLog) app.addHook('onResponse', accessLogHook(logger));
 
   // Only JSON bodies: a text/plain body on a write is a 415, not a string handed to a handler.
@@ -126,7 +146,6 @@ export function createApp(options: AppOptions) {
       found.params,
     );
   };
-  app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   // multipart/form-data (plugin archives): parsed only by a handler that asks for it, with that handler's limits.
   app.register(multipart, { throwFileSizeLimit: true, limits: { fileSize: 0, files: 0 } });
   app.register(async (scope) => {

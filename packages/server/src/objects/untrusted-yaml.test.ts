@@ -77,7 +77,7 @@ describe('readYamlDocument', () => {
       message: 'the text, line 1, column 101: nests deeper than 100 levels',
     });
     const block = (levels: number) =>
-      Array.from({ length: levels }, (_, i) => `${' '.repeat(i)}k:`).join('\n') + ' leaf\n';
+      `${Array.from({ length: levels }, (_, i) => `${' '.repeat(i)}k:`).join('\n')} leaf\n`;
     expect(await read(block(100))).toBeDefined();
     expect((await refusal(block(101))).message).toMatch(/line 101, column \d+: nests deeper than 100 levels/);
     // A million opening brackets stop at the 101st.
