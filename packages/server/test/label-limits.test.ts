@@ -16,7 +16,7 @@ const labels = (count: number) => Object.fromEntries(Array.from({ length: count 
 describe.each(BACKENDS)('the labels of an object (%s)', (backend) => {
   let t: TestServer;
   beforeAll(async () => {
-    t = await startTestServer({ backend, pluginsDirs: [path.join(path.dirname(FIXTURES), '../../../../plugins')] });
+    t = await startTestServer({ backend });
   }, 60_000);
   afterAll(() => t.close());
 
