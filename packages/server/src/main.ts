@@ -364,6 +364,11 @@ export async function createServer(config: Config, options: ServerOptions = {}):
           keyFile: config.tlsKeyFile,
           hosts: [config.host, ...config.tlsHosts],
         });
+        if (material.caReplaced) {
+          logger.warn(
+            `made a new CA (${material.caFile}) for hosts the old one does not permit: clients must trust it`,
+          );
+        }
         secure = await listenSecurely(app, { host: config.host, port: config.httpsPort, ...material });
         server.httpsUrl = secure.url;
         server.caFile = material.caFile;
