@@ -7,9 +7,10 @@ import { HOST_VERSION } from '../version.js';
 import { accessLogHook } from './access-log.js';
 import { refuseUnknownHost } from './allowed-hosts.js';
 import { APPLY_TYPE, applyBodyParser, refuseApplyElsewhere } from './apply-body.js';
+import { BODY_LIMIT, limitAnonymousBodies } from './body-limits.js';
 import type { DynamicRouter } from './dynamic-router.js';
 import type { HttpContext } from './http-context.js';
-import { BODY_LIMIT, jsonBodyParser } from './json-body.js';
+import { jsonBodyParser } from './json-body.js';
 import { lazyChildLoggerFactory } from './lazy-logger.js';
 import { answerClientError, sendProblem } from './problem.js';
 import { echoRequestId, requestIdOf } from './request-id.js';
@@ -103,6 +104,7 @@ export function createApp(options: AppOptions) {
   // Server-side apply (docs/api.md "Server-side apply"): YAML or JSON, read only where it applies.
   app.addContentTypeParser(APPLY_TYPE, { parseAs: 'string' }, applyBodyParser(app));
   app.addHook('preParsing', refuseApplyElsewhere(router));
+  app.addHook('preParsing', limitAnonymousBodies);
 
   app.setErrorHandler((error, request, reply) => sendProblem(reply, request, error));
   app.setNotFoundHandler((request, reply) =>

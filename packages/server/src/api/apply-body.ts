@@ -9,8 +9,9 @@ import { badRequest, payloadTooLarge, unsupportedMediaType } from '@svc/plugin-a
 import type { FastifyInstance, FastifyReply, FastifyRequest, RequestPayload } from 'fastify';
 import { duplicateJsonKey, jsonTextProblem } from '../objects/json-limits.js';
 import { MAX_YAML_BYTES, readYamlDocument } from '../objects/untrusted-yaml.js';
+import { BODY_LIMIT } from './body-limits.js';
 import type { DynamicRouter } from './dynamic-router.js';
-import { BODY_LIMIT, jsonBodyParser } from './json-body.js';
+import { jsonBodyParser } from './json-body.js';
 
 export const APPLY_TYPE = 'application/apply-patch+yaml';
 

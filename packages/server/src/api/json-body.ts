@@ -2,9 +2,6 @@ import { badRequest } from '@svc/plugin-api';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { jsonTextProblem } from '../objects/json-limits.js';
 
-/** The largest request body (docs/api.md "Errors"); a route may set a smaller one. */
-export const BODY_LIMIT = 4 * 1024 * 1024;
-
 type Done = (error: Error | null, body?: unknown) => void;
 
 /**
