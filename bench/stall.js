@@ -154,6 +154,13 @@ async function catalogue() {
       body: `{"a":[${repeatTo(`${'['.repeat(98)}${']'.repeat(98)},`, 4 * MiB - 100)}[]]}`,
     },
     {
+      name: 'JSON, 4 MiB wide object (350,000 keys), as the administrator to a model',
+      path: PERSONS,
+      who: 'admin',
+      headers: JSON_TYPE,
+      body: `{${Array.from({ length: 350_000 }, (_, i) => `"k${i}":0`).join(',')}}`.slice(0, 4 * MiB - 1),
+    },
+    {
       name: 'JSON, 150,000 labels on a post, as a contributor',
       path: '/apis/uc.api.content.svc.run/v1alpha1/posts',
       who: 'contributor',
