@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { didYouMean } from './util/suggest.js';
@@ -203,6 +204,9 @@ function httpsPortSetting(raw: string | undefined): number | undefined {
   return port;
 }
 
+/** A DNS name: labels of letters, digits and inner hyphens, dot-separated (a trailing dot allowed). */
+const HOST_NAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*\.?$/;
+
 /** Comma-separated host names and addresses (IPv6 with or without brackets), no ports; `*` alone allows any. */
 function allowedHostsSetting(raw: string | undefined): string[] | undefined {
   if (raw === undefined || raw.trim() === '') return undefined;
@@ -210,9 +214,7 @@ function allowedHostsSetting(raw: string | undefined): string[] | undefined {
     .split(',')
     .map((h) => h.trim().toLowerCase())
     .filter((h) => h !== '');
-  const bad = hosts.find(
-    (h) => h !== '*' && !/^(\[[0-9a-f:.]+\]|[0-9a-f:.]*:[0-9a-f:.]*|[a-z0-9]([a-z0-9.-]*[a-z0-9.])?)$/.test(h),
-  );
+  const bad = hosts.find((h) => h !== '*' && isIP(h.replace(/^\[(.*)\]$/, '$1')) === 0 && !HOST_NAME.test(h));
   if (bad !== undefined) {
     throw new Error(
       `SVC_ALLOWED_HOSTS must be comma-separated host names or addresses without a port (or *), got "${bad}"`,

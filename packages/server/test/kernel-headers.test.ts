@@ -181,7 +181,11 @@ describe('the allowed hosts setting', () => {
       '10.0.0.1',
     ]);
     expect(loadConfig(settingsFromArgs(['--allowed-hosts', '*'], {})).allowedHosts).toEqual(['*']);
-    for (const bad of ['a.example:8090', 'http://a.example', 'a b', 'a/b']) {
+    expect(loadConfig({ SVC_ALLOWED_HOSTS: '2001:db8::1,svc-1.example.com.' }).allowedHosts).toEqual([
+      '2001:db8::1',
+      'svc-1.example.com.',
+    ]);
+    for (const bad of ['a.example:8090', 'cafe.be:80', '[::1]:8090', 'http://a.example', 'a b', 'a/b', '-a.example']) {
       expect(() => loadConfig({ SVC_ALLOWED_HOSTS: bad })).toThrow(
         `SVC_ALLOWED_HOSTS must be comma-separated host names or addresses without a port (or *), got "${bad}"`,
       );
