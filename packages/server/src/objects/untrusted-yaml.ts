@@ -135,7 +135,6 @@ function refuseToken(type: CST.TokenType | null, source: string, where: () => st
 }
 
 type At = (offset: number) => string;
-type YamlNode = Document.Parsed['contents'];
 
 /**
  * A composed document as plain data, as the `yaml` package's own conversion makes it (scalar keys as strings, a null
@@ -147,7 +146,7 @@ function toPlainData(document: Document.Parsed, at: At): unknown {
   return plain(document.contents, at);
 }
 
-function plain(node: YamlNode | unknown, at: At): unknown {
+function plain(node: unknown, at: At): unknown {
   if (node === null || node === undefined) return null;
   if (isScalar(node)) return node.value;
   if (isSeq(node)) return node.items.map((item) => plain(item, at));
