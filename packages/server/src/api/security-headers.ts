@@ -1,5 +1,5 @@
 /**
- * Headers every answer carries (docs/api.md "Security headers"): `X-Content-Type-Options: nosniff` always;
+ * Headers every answer carries (docs/api.md "Security headers and TLS"): `X-Content-Type-Options: nosniff` always;
  * `Cache-Control: no-store` unless the route says otherwise (answers depend on who asks, and carry their data; the
  * built files of the console and of plugin UIs set their own caching); `Strict-Transport-Security` on the HTTPS
  * listener. Set before anything else runs, so errors and streamed answers carry them too.
