@@ -3,8 +3,9 @@
 // in a worker thread (an event loop of its own, so the sending never delays it) GETs /healthz back to back over one
 // kept-alive connection. A request's stall is the slowest probe answer from just before it is sent until 50 ms after
 // its answer; the idle figure is the slowest probe with nothing else sent. Each request is sent --runs times (default
-// 3) and its worst run is kept. Prints every request's stall, then the worst and the body that caused it.
-// Usage: node bench/stall.js [--runs 3]
+// 5): the machine is shared, so other work only ever adds to a run's stall, and the least of the runs is the
+// request's own (the greatest is printed beside it). Prints every request's stall, then the worst and its body.
+// Usage: node bench/stall.js [--runs 5]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,7 +13,7 @@ import { Worker } from 'node:worker_threads';
 import { create } from 'tar';
 import { arg, BENCH_ADMIN_PASSWORD, createUser, login, sleep, startSvc } from './lib.js';
 
-const RUNS = arg('runs', 3);
+const RUNS = arg('runs', 5);
 const MiB = 1024 * 1024;
 const PERSONS = '/apis/people.svc.run/v1alpha1/persons';
 const CONSOLE = '/apis/api.console.svc.run/v1alpha1';
@@ -239,13 +240,18 @@ try {
       probe.postMessage('read');
     });
   await sleep(500);
-  await read();
-  await sleep(2000);
-  const idle = await read();
+  // Idle, as the requests are measured: the least of the runs' slowest probes, each over a quiet window.
+  const idleRuns = [];
+  for (let run = 0; run < RUNS; run++) {
+    await read();
+    await sleep(400);
+    idleRuns.push(await read());
+  }
+  const idle = idleRuns.reduce((a, b) => (b.slowest < a.slowest ? b : a));
 
   const results = [];
   for (const c of cases) {
-    let worst;
+    const runs = [];
     for (let run = 0; run < RUNS; run++) {
       await sleep(100);
       await read();
@@ -265,11 +271,13 @@ try {
       const ms = performance.now() - started;
       await sleep(50);
       const { slowest } = await read();
-      if (!worst || slowest > worst.stall) worst = { stall: slowest, status, ms };
+      runs.push({ stall: slowest, status, ms });
     }
-    results.push({ ...c, ...worst });
+    const least = runs.reduce((a, b) => (b.stall < a.stall ? b : a));
+    const most = Math.max(...runs.map((r) => r.stall));
+    results.push({ ...c, ...least });
     console.log(
-      `${c.name.padEnd(82)} ${String(worst.status).padStart(3)}  stall ${worst.stall.toFixed(1).padStart(7)} ms  (answered in ${worst.ms.toFixed(0)} ms)`,
+      `${c.name.padEnd(82)} ${String(least.status).padStart(3)}  stall ${least.stall.toFixed(1).padStart(6)} ms (worst run ${most.toFixed(1).padStart(6)})  answered in ${least.ms.toFixed(0)} ms`,
     );
   }
   probe.postMessage('stop');
@@ -279,7 +287,7 @@ try {
   const size = Buffer.byteLength(worst.body ?? '');
   const shown = worst.body === undefined ? '' : String(worst.body).slice(0, 100).replace(/\n/g, '\\n');
   console.log(
-    `\nidle: the slowest /healthz probe with nothing else sent: ${idle.slowest.toFixed(1)} ms (${idle.probes} probes in 2 s)`,
+    `\nidle: the slowest /healthz probe in 400 ms with nothing else sent, least of ${RUNS} windows: ${idle.slowest.toFixed(1)} ms`,
   );
   console.log(`worst: ${worst.name}: stall ${worst.stall.toFixed(1)} ms, status ${worst.status}`);
   console.log(
