@@ -1,8 +1,13 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS, PERSONS, person, startTestServer, type TestServer } from './harness.js';
+import { multipart, tgzOf } from './plugin-archives.js';
 
 const APPLY = { 'content-type': 'application/apply-patch+yaml' };
 const SETUP = '/apis/api.console.svc.run/v1alpha1/setup';
+const PLUGINS = '/apis/api.console.svc.run/v1alpha1/plugins';
 
 /** The issue's shapes: 20,000 short keys (189 KB, 8.3 s), 4 MB of nested brackets (21 s), 100,000 keys (988 KB, 230 s). */
 const keys = (count: number) => Array.from({ length: count }, (_, i) => `k${i}: 1\n`).join('');
@@ -106,6 +111,62 @@ describe.each(BACKENDS)('YAML bodies (%s)', (backend) => {
     );
     expect(poisoned.status).toBe(400);
     expect(poisoned.body.detail).toMatch(/not valid JSON/);
+  });
+});
+
+/** A plugin folder with these files, packed as an uploaded archive. */
+async function archiveOf(files: Record<string, string>): Promise<Buffer> {
+  const root = await mkdtemp(path.join(tmpdir(), 'svc-yaml-plugin-'));
+  try {
+    const folder = path.join(root, 'yaml-plugin');
+    for (const [name, text] of Object.entries(files)) {
+      await mkdir(path.dirname(path.join(folder, name)), { recursive: true });
+      await writeFile(path.join(folder, name), text);
+    }
+    return await tgzOf(folder);
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+const MANIFEST =
+  'apiVersion: plugin.svc.run/v1alpha1\nkind: Plugin\nmetadata:\n  name: yaml-plugin\nspec:\n  version: 1.0.0\n  requires: ">=0.1.0"\n  main: index.js\n';
+
+/** plugin.yaml and extensions/ of an uploaded archive are read as untrusted YAML, within the same limits. */
+describe.each(BACKENDS)('YAML in a plugin archive (%s)', (backend) => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer({ backend, pluginsDirs: [] });
+  }, 60_000);
+  afterAll(() => t.close());
+
+  const install = async (files: Record<string, string>) => {
+    const { body, headers } = multipart(await archiveOf({ 'index.js': 'export default { start() {} };\n', ...files }));
+    return t.request('POST', `${PLUGINS}/install`, body, headers);
+  };
+
+  it('refuses a plugin.yaml of 20,000 keys, or with a key given twice, naming where', async () => {
+    const large = await install({ 'plugin.yaml': keys(20_000) });
+    expect(large.status).toBe(400);
+    expect(large.body.detail).toBe(
+      'plugin.yaml: cannot be read as YAML: line 3334, column 6: a document of more than 10000 tokens (keys, values and marks) is not accepted',
+    );
+    const twice = await install({ 'plugin.yaml': `${MANIFEST}kind: Plugin\n` });
+    expect(twice.status).toBe(400);
+    expect(twice.body.detail).toBe(
+      'plugin.yaml: cannot be read as YAML: line 9, column 1: the key "kind" is given more than once',
+    );
+    expect((await t.request('GET', `${PLUGINS}/yaml-plugin`)).status).toBe(404);
+  });
+
+  it('fails the start of a plugin whose extensions/ file is refused, naming the file and line', async () => {
+    const installed = await install({ 'plugin.yaml': MANIFEST, 'extensions/roles.yaml': `a: &x 1\nb: *x\n` });
+    expect(installed.status).toBe(201);
+    const started = await t.request('PUT', `${PLUGINS}/yaml-plugin/plugin-state`, { enable: true });
+    expect(started.body.status.phase).toBe('FAILED');
+    expect(started.body.status.conditions[0].message).toBe(
+      'extensions/roles.yaml, line 1, column 4: anchors and aliases (&x) are not accepted; write the value out',
+    );
   });
 });
 
