@@ -12,7 +12,7 @@ import { HOST_VERSION } from './version.js';
 const COMMANDS = ['serve', 'plugin', 'export', 'import', 'admin', 'help', 'version', ...ONLINE_COMMANDS];
 
 const SERVE_USAGE =
-  'usage: svc serve [--host H] [--port P] [--https-port P|off] [--tls-cert F --tls-key F] [--data-dir D] [--database-url URL] [--database-schema S] [--plugins-dir A:B] [--log-level L] ' +
+  'usage: svc serve [--host H] [--port P] [--https-port P|off] [--tls-cert F --tls-key F] [--allowed-hosts A,B] [--data-dir D] [--database-url URL] [--database-schema S] [--plugins-dir A:B] [--log-level L] ' +
   '[--log-format pretty|json] [--access-log true|false] [--watch-history N] [--max-watches-per-user N]\n  Every flag also reads from its SVC_* environment variable (docs/api.md "Settings").';
 const USAGE = `${SERVE_USAGE}\n       svc --version\n       ${PLUGIN_USAGE}
        ${firstLine(EXPORT_USAGE)}\n       ${firstLine(IMPORT_USAGE)}\n       ${ADMIN_USAGE}\n       ${ONLINE_USAGE}`;

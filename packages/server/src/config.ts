@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { didYouMean } from './util/suggest.js';
@@ -14,6 +15,11 @@ export interface Config {
   tlsKeyFile?: string;
   /** Host names and addresses the made certificate must name besides localhost (SVC_TLS_HOSTS). */
   tlsHosts: string[];
+  /**
+   * The `Host` names svc answers besides loopback ones, the listen host and the TLS hosts (SVC_ALLOWED_HOSTS); `*`
+   * allows any. Unset: any host when listening on a non-loopback address, else only those (api/allowed-hosts.ts).
+   */
+  allowedHosts?: string[];
   dataDir: string;
   /** Unset = embedded SQLite in dataDir; `postgres://…` = PostgreSQL. */
   databaseUrl?: string;
@@ -73,6 +79,7 @@ const FLAGS: Record<string, string> = {
   '--https-port': 'SVC_HTTPS_PORT',
   '--tls-cert': 'SVC_TLS_CERT',
   '--tls-key': 'SVC_TLS_KEY',
+  '--allowed-hosts': 'SVC_ALLOWED_HOSTS',
   '--data-dir': 'SVC_DATA_DIR',
   '--database-url': 'SVC_DATABASE_URL',
   '--database-schema': 'SVC_DATABASE_SCHEMA',
@@ -148,6 +155,7 @@ export function loadConfig(settings: Settings): Config {
       .split(',')
       .map((h) => h.trim())
       .filter((h) => h !== ''),
+    allowedHosts: allowedHostsSetting(settings.SVC_ALLOWED_HOSTS),
     dataDir: path.resolve(settings.SVC_DATA_DIR || './data'),
     databaseUrl,
     databaseSchema: settings.SVC_DATABASE_SCHEMA || undefined,
@@ -214,6 +222,25 @@ function httpsPortSetting(raw: string | undefined): number | undefined {
     throw new Error(`SVC_HTTPS_PORT must be a port number (0 picks a free one) or "off", got "${raw}"`);
   }
   return port;
+}
+
+/** A DNS name: labels of letters, digits and inner hyphens, dot-separated (a trailing dot allowed). */
+const HOST_NAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*\.?$/;
+
+/** Comma-separated host names and addresses (IPv6 with or without brackets), no ports; `*` alone allows any. */
+function allowedHostsSetting(raw: string | undefined): string[] | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const hosts = raw
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter((h) => h !== '');
+  const bad = hosts.find((h) => h !== '*' && isIP(h.replace(/^\[(.*)\]$/, '$1')) === 0 && !HOST_NAME.test(h));
+  if (bad !== undefined) {
+    throw new Error(
+      `SVC_ALLOWED_HOSTS must be comma-separated host names or addresses without a port (or *), got "${bad}"`,
+    );
+  }
+  return hosts;
 }
 
 function trustProxySetting(raw: string | undefined): boolean | number | string {

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { ModelDefinition } from '@svc/plugin-api';
 import type { Logger } from 'pino';
+import { hostPolicy } from './api/allowed-hosts.js';
 import { createApp } from './api/app.js';
 import { discoveryRoutes } from './api/discovery.js';
 import { DynamicRouter } from './api/dynamic-router.js';
@@ -284,6 +285,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
     router,
     trustProxy: config.trustProxy,
     accessLog: config.accessLog,
+    acceptsHost: hostPolicy({ listenHost: config.host, tlsHosts: config.tlsHosts, allowedHosts: config.allowedHosts }),
     metrics: createMetrics({ controllers, registry, watches, leads: () => lease.held }),
     notReadyBecause: () =>
       feed && !feed.caughtUp ? `catching up with the store's changes (at revision ${feed.revision})` : undefined,
@@ -402,6 +404,11 @@ export async function createServer(config: Config, options: ServerOptions = {}):
           keyFile: config.tlsKeyFile,
           hosts: [config.host, ...config.tlsHosts],
         });
+        if (material.caReplaced) {
+          logger.warn(
+            `made a new CA (${material.caFile}) for hosts the old one does not permit: clients must trust it`,
+          );
+        }
         secure = await listenSecurely(app, { host: config.host, port: config.httpsPort, ...material });
         server.httpsUrl = secure.url;
         server.caFile = material.caFile;

@@ -93,15 +93,29 @@ describe('the HTTPS listener', () => {
     expect(first.type).toBe('ADDED');
   });
 
-  it('keeps the CA across restarts, so kubeconfigs stay valid', async () => {
+  it('keeps the CA across restarts, so kubeconfigs stay valid, until a host it does not permit is asked for', async () => {
     const again = await loadTlsMaterial({ dataDir: t.dataDir, hosts: ['svc.example.test'] });
+    expect(again.caReplaced).toBe(false);
     expect(await readFile(again.caFile!, 'utf8')).toBe(ca);
-    // A host the certificate does not name yet gets a new certificate from the same CA.
-    const wider = await loadTlsMaterial({ dataDir: t.dataDir, hosts: ['other.example.test'] });
-    expect(await readFile(wider.caFile!, 'utf8')).toBe(ca);
-    const cert = new X509Certificate(await readFile(path.join(t.dataDir, 'tls/server.crt')));
-    expect(cert.checkHost('other.example.test')).toBe('other.example.test');
-    expect(cert.checkIssued(new X509Certificate(ca))).toBe(true);
+    // A host the certificate does not name yet, among those the CA permits, gets a new certificate from the same CA.
+    const fewer = await loadTlsMaterial({ dataDir: t.dataDir, hosts: [] });
+    expect(await readFile(fewer.caFile!, 'utf8')).toBe(ca);
+    // Another data directory, whose hosts change: the CA vouches for the names it was made for only, so a new host
+    // gets a new CA (and a certificate from it), which clients must trust from then on.
+    const other = await mkdtemp(path.join(tmpdir(), 'svc-tls-'));
+    try {
+      const first = await loadTlsMaterial({ dataDir: other, hosts: ['svc.example.test'] });
+      const firstCa = await readFile(first.caFile!, 'utf8');
+      const wider = await loadTlsMaterial({ dataDir: other, hosts: ['other.example.test'] });
+      expect(wider.caReplaced).toBe(true);
+      const widerCa = await readFile(wider.caFile!, 'utf8');
+      expect(widerCa).not.toBe(firstCa);
+      const cert = new X509Certificate(await readFile(path.join(other, 'tls/server.crt')));
+      expect(cert.checkHost('other.example.test')).toBe('other.example.test');
+      expect(cert.checkIssued(new X509Certificate(widerCa))).toBe(true);
+    } finally {
+      await rm(other, { recursive: true, force: true });
+    }
   });
 
   it('svc kubeconfig signs in, makes a token holding the caller’s roles and writes a kubeconfig that trusts the CA', async () => {

@@ -103,6 +103,23 @@ describe.each(BACKENDS)('plugin UIs and the console events (%s)', (backend) => {
     }
   });
 
+  it('serves every UI file under a policy that lets no page made of one run script (an .html, an .svg)', async () => {
+    const { entry } = (await t.request('GET', UIS)).body.items[0];
+    const folder = entry.slice(0, -'main.js'.length);
+    for (const [file, type] of [
+      ['page.html', 'text/html; charset=utf-8'],
+      ['icon.svg', 'image/svg+xml'],
+      ['main.js', 'text/javascript; charset=utf-8'],
+    ]) {
+      const answer = await t.anonymous('GET', `${folder}${file}`);
+      expect([file, answer.status, answer.headers['content-type']]).toEqual([file, 200, type]);
+      expect([file, answer.headers['content-security-policy']]).toEqual([
+        file,
+        "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox",
+      ]);
+    }
+  });
+
   it('tells a signed-in user when plugin UIs start and stop, and takes the files away while stopped', async () => {
     const jo = await login(t, 'jo', 'jo-password-123');
     const events = watchHttp(base, EVENTS, { headers: jo.headers });

@@ -108,7 +108,9 @@ describe.each(BACKENDS)('server-side apply (%s)', (backend) => {
     expect(badYaml.body.detail).toMatch(/not valid YAML/);
     const aliased = await apply('wes', `${config('wes', '  name: &n Wes\n')}  nickname: *n\n`);
     expect(aliased.status).toBe(400);
-    expect(aliased.body.detail).toBe('the apply configuration could not be read: Alias resolution is disabled');
+    expect(aliased.body.detail).toBe(
+      'the apply configuration, line 6, column 9: anchors and aliases (&n) are not accepted; write the value out',
+    );
     expect((await apply('vic', 'metadata:\n  name: vic\nspec:\n  age: 1\n')).body.detail).toBe(
       'the apply configuration must have apiVersion "people.svc.run/v1alpha1" and kind "Person", not undefined and undefined',
     );

@@ -6,15 +6,18 @@ import type { Logger } from 'pino';
 import { HOST_VERSION } from '../version.js';
 import { accessLogHook } from './access-log.js';
 import { refuseUnhonouredDryRun } from './dry-run.js';
+import { refuseUnknownHost } from './allowed-hosts.js';
+import { APPLY_TYPE, applyBodyParser, refuseApplyElsewhere } from './apply-body.js';
+import { BODY_LIMIT, limitAnonymousBodies } from './body-limits.js';
 import type { DynamicRouter } from './dynamic-router.js';
 import type { HttpContext } from './http-context.js';
-import { applyBodyParser, jsonBodyParser } from './json-body.js';
+import { jsonBodyParser } from './json-body.js';
 import { lazyChildLoggerFactory } from './lazy-logger.js';
 import { answerClientError, sendProblem } from './problem.js';
 import { echoRequestId, requestIdOf } from './request-id.js';
+import { applySecurityHeaders, setSecurityHeaders } from './security-headers.js';
 import { querystringParser, refuseUnparsable, rewriteToTarget, targetOf } from './targets.js';
-
-export const BODY_LIMIT = 4 * 1024 * 1024;
+import { unreadBodyDrain } from './unread-body.js';
 
 const VERSION_INFO = JSON.stringify({
   major: '1',
@@ -40,12 +43,15 @@ export interface AppOptions {
   notReadyBecause?: () => string | undefined;
   /** What `/metrics` answers (metrics/metrics.ts); the gate lets only callers allowed `get` on `/metrics` reach it. */
   metrics?: { contentType: string; text(): Promise<string> };
+  /** Whether a `Host` header is answered (allowed-hosts.ts); unset: any is. */
+  acceptsHost?: (host: string | undefined) => boolean;
 }
 
 /**
- * The HTTP kernel: the request target parsed once (targets.ts), body parsing with prototype-poisoning protection and
- * a nesting limit, problem+json for every error (the framework's and the HTTP parser's included), and one catch-all
- * per API prefix that dispatches into the runtime router (generated and plugin routes).
+ * The HTTP kernel: the request target parsed once (targets.ts), the Host checked (allowed-hosts.ts), the headers every
+ * answer carries (security-headers.ts), body parsing with prototype-poisoning protection and a nesting limit, the
+ * rest of a refused body read so its answer arrives (unread-body.ts), problem+json for every error (the framework's
+ * and the HTTP parser's included), and one catch-all per API prefix that dispatches into the runtime router.
  */
 export function createApp(options: AppOptions) {
   const { logger, router, trustProxy = false, accessLog = true } = options;
@@ -63,11 +69,25 @@ export function createApp(options: AppOptions) {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000, querystringParser },
     // The HTTP parser's refusals (oversized headers, unknown methods, malformed requests) answer problem+json too.
     clientErrorHandler: answerClientError,
-    frameworkErrors: (error, request, reply) => sendProblem(reply, request, error),
+    frameworkErrors: (error, request, reply) => {
+      applySecurityHeaders(request, reply);
+      return sendProblem(reply, request, error);
+    },
   });
   app.decorateRequest('target', { getter: targetOf });
+  // First, so that its own hooks run first: an upgrade refused by a hook below still has its socket closed.
+  app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   app.addHook('onRequest', echoRequestId);
+  app.addHook('onRequest', setSecurityHeaders);
+  if (options.acceptsHost) app.addHook('onRequest', refuseUnknownHost(options.acceptsHost));
   app.addHook('onRequest', refuseUnparsable);
+  // An answer sent before the body was all read still reaches the client (unread-body.ts).
+  const drain = unreadBodyDrain();
+  app.addHook('onSend', drain.hook);
+  app.addHook('preClose', (done) => {
+    drain.close();
+    done();
+  });
   if (accessLog) app.addHook('onResponse', accessLogHook(logger));
 
   // Only JSON bodies: a text/plain body on a write is a 415, not a string handed to a handler.
@@ -82,8 +102,10 @@ export function createApp(options: AppOptions) {
     { parseAs: 'string' },
     jsonBodyParser(app),
   );
-  // Server-side apply (docs/api.md "Server-side apply"): YAML or JSON.
-  app.addContentTypeParser('application/apply-patch+yaml', { parseAs: 'string' }, applyBodyParser(app));
+  // Server-side apply (docs/api.md "Server-side apply"): YAML or JSON, read only where it applies.
+  app.addContentTypeParser(APPLY_TYPE, { parseAs: 'string' }, applyBodyParser(app));
+  app.addHook('preParsing', refuseApplyElsewhere(router));
+  app.addHook('preParsing', limitAnonymousBodies);
 
   // After the gate (onRequest) and the body, before any handler: a dry run only where it is honoured.
   app.addHook('preHandler', refuseUnhonouredDryRun(router));
@@ -130,7 +152,6 @@ export function createApp(options: AppOptions) {
       found.params,
     );
   };
-  app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   // multipart/form-data (plugin archives): parsed only by a handler that asks for it, with that handler's limits.
   app.register(multipart, { throwFileSizeLimit: true, limits: { fileSize: 0, files: 0 } });
   app.register(async (scope) => {

@@ -12,7 +12,6 @@ import type { ObjectService } from '../registry/object-service.js';
 import { type HttpContext, JSON_TYPE, requireAlso } from './http-context.js';
 import { writeOptionsOf } from './write-options.js';
 
-export const APPLY_TYPE = 'application/apply-patch+yaml';
 const MAX_MANAGER_LENGTH = 128;
 
 export async function sendApplied(ctx: HttpContext, objects: ObjectService, served: ServedModel, name: string) {

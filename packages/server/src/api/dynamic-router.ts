@@ -39,6 +39,11 @@ export interface DynamicRoute<Ctx> {
    * asking for a dry run on a route without it is refused with a 400 before the handler runs (dry-run.ts).
    */
   dryRun?: boolean;
+  /**
+   * The route reads server-side apply's `application/apply-patch+yaml` (the generated PATCH of an object); every
+   * other route refuses that media type before reading the body (api/apply-body.ts). Only the service sets it.
+   */
+  acceptsApply?: boolean;
 }
 
 /** A GET route of the service's own that everyone may read (discovery, OpenAPI, the console's files). */

@@ -7,7 +7,8 @@ import type { ModelRegistry, ServedModel } from '../registry/model-registry.js';
 import type { ObjectService, Written } from '../registry/object-service.js';
 import type { WatchSink } from '../watch/sink.js';
 import type { WatchService } from '../watch/watch-service.js';
-import { APPLY_TYPE, sendApplied } from './apply-route.js';
+import { APPLY_TYPE } from './apply-body.js';
+import { sendApplied } from './apply-route.js';
 import type { DynamicRoute } from './dynamic-router.js';
 import { type HttpContext, JSON_TYPE } from './http-context.js';
 import { sendList } from './list-envelope.js';
@@ -132,7 +133,8 @@ export function generatedRoutes(
     add('DELETE', base, handlers.deleteCollection);
     add('GET', `${base}/:name`, handlers.get);
     add('PUT', `${base}/:name`, handlers.update);
-    add('PATCH', `${base}/:name`, handlers.patch);
+    // The one route that reads server-side apply's YAML (api/apply-body.ts refuses it everywhere else).
+    routes.push({ method: 'PATCH', path: `${base}/:name`, owner: 'core', handler: handlers.patch, acceptsApply: true });
     add('DELETE', `${base}/:name`, handlers.delete);
     add('GET', `${base}/:name/:subresource`, handlers.getStatus);
     add('PUT', `${base}/:name/:subresource`, handlers.updateStatus);

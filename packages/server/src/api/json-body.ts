@@ -1,6 +1,5 @@
 import { badRequest } from '@svc/plugin-api';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { parseDocument } from 'yaml';
 import { jsonTextProblem } from '../objects/json-limits.js';
 
 type Done = (error: Error | null, body?: unknown) => void;
@@ -25,30 +24,5 @@ export function jsonBodyParser(app: Pick<FastifyInstance, 'getDefaultJsonParser'
     }
     // biome-ignore lint/nursery/noFloatingPromises: called with `done`, Fastify's default parser returns nothing.
     json(request, body as string, done);
-  };
-}
-
-/**
- * The parser of server-side apply's `application/apply-patch+yaml` (YAML, or JSON, which is YAML): one document, read
- * into plain data and then handed to the JSON parser as JSON, so the same limits and key checks apply.
- */
-export function applyBodyParser(app: Pick<FastifyInstance, 'getDefaultJsonParser'>) {
-  const json = jsonBodyParser(app);
-  return (request: FastifyRequest, body: string | Buffer, done: Done): void => {
-    // Aliases are refused: a few bytes of YAML could otherwise expand into a huge object.
-    const document = parseDocument(body as string, { uniqueKeys: true });
-    const error = document.errors[0];
-    if (error) {
-      done(badRequest(`the apply configuration is not valid YAML: ${error.message.split('\n')[0]}`));
-      return;
-    }
-    let data: unknown;
-    try {
-      data = document.toJS({ maxAliasCount: 0 });
-    } catch (caught) {
-      done(badRequest(`the apply configuration could not be read: ${(caught as Error).message}`));
-      return;
-    }
-    json(request, JSON.stringify(data ?? null), done);
   };
 }

@@ -177,6 +177,7 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
   if (socket.writable && socket.bytesWritten === 0) {
     socket.write(
       `HTTP/1.1 ${status} ${title}\r\nConnection: close\r\nContent-Type: application/problem+json\r\n` +
+        'X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\n' +
         `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
     );
   }

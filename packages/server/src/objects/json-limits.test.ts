@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jsonTextProblem, MAX_JSON_DEPTH, nestsDeeperThan } from './json-limits.js';
+import { duplicateJsonKey, jsonTextProblem, MAX_JSON_DEPTH, nestsDeeperThan } from './json-limits.js';
 
 const nested = (levels: number, open = '[', close = ']') => `${open.repeat(levels)}${close.repeat(levels)}`;
 const deepValue = (levels: number): unknown => {
@@ -66,5 +66,23 @@ describe('nestsDeeperThan', () => {
 
   it('walks a value deeper than the stack without overflowing', () => {
     expect(nestsDeeperThan(deepValue(200_000))).toBe(true);
+  });
+});
+
+describe('duplicateJsonKey', () => {
+  const cases: Array<{ name: string; text: string; want?: string }> = [
+    { name: 'distinct keys', text: '{"a":1,"b":{"a":2},"c":[{"a":3},{"a":4}]}' },
+    { name: 'a key twice', text: '{"a":1,"b":2,"a":3}', want: 'a' },
+    { name: 'a key twice in a nested object', text: '{"x":{"k":1,"k":2}}', want: 'k' },
+    { name: 'a key twice in an object in an array', text: '[1,{"k":1, "k" :2}]', want: 'k' },
+    { name: 'string values are not keys', text: '{"a":"b","b":"a","c":["a","a"]}' },
+    { name: 'escapes are compared unescaped', text: '{"a":1,"\\u0061":2}', want: 'a' },
+    { name: 'an escaped quote stays inside the key', text: '{"a\\"b":1,"a":2,"b":3}' },
+    { name: 'an escaped quote key twice', text: '{"a\\"b":1,"a\\"b":2}', want: 'a"b' },
+    { name: 'whitespace between the parts', text: '{ "a" : 1 ,\n "a" : 2 }', want: 'a' },
+    { name: 'no object at all', text: '"a"' },
+  ];
+  it.each(cases)('$name', ({ text, want }) => {
+    expect(duplicateJsonKey(text)).toBe(want);
   });
 });

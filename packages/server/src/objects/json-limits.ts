@@ -13,6 +13,7 @@ const CLOSE_OBJECT = 0x7d;
 const CLOSE_ARRAY = 0x5d;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
 
 /**
  * Why a JSON text must be refused before it is parsed, or undefined: nesting deeper than MAX_JSON_DEPTH, or a string
@@ -43,6 +44,43 @@ export function jsonTextProblem(text: string): string | undefined {
     else if (code === OPEN_OBJECT || code === OPEN_ARRAY) {
       if (++depth > MAX_JSON_DEPTH) return `the JSON document nests deeper than ${MAX_JSON_DEPTH} levels`;
     } else if (code === CLOSE_OBJECT || code === CLOSE_ARRAY) depth--;
+  }
+  return undefined;
+}
+
+/**
+ * The first key given twice in one object of a valid JSON text, or undefined. JSON.parse keeps the last silently; a
+ * reader that must answer as YAML does (server-side apply) refuses it. One pass, one Set per open object.
+ */
+export function duplicateJsonKey(text: string): string | undefined {
+  // One entry per open object or array: the keys seen so far in an object, null for an array.
+  const open: Array<Set<string> | null> = [];
+  let expectKey = false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === QUOTE) {
+      const start = i;
+      let escaped = false;
+      for (i++; i < text.length; i++) {
+        const c = text.charCodeAt(i);
+        if (c === BACKSLASH) {
+          escaped = true;
+          i++;
+        } else if (c === QUOTE) break;
+      }
+      const keys = open[open.length - 1];
+      if (keys && expectKey) {
+        const key = escaped ? (JSON.parse(text.slice(start, i + 1)) as string) : text.slice(start + 1, i);
+        if (keys.has(key)) return key;
+        keys.add(key);
+        expectKey = false;
+      }
+    } else if (code === OPEN_OBJECT) {
+      open.push(new Set());
+      expectKey = true;
+    } else if (code === OPEN_ARRAY) open.push(null);
+    else if (code === CLOSE_OBJECT || code === CLOSE_ARRAY) open.pop();
+    else if (code === COMMA) expectKey = (open[open.length - 1] ?? null) !== null;
   }
   return undefined;
 }

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import {
   generateName,
   MAX_ANNOTATIONS_BYTES,
+  MAX_LABELS,
+  MAX_LABELS_BYTES,
   validateAnnotations,
   validateClientMetadata,
   validateGenerateName,
@@ -160,6 +162,37 @@ describe('validateLabels', () => {
   });
 });
 
+describe('the size of labels', () => {
+  const open = { allowUnprefixed: true };
+  const labels = (count: number, value = 'v') =>
+    Object.fromEntries(Array.from({ length: count }, (_, i) => [`l${i}`, value]));
+
+  it(`accepts ${MAX_LABELS} labels and refuses one more, in one error however many there are`, () => {
+    expect(validateLabels(labels(MAX_LABELS), open)).toEqual([]);
+    expect(validateLabels(labels(MAX_LABELS + 1), open)).toEqual([
+      { path: '/metadata/labels', message: `must have at most ${MAX_LABELS} labels (has ${MAX_LABELS + 1})` },
+    ]);
+    // 150,000 labels, every one of them invalid too: still the one error.
+    expect(validateLabels(labels(150_000, '-bad-'), open)).toEqual([
+      { path: '/metadata/labels', message: 'must have at most 256 labels (has 150000)' },
+    ]);
+  });
+
+  it(`refuses keys and values over ${MAX_LABELS_BYTES} bytes in all`, () => {
+    // 200 labels of a 253-character prefix, a 63-character name and a 63-character value: 76,000 bytes.
+    const long = Object.fromEntries(
+      Array.from({ length: 200 }, (_, i) => [
+        `${'p'.repeat(250)}${String(i).padStart(3, '0')}/${'n'.repeat(63)}`,
+        'v'.repeat(63),
+      ]),
+    );
+    expect(validateLabels(long, open)).toEqual([
+      { path: '/metadata/labels', message: `total size of keys and values must be at most 65536 bytes (has 76000)` },
+    ]);
+    expect(validateLabels(Object.fromEntries(Object.entries(long).slice(0, 172)), open)).toEqual([]);
+  });
+});
+
 describe('validateAnnotations', () => {
   it.each([
     [{ note: 'anything at all, spaces and / slashes' }],
@@ -184,6 +217,12 @@ describe('validateAnnotations', () => {
       /at most 262144 bytes/,
     ],
     ['not a map', [], '/metadata/annotations', /must be an object/],
+    [
+      'too large, with bad keys: only the size is named',
+      Object.fromEntries(Array.from({ length: 30_000 }, (_, i) => [`bad key ${i}`, ''])),
+      '/metadata/annotations',
+      /^total size of keys and values must be at most 262144 bytes \(has \d+\)$/,
+    ],
   ])('rejects %s', (_name, annotations, path, message) => {
     const errors = validateAnnotations(annotations);
     expect(paths(errors)).toContain(path);

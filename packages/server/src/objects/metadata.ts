@@ -12,6 +12,8 @@ export {
   isWellKnownLabelKey,
   type LabelOptions,
   MAX_ANNOTATIONS_BYTES,
+  MAX_LABELS,
+  MAX_LABELS_BYTES,
   RESERVED_LABEL_PREFIXES,
   validateAnnotations,
   validateLabels,

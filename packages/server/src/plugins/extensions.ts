@@ -1,8 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ExtensionObject } from '@svc/plugin-api';
-import { parseAllDocuments } from 'yaml';
 import { annotationList, DEPENDENCIES_ANNOTATION } from '../authz/roles.js';
+import { readYamlDocuments } from '../objects/untrusted-yaml.js';
 
 export interface DeclaredObject {
   /** `extensions/<file>#<document index>`, for error messages. */
@@ -25,13 +25,13 @@ export async function readDeclaredObjects(folder: string): Promise<DeclaredObjec
   }
   const declared: DeclaredObject[] = [];
   for (const file of files) {
-    const documents = parseAllDocuments(await readFile(path.join(dir, file), 'utf8'));
-    const list = Array.isArray(documents) ? documents : [documents];
-    list.forEach((doc, i) => {
+    // From an uploaded archive, so untrusted: read within the limits of untrusted YAML (line numbers in its errors).
+    const documents = await readYamlDocuments(await readFile(path.join(dir, file), 'utf8'), {
+      what: `extensions/${file}`,
+    });
+    documents.forEach((object, i) => {
       const source = `extensions/${file}#${i + 1}`;
-      if (doc.errors.length > 0) throw new Error(`${source} is not valid YAML: ${doc.errors[0]!.message}`);
-      const object = doc.toJS() as unknown;
-      if (object === null || object === undefined) return; // an empty document, e.g. after a trailing '---'
+      if (object === null) return; // an empty document, e.g. after a trailing '---'
       if (typeof object !== 'object' || Array.isArray(object)) throw new Error(`${source} is not a YAML mapping`);
       const o = object as ExtensionObject;
       if (typeof o.apiVersion !== 'string' || typeof o.kind !== 'string') {

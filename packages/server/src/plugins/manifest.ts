@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import semver from 'semver';
-import { parse } from 'yaml';
 import { validateName } from '../objects/metadata.js';
 import { RESERVED_PLUGIN_NAMES } from '../objects/model-definition.js';
+import { readYamlDocument } from '../objects/untrusted-yaml.js';
 import { uiProblems } from './plugin-ui.js';
 
 /** `plugin.yaml` (docs/api.md "Plugins"). */
@@ -42,7 +42,8 @@ export async function readManifest(folder: string, hostVersion: string): Promise
   const file = path.join(folder, 'plugin.yaml');
   let raw: unknown;
   try {
-    raw = parse(await readFile(file, 'utf8'));
+    // From an uploaded archive, so untrusted: read within the limits of untrusted YAML.
+    raw = await readYamlDocument(await readFile(file, 'utf8'), {});
   } catch (error) {
     throw new ManifestError(file, `cannot be read as YAML: ${(error as Error).message}`);
   }

@@ -7,7 +7,7 @@ import { lstat, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import semver from 'semver';
 import { create } from 'tar';
-import { parse } from 'yaml';
+import { readYamlDocument } from '../objects/untrusted-yaml.js';
 import { HOST_VERSION } from '../version.js';
 import { manifestProblems, type PluginManifest } from './manifest.js';
 
@@ -86,7 +86,8 @@ async function readPackManifest(root: string, warnings: string[]): Promise<Plugi
   }
   let raw: unknown;
   try {
-    raw = parse(text);
+    // As install reads it, so that what packs also installs.
+    raw = await readYamlDocument(text, {});
   } catch (error) {
     throw new PackError(`${where} cannot be read as YAML: ${(error as Error).message}`);
   }

@@ -6,6 +6,15 @@ import type { PluginUis } from './plugin-ui.js';
 const YEAR_S = 365 * 24 * 3600;
 
 /**
+ * The policy of every plugin UI file. The console imports a UI's scripts and styles, where a response's policy does
+ * not apply, and shows its images; opened as a page itself (an `.html` or `.svg` file, on the console's origin) a
+ * file may run no script and reaches nothing: `sandbox` gives it an origin of its own, without scripts, and
+ * `default-src 'none'` loads nothing but its own styles and inline images. Every type is served under it rather than
+ * some refused: whichever type a plugin ships, none can act as the console.
+ */
+export const PLUGIN_UI_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox";
+
+/**
  * Plugin UIs (docs/api.md "Plugin UIs"): the list of started plugins' UIs, for every signed-in user (the gate lets
  * the `authenticated` role read it), and the UI files, public as the console's own files are.
  */
@@ -34,6 +43,7 @@ export function pluginUiRoutes(uis: PluginUis): DynamicRoute<HttpContext>[] {
           .header('cache-control', `public, max-age=${YEAR_S}, immutable`)
           .header('vary', 'accept-encoding')
           .header('x-content-type-options', 'nosniff')
+          .header('content-security-policy', PLUGIN_UI_CSP)
           .type(found.type);
         if (!gzip) return ctx.reply.send(found.bytes);
         return ctx.reply.header('content-encoding', 'gzip').send(found.gzipped);

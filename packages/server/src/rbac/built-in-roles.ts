@@ -117,11 +117,11 @@ export const BUILT_IN_ROLES: RoleObject[] = [
     displayName: 'Anonymous',
     hidden: true,
     rules: [
-      { nonResourceURLs: ['/login', '/logout', '/healthz'], verbs: ['*'] },
-      // Probes a load balancer sends (api/app.ts).
-      { nonResourceURLs: ['/livez', '/readyz'], verbs: ['get'] },
-      // The version, as Kubernetes' public-info-viewer role allows; discovery itself is public by route (api/discovery.ts).
-      { nonResourceURLs: ['/version'], verbs: ['get'] },
+      // Signing in and out (authn/login-routes.ts): POST only.
+      { nonResourceURLs: ['/login', '/logout'], verbs: ['post'] },
+      // Probes a load balancer sends (api/app.ts), and the version, as Kubernetes' public-info-viewer role allows;
+      // discovery itself is public by route (api/discovery.ts). Reading only: a non-resource HEAD is the verb `head`.
+      { nonResourceURLs: ['/healthz', '/livez', '/readyz', '/version'], verbs: ['get', 'head'] },
       // The first-run setup: whether it is pending, and completing it with the printed link's token (authn/setup-routes.ts).
       { apiGroups: [CONSOLE], resources: ['setup'], verbs: ['list', 'create'] },
       // Published posts are public.

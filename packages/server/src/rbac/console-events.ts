@@ -129,7 +129,7 @@ export class ConsoleEvents {
     raw.writeHead(200, {
       ...headers,
       'content-type': 'application/json; charset=utf-8',
-      'cache-control': 'no-cache',
+      'cache-control': 'no-store',
       'x-content-type-options': 'nosniff',
     });
     let timer: NodeJS.Timeout | undefined;

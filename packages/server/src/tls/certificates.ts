@@ -11,6 +11,8 @@ export interface TlsMaterial {
   /** The server certificate, followed by the CA's when svc made them. */
   cert: string;
   caFile?: string;
+  /** True when the CA under the data dir was made again (it did not permit a host now asked for). */
+  caReplaced?: boolean;
 }
 
 export interface TlsSettings {
@@ -39,22 +41,27 @@ export async function loadTlsMaterial(settings: TlsSettings): Promise<TlsMateria
   }
   const files = tlsFilesOf(settings.dataDir);
   await mkdir(files.dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  const names = subjectAltNames(['localhost', '127.0.0.1', '::1', ...settings.hosts]);
   let ca = await readCertificatePair(files.caCert, files.caKey);
-  if (!ca) {
-    ca = makeCertificate({ commonName: 'svc local CA', days: CA_DAYS });
+  let caReplaced = false;
+  if (!ca || !permits(ca.cert, names)) {
+    // The CA may vouch only for the names it is made for (a copy of its key could sign for no other site); one
+    // made for other names is replaced, and clients must trust the new ca.crt.
+    caReplaced = ca !== undefined;
+    ca = makeCertificate({ commonName: 'svc local CA', days: CA_DAYS, names });
     await writeCertificatePair(files.caCert, files.caKey, ca);
   }
-  const names = subjectAltNames(['localhost', '127.0.0.1', '::1', ...settings.hosts]);
   let server = await readCertificatePair(files.cert, files.key);
   if (
     !server ||
+    caReplaced ||
     !covers(server.cert, names) ||
     Date.parse(new X509Certificate(server.cert).validTo) - Date.now() < RENEW_WITHIN_MS
   ) {
     server = makeCertificate({ commonName: 'svc', days: SERVER_DAYS, names, issuer: ca });
     await writeCertificatePair(files.cert, files.key, server);
   }
-  return { key: server.key, cert: server.cert + ca.cert, caFile: files.caCert };
+  return { key: server.key, cert: server.cert + ca.cert, caFile: files.caCert, caReplaced };
 }
 
 /** Where svc keeps the pair it makes: `<data dir>/tls` (a backup carries the CA's, cli/tls-backup.ts). */
@@ -88,6 +95,63 @@ export function subjectAltNames(hosts: readonly string[]): AltName[] {
   return names;
 }
 
+/**
+ * Whether a CA's name constraints permit every name (RFC 5280 4.2.1.10: a DNS name is the base or below it, an address
+ * is inside the base's range). A CA without them, as svc made before it set them, permits any name and is kept.
+ * Written here because node-forge reads the extension but offers no check of a name against it, and Node neither.
+ */
+export function permits(caPem: string, names: readonly AltName[]): boolean {
+  const constraints = forge.pki.certificateFromPem(caPem).getExtension('nameConstraints') as {
+    permittedSubtrees?: Array<{ type: number; value: string }>;
+  } | null;
+  const permitted = constraints?.permittedSubtrees;
+  if (!permitted) return true;
+  return names.every((name) =>
+    permitted.some((base) =>
+      name.type === 'dns'
+        ? base.type === 2 &&
+          (name.value === base.value.toLowerCase() || name.value.endsWith(`.${base.value.toLowerCase()}`))
+        : base.type === 7 && inRange(ipBytes(name.value), base.value),
+    ),
+  );
+}
+
+/** An IPv4 or IPv6 address as forge's byte string ('' when it is none); forge's typings omit the function. */
+function ipBytes(address: string): string {
+  return (forge.util as unknown as { bytesFromIP(ip: string): string | null }).bytesFromIP(address) ?? '';
+}
+
+/** Whether address bytes fall in an address-and-mask pair of bytes (as a name constraint holds an iPAddress). */
+function inRange(address: string, range: string): boolean {
+  if (range.length !== address.length * 2) return false;
+  for (let i = 0; i < address.length; i++) {
+    const mask = range.charCodeAt(address.length + i);
+    if ((address.charCodeAt(i) & mask) !== (range.charCodeAt(i) & mask)) return false;
+  }
+  return true;
+}
+
+/**
+ * A critical nameConstraints extension permitting exactly `names`: each DNS name (and the names below it, as RFC 5280
+ * reads a DNS base) and each address alone (a full mask). node-forge writes no such extension itself, so its value is
+ * built here from ASN.1.
+ */
+function nameConstraints(names: readonly AltName[]): object {
+  const { asn1 } = forge;
+  const generalName = (name: AltName) => {
+    if (name.type === 'dns') return asn1.create(asn1.Class.CONTEXT_SPECIFIC, 2, false, name.value);
+    const bytes = ipBytes(name.value);
+    return asn1.create(asn1.Class.CONTEXT_SPECIFIC, 7, false, bytes + '\xff'.repeat(bytes.length));
+  };
+  const subtree = (name: AltName) => asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SEQUENCE, true, [generalName(name)]);
+  const permitted = asn1.create(asn1.Class.CONTEXT_SPECIFIC, 0, true, names.map(subtree));
+  return {
+    id: '2.5.29.30',
+    critical: true,
+    value: asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SEQUENCE, true, [permitted]),
+  };
+}
+
 function covers(certPem: string, names: readonly AltName[]): boolean {
   const cert = new X509Certificate(certPem);
   return names.every((n) => (n.type === 'ip' ? cert.checkIP(n.value) : cert.checkHost(n.value)) !== undefined);
@@ -114,8 +178,8 @@ export async function writeCertificatePair(certFile: string, keyFile: string, pa
 }
 
 /**
- * An X.509 certificate: a CA (self-signed, may sign servers) when no issuer is given, else a server certificate for
- * `names` signed by the issuer. node-forge builds the certificate (Node has no API for that); the RSA key comes from
+ * An X.509 certificate: a CA (self-signed, may sign servers for `names` only) when no issuer is given, else a server
+ * certificate for `names` signed by the issuer. node-forge builds the certificate (Node has no API for that); the RSA key comes from
  * Node's own crypto, which is fast.
  */
 function makeCertificate(options: {
@@ -142,6 +206,7 @@ function makeCertificate(options: {
     ? [
         { name: 'basicConstraints', cA: true, pathLenConstraint: 0, critical: true },
         { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
+        nameConstraints(options.names ?? []),
       ]
     : [
         { name: 'basicConstraints', cA: false },

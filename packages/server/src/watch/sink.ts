@@ -66,7 +66,7 @@ export function httpStreamSink(raw: ServerResponse, headers: Record<string, stri
   raw.writeHead(200, {
     ...headers,
     'content-type': 'application/json; charset=utf-8',
-    'cache-control': 'no-cache',
+    'cache-control': 'no-store',
     'x-content-type-options': 'nosniff',
   });
   raw.flushHeaders();
