@@ -5,10 +5,10 @@ import Fastify, { type FastifyReply, type FastifyRequest, LogController } from '
 import type { Logger } from 'pino';
 import { HOST_VERSION } from '../version.js';
 import { accessLogHook } from './access-log.js';
-import { refuseUnhonouredDryRun } from './dry-run.js';
 import { refuseUnknownHost } from './allowed-hosts.js';
 import { APPLY_TYPE, applyBodyParser, refuseApplyElsewhere } from './apply-body.js';
 import { BODY_LIMIT, limitAnonymousBodies } from './body-limits.js';
+import { refuseUnhonouredDryRun } from './dry-run.js';
 import type { DynamicRouter } from './dynamic-router.js';
 import type { HttpContext } from './http-context.js';
 import { jsonBodyParser } from './json-body.js';
