@@ -134,7 +134,14 @@ export function generatedRoutes(
     add('GET', `${base}/:name`, handlers.get);
     add('PUT', `${base}/:name`, handlers.update);
     // The one route that reads server-side apply's YAML (api/apply-body.ts refuses it everywhere else).
-    routes.push({ method: 'PATCH', path: `${base}/:name`, owner: 'core', handler: handlers.patch, acceptsApply: true });
+    routes.push({
+      method: 'PATCH',
+      path: `${base}/:name`,
+      owner: 'core',
+      handler: handlers.patch,
+      acceptsApply: true,
+      dryRun: true,
+    });
     add('DELETE', `${base}/:name`, handlers.delete);
     add('GET', `${base}/:name/:subresource`, handlers.getStatus);
     add('PUT', `${base}/:name/:subresource`, handlers.updateStatus);
