@@ -35,6 +35,23 @@ describe.each(BACKENDS)('deep documents (%s)', (backend) => {
     expect((await t.request('GET', `${PERSONS}/deep`)).status).toBe(404);
   });
 
+  it("refuses 4 MiB of shallow arrays, and of one object's keys, before reading them: too many values", async () => {
+    // Each under the depth limit and the 4 MiB body limit; each held the server for half a second or more once parsed.
+    const arrays = `{"spec":{"name":"wide","tags":[${Array(2_000_000).fill('[]').join(',').slice(0, 4_000_000)}]}}`;
+    const keys = JSON.stringify({
+      ...person('wide'),
+      spec: Object.fromEntries(Array.from({ length: 350_000 }, (_, i) => [`k${i}`, 1])),
+    });
+    for (const body of [arrays, keys]) {
+      expect(body.length).toBeLessThan(4 * 1024 * 1024);
+      expect400(
+        await t.request('POST', PERSONS, body, { 'content-type': 'application/json' }),
+        /more than 100000 values/,
+      );
+    }
+    expect((await t.request('GET', `${PERSONS}/wide`)).status).toBe(404);
+  });
+
   it('refuses a status written 2,000 levels deep, and the object stays patchable and deletable', async () => {
     const current = (await t.request('GET', `${PERSONS}/ann`)).body;
     const body = JSON.stringify({ ...current, status: { conditions: deepArray(2000) } }).replace(

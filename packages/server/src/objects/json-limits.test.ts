@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { duplicateJsonKey, jsonTextProblem, MAX_JSON_DEPTH, nestsDeeperThan } from './json-limits.js';
+import { duplicateJsonKey, jsonTextProblem, MAX_JSON_DEPTH, MAX_JSON_VALUES, nestsDeeperThan } from './json-limits.js';
 
 const nested = (levels: number, open = '[', close = ']') => `${open.repeat(levels)}${close.repeat(levels)}`;
 const deepValue = (levels: number): unknown => {
@@ -28,6 +28,11 @@ describe('jsonTextProblem', () => {
     { name: 'two high surrogates', text: '{"a":"\\ud800\\ud800"}', problem: 'lone UTF-16 surrogate' },
     { name: 'a NUL escape is text', text: '{"a":"\\u0000"}' },
     { name: 'malformed JSON is left to the parser', text: '{"a":' },
+    // 1 array + 99,999 commas: 100,000 values; one more comma is over.
+    { name: '100,000 values', text: `[${Array(100_000).fill('1').join(',')}]` },
+    { name: '100,001 values', text: `[${Array(100_001).fill('1').join(',')}]`, problem: 'more than 100000 values' },
+    { name: '50,001 empty arrays in one', text: `[${Array(50_001).fill('[]').join(',')}]`, problem: 'values' },
+    { name: 'commas inside strings do not count', text: `{"a":"${','.repeat(200_000)}"}` },
   ];
   it.each(cases)('$name', ({ text, problem }) => {
     const found = jsonTextProblem(text);
@@ -37,6 +42,7 @@ describe('jsonTextProblem', () => {
 
   it('is the limit the docs state', () => {
     expect(MAX_JSON_DEPTH).toBe(100);
+    expect(MAX_JSON_VALUES).toBe(100_000);
   });
 
   it('scans a document deeper than the stack without overflowing', () => {

@@ -7,6 +7,13 @@
 /** How deeply objects and arrays may nest in a request body or a stored object (the top level counts as 1). */
 export const MAX_JSON_DEPTH = 100;
 
+/**
+ * How many values a request body may hold: objects and arrays, and every member of one (counted by their commas). An
+ * object of svc's kind holds hundreds; 4 MiB of `[[[…]]]` or of one-character keys holds two million, and parsing,
+ * depth-checking, validating and copying those held the event loop for a second (`npm run bench:stall`).
+ */
+export const MAX_JSON_VALUES = 100_000;
+
 const OPEN_OBJECT = 0x7b;
 const OPEN_ARRAY = 0x5b;
 const CLOSE_OBJECT = 0x7d;
@@ -16,12 +23,13 @@ const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
 
 /**
- * Why a JSON text must be refused before it is parsed, or undefined: nesting deeper than MAX_JSON_DEPTH, or a string
- * holding a lone UTF-16 surrogate (`"\ud800"`), which is not Unicode text and cannot be stored or sent as UTF-8.
- * Malformed JSON is left for the parser to report.
+ * Why a JSON text must be refused before it is parsed, or undefined: nesting deeper than MAX_JSON_DEPTH, more values
+ * than MAX_JSON_VALUES, or a string holding a lone UTF-16 surrogate (`"\ud800"`), which is not Unicode text and
+ * cannot be stored or sent as UTF-8. Malformed JSON is left for the parser to report.
  */
 export function jsonTextProblem(text: string): string | undefined {
   let depth = 0;
+  let values = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
@@ -43,7 +51,9 @@ export function jsonTextProblem(text: string): string | undefined {
     } else if (code === QUOTE) inString = true;
     else if (code === OPEN_OBJECT || code === OPEN_ARRAY) {
       if (++depth > MAX_JSON_DEPTH) return `the JSON document nests deeper than ${MAX_JSON_DEPTH} levels`;
+      if (++values > MAX_JSON_VALUES) return tooManyValues();
     } else if (code === CLOSE_OBJECT || code === CLOSE_ARRAY) depth--;
+    else if (code === COMMA && ++values > MAX_JSON_VALUES) return tooManyValues();
   }
   return undefined;
 }
@@ -97,6 +107,10 @@ export function nestsDeeperThan(value: unknown, max = MAX_JSON_DEPTH): boolean {
     }
   }
   return false;
+}
+
+function tooManyValues(): string {
+  return `the JSON document holds more than ${MAX_JSON_VALUES} values (objects, arrays and their members)`;
 }
 
 function hexUnit(text: string, at: number): number {
