@@ -6,7 +6,7 @@
  */
 import { isIP } from 'node:net';
 import { badRequest } from '@svc/plugin-api';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 
 export interface HostSettings {
   /** The address svc listens on (SVC_HOST). */
@@ -26,29 +26,30 @@ export function hostPolicy(settings: HostSettings): ((host: string | undefined) 
   if (allowedHosts?.includes('*')) return undefined;
   if (allowedHosts === undefined && !isLoopback(hostName(settings.listenHost))) return undefined;
   const names = new Set([settings.listenHost, ...settings.tlsHosts, ...(allowedHosts ?? [])].map((h) => hostName(h)));
+  // Every request asks, nearly always with the Host the one before it had: that answer is kept.
+  let lastAccepted: string | undefined;
   return (host) => {
     if (host === undefined) return false;
+    if (host === lastAccepted) return true;
     const name = hostName(host, true);
-    return isLoopback(name) || names.has(name);
+    const accepted = isLoopback(name) || names.has(name);
+    if (accepted) lastAccepted = host;
+    return accepted;
   };
 }
 
-/** The `onRequest` hook refusing a Host the policy does not accept, with a 400 naming the setting. */
-export function refuseUnknownHost(accepts: (host: string | undefined) => boolean) {
-  return (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void => {
-    const host = request.headers.host;
-    if (accepts(host)) {
-      done();
-      return;
-    }
-    const named = host === undefined ? 'no Host header' : `the Host header "${host}"`;
-    done(
-      badRequest(
-        `${named} is not a name this server answers to; allow it with SVC_ALLOWED_HOSTS (--allowed-hosts), ` +
-          'a comma-separated list of names and addresses (* allows any)',
-      ),
-    );
-  };
+/** The refusal of a Host the policy does not accept (app.ts's first checks): a 400 naming the setting. */
+export function refusedHost(
+  accepts: ((host: string | undefined) => boolean) | undefined,
+  request: FastifyRequest,
+): Error | undefined {
+  const host = request.headers.host;
+  if (accepts === undefined || accepts(host)) return undefined;
+  const named = host === undefined ? 'no Host header' : `the Host header "${host}"`;
+  return badRequest(
+    `${named} is not a name this server answers to; allow it with SVC_ALLOWED_HOSTS (--allowed-hosts), ` +
+      'a comma-separated list of names and addresses (* allows any)',
+  );
 }
 
 /** A host name or address lowercased, without brackets, trailing dot or (from a Host header) port. */

@@ -5,18 +5,18 @@ import Fastify, { type FastifyReply, type FastifyRequest, LogController } from '
 import type { Logger } from 'pino';
 import { HOST_VERSION } from '../version.js';
 import { accessLogHook } from './access-log.js';
-import { refuseUnknownHost } from './allowed-hosts.js';
-import { APPLY_TYPE, applyBodyParser, refuseApplyElsewhere } from './apply-body.js';
-import { BODY_LIMIT, limitAnonymousBodies } from './body-limits.js';
-import { refuseUnhonouredDryRun } from './dry-run.js';
+import { refusedHost } from './allowed-hosts.js';
+import { APPLY_TYPE, applyBodyParser, applyElsewhere } from './apply-body.js';
+import { BODY_LIMIT, limitedAnonymousBody } from './body-limits.js';
+import { unhonouredDryRun } from './dry-run.js';
 import type { DynamicRouter } from './dynamic-router.js';
 import type { HttpContext } from './http-context.js';
 import { jsonBodyParser } from './json-body.js';
 import { lazyChildLoggerFactory } from './lazy-logger.js';
 import { answerClientError, sendProblem } from './problem.js';
 import { echoRequestId, requestIdOf } from './request-id.js';
-import { applySecurityHeaders, setSecurityHeaders } from './security-headers.js';
-import { querystringParser, refuseUnparsable, rewriteToTarget, targetOf } from './targets.js';
+import { applySecurityHeaders } from './security-headers.js';
+import { querystringParser, rewriteToTarget, targetOf, unparsableTarget } from './targets.js';
 import { unreadBodyDrain } from './unread-body.js';
 
 const VERSION_INFO = JSON.stringify({
@@ -77,10 +77,13 @@ export function createApp(options: AppOptions) {
   app.decorateRequest('target', { getter: targetOf });
   // First, so that its own hooks run first: an upgrade refused by a hook below still has its socket closed.
   app.register(websocket, { options: { maxPayload: 64 * 1024 } });
-  app.addHook('onRequest', echoRequestId);
-  app.addHook('onRequest', setSecurityHeaders);
-  if (options.acceptsHost) app.addHook('onRequest', refuseUnknownHost(options.acceptsHost));
-  app.addHook('onRequest', refuseUnparsable);
+  // The kernel's own checks, one hook per stage: every request passes each hook, and each costs a step of Fastify's.
+  const { acceptsHost } = options;
+  app.addHook('onRequest', (request, reply, done) => {
+    echoRequestId(request, reply);
+    applySecurityHeaders(request, reply);
+    done(refusedHost(acceptsHost, request) ?? unparsableTarget(request));
+  });
   // An answer sent before the body was all read still reaches the client (unread-body.ts).
   const drain = unreadBodyDrain();
   app.addHook('onSend', drain.hook);
@@ -104,11 +107,19 @@ export function createApp(options: AppOptions) {
   );
   // Server-side apply (docs/api.md "Server-side apply"): YAML or JSON, read only where it applies.
   app.addContentTypeParser(APPLY_TYPE, { parseAs: 'string' }, applyBodyParser(app));
-  app.addHook('preParsing', refuseApplyElsewhere(router));
-  app.addHook('preParsing', limitAnonymousBodies);
+  // Before a byte of a body is read (after the gate): apply bodies only where they apply, anonymous bodies limited.
+  app.addHook('preParsing', (request, _reply, payload, done) => {
+    const hasBody =
+      request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined;
+    if (!hasBody) return done(null, payload);
+    const refused = applyElsewhere(router, request);
+    if (refused) return done(refused);
+    const body = limitedAnonymousBody(request, payload);
+    return body instanceof Error ? done(body) : done(null, body);
+  });
 
   // After the gate (onRequest) and the body, before any handler: a dry run only where it is honoured.
-  app.addHook('preHandler', refuseUnhonouredDryRun(router));
+  app.addHook('preHandler', (request, _reply, done) => done(unhonouredDryRun(router, request)));
 
   app.setErrorHandler((error, request, reply) => sendProblem(reply, request, error));
   app.setNotFoundHandler((request, reply) =>

@@ -6,7 +6,7 @@
  * so the same nesting, text and key checks apply.
  */
 import { badRequest, payloadTooLarge, unsupportedMediaType } from '@svc/plugin-api';
-import type { FastifyInstance, FastifyReply, FastifyRequest, RequestPayload } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { duplicateJsonKey, jsonTextProblem } from '../objects/json-limits.js';
 import { MAX_YAML_BYTES, readYamlDocument } from '../objects/untrusted-yaml.js';
 import { BODY_LIMIT } from './body-limits.js';
@@ -20,27 +20,16 @@ export function mediaTypeOf(request: FastifyRequest): string {
   return (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-/** A `preParsing` hook: an apply body sent to a route that does not apply is refused before it is read. */
-export function refuseApplyElsewhere<Ctx>(router: Pick<DynamicRouter<Ctx>, 'find'>) {
-  return (
-    request: FastifyRequest,
-    _reply: FastifyReply,
-    payload: RequestPayload,
-    done: (error: Error | null, payload?: RequestPayload) => void,
-  ): void => {
-    if (
-      mediaTypeOf(request) !== APPLY_TYPE ||
-      router.find(request.method, request.target.routePath)?.route.acceptsApply
-    ) {
-      done(null, payload);
-      return;
-    }
-    done(
-      unsupportedMediaType(
-        `${APPLY_TYPE} (server-side apply) is read only by PATCH on an object of a model, not by ${request.method} ${request.target.path}`,
-      ),
-    );
-  };
+/** The refusal of an apply body sent to a route that does not apply, before it is read (app.ts's body checks). */
+export function applyElsewhere<Ctx>(
+  router: Pick<DynamicRouter<Ctx>, 'find'>,
+  request: FastifyRequest,
+): Error | undefined {
+  if (mediaTypeOf(request) !== APPLY_TYPE) return undefined;
+  if (router.find(request.method, request.target.routePath)?.route.acceptsApply) return undefined;
+  return unsupportedMediaType(
+    `${APPLY_TYPE} (server-side apply) is read only by PATCH on an object of a model, not by ${request.method} ${request.target.path}`,
+  );
 }
 
 /** The body parser of APPLY_TYPE (registered with `parseAs: 'string'` and the JSON body limit). */

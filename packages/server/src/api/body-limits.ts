@@ -5,7 +5,7 @@
  */
 import { Transform, type TransformCallback } from 'node:stream';
 import { payloadTooLarge } from '@svc/plugin-api';
-import type { FastifyReply, FastifyRequest, RequestPayload } from 'fastify';
+import type { FastifyRequest, RequestPayload } from 'fastify';
 import { callerOf } from './http-context.js';
 
 export const BODY_LIMIT = 4 * 1024 * 1024;
@@ -13,23 +13,14 @@ export const ANONYMOUS_BODY_LIMIT = 64 * 1024;
 
 const TOO_LARGE = `a request body without credentials is limited to ${ANONYMOUS_BODY_LIMIT / 1024} KiB; sign in to send more`;
 
-/** A `preParsing` hook (after the gate): an anonymous caller's body over the limit is a 413, announced or counted. */
-export function limitAnonymousBodies(
-  request: FastifyRequest,
-  _reply: FastifyReply,
-  payload: RequestPayload,
-  done: (error: Error | null, payload?: RequestPayload) => void,
-): void {
-  if (callerOf(request).username !== undefined) {
-    done(null, payload);
-    return;
-  }
-  if (Number(request.headers['content-length']) > ANONYMOUS_BODY_LIMIT) {
-    done(payloadTooLarge(TOO_LARGE));
-    return;
-  }
-  // A body of unannounced length (chunked) is counted as it is read.
-  done(null, request.headers['transfer-encoding'] === undefined ? payload : payload.pipe(new Capped()));
+/**
+ * An anonymous caller's body, limited (app.ts's body checks, after the gate): a 413 when announced over the limit,
+ * else the body, counted as it is read when its length is not announced (chunked).
+ */
+export function limitedAnonymousBody(request: FastifyRequest, payload: RequestPayload): RequestPayload | Error {
+  if (callerOf(request).username !== undefined) return payload;
+  if (Number(request.headers['content-length']) > ANONYMOUS_BODY_LIMIT) return payloadTooLarge(TOO_LARGE);
+  return request.headers['transfer-encoding'] === undefined ? payload : payload.pipe(new Capped());
 }
 
 class Capped extends Transform {

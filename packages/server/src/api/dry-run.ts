@@ -18,20 +18,18 @@ declare module 'fastify' {
  * as a trial. Routes of the framework outside the runtime router (`/login`, `/logout`) honour none. A path no route
  * serves is left to its 404.
  */
-export function refuseUnhonouredDryRun(router: DynamicRouter<HttpContext>) {
-  return async (request: FastifyRequest): Promise<void> => {
-    if (request.method === 'GET' || request.method === 'HEAD' || request.is404) return;
-    const where = dryRunAsked(request);
-    if (!where) return;
-    if (request.routeOptions.config?.runtimeRouter) {
-      const found = router.find(request.method, request.target.routePath);
-      if (!found || found.route.dryRun) return;
-    }
-    throw badRequest(
-      `${where} is not supported by ${request.method} ${request.target.path}: this request cannot be tried without ` +
-        'being carried out, so nothing was done; send it without dryRun',
-    );
-  };
+export function unhonouredDryRun(router: DynamicRouter<HttpContext>, request: FastifyRequest): Error | undefined {
+  if (request.method === 'GET' || request.method === 'HEAD' || request.is404) return undefined;
+  const where = dryRunAsked(request);
+  if (!where) return undefined;
+  if (request.routeOptions.config?.runtimeRouter) {
+    const found = router.find(request.method, request.target.routePath);
+    if (!found || found.route.dryRun) return undefined;
+  }
+  return badRequest(
+    `${where} is not supported by ${request.method} ${request.target.path}: this request cannot be tried without ` +
+      'being carried out, so nothing was done; send it without dryRun',
+  );
 }
 
 /** Where the request asks for a dry run, named as the client wrote it; undefined when it does not. */

@@ -15,8 +15,7 @@ export function requestIdOf(req: IncomingMessage): string {
   return typeof given === 'string' && SAFE_ID.test(given) ? given : randomUUID();
 }
 
-/** An `onRequest` hook: every answer carries its request id, the one its problem body and its log lines name. */
-export function echoRequestId(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+/** Every answer carries its request id, the one its problem body and its log lines name (app.ts's first checks). */
+export function echoRequestId(request: FastifyRequest, reply: FastifyReply): void {
   reply.header('x-request-id', request.id);
-  done();
 }

@@ -13,12 +13,6 @@ export const HSTS = 'max-age=31536000';
 /** Names a browser resolves to this machine: HSTS there would hold every local port (svc's HTTP one too) to HTTPS. */
 const LOCALHOST = /^(.*\.)?localhost\.?(:\d+)?$/i;
 
-/** An `onRequest` hook (a callback one: every request passes it). */
-export function setSecurityHeaders(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
-  applySecurityHeaders(request, reply);
-  done();
-}
-
 /** The headers themselves, also for an error the framework answers before any hook ran. */
 export function applySecurityHeaders(request: FastifyRequest, reply: FastifyReply): void {
   reply.header('x-content-type-options', 'nosniff');

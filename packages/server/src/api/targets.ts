@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { badRequest } from '@svc/plugin-api';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { parseQuery, parseRequestTarget, type RequestTarget } from '../authz/request-target.js';
 
 declare module 'fastify' {
@@ -56,11 +56,8 @@ export function targetOf(this: FastifyRequest): RequestTarget {
   return (this.raw as RawRequest)[TARGET] ?? EMPTY_TARGET;
 }
 
-/**
- * The first `onRequest` hook: a target that could be read more than one way is a 400 before anything else runs.
- * A callback hook, not an async one: every request passes it, and it needs no promise.
- */
-export function refuseUnparsable(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
+/** A target that could be read more than one way is a 400 before anything else runs (app.ts's first checks). */
+export function unparsableTarget(request: FastifyRequest): Error | undefined {
   const problem = (request.raw as RawRequest)[UNPARSABLE];
-  done(problem === undefined ? undefined : badRequest(problem));
+  return problem === undefined ? undefined : badRequest(problem);
 }
