@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { setupLinkBase } from '../src/main.js';
+import { setupLinkBase } from '../src/authn/first-run.js';
 import { setCookies } from './authn-helpers.js';
 import { BACKENDS, capturingLogger, startTestServer, TEST_ADMIN, type TestServer } from './harness.js';
 

@@ -41,8 +41,6 @@ export interface AppOptions {
   accessLog?: boolean;
   /** Why this server should not take traffic yet (`/readyz` answers 503 with it), or undefined once it should. */
   notReadyBecause?: () => string | undefined;
-  /** What `/metrics` answers (metrics/metrics.ts); the gate lets only callers allowed `get` on `/metrics` reach it. */
-  metrics?: { contentType: string; text(): Promise<string> };
   /** Whether a `Host` header is answered (allowed-hosts.ts); unset: any is. */
   acceptsHost?: (host: string | undefined) => boolean;
 }
@@ -141,10 +139,6 @@ export function createApp(options: AppOptions) {
     if (reason === undefined) return ok(request, reply);
     return sendProblem(reply, request, serviceUnavailable(reason));
   });
-
-  const { metrics } = options;
-  if (metrics)
-    app.get('/metrics', async (_request, reply) => reply.type(metrics.contentType).send(await metrics.text()));
 
   const dispatch = async (request: FastifyRequest, reply: FastifyReply) => {
     // HEAD is answered by the GET route; the framework sends its headers without the body.

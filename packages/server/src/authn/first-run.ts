@@ -84,3 +84,15 @@ export function setupLinkNotice(link: string): string {
   const frame = '='.repeat(Math.max(...lines.map((line) => line.length)));
   return `\n${frame}\n${lines.join('\n')}\n${frame}\n\n`;
 }
+
+/**
+ * Where the setup link points. On a loopback or wildcard address, plain HTTP on this machine (the password stays on
+ * it, and a browser opens it without a certificate warning); on any other address, HTTPS when it is on, so the
+ * administrator's password does not cross the network in the clear.
+ */
+export function setupLinkBase(host: string, httpUrl: string, httpsUrl: string | undefined): string {
+  const wildcard = host === '0.0.0.0' || host === '::';
+  const loopback = host === 'localhost' || host === '::1' || /^127\./.test(host);
+  if (wildcard) return httpUrl.replace(host === '::' ? '[::]' : host, host === '::' ? '[::1]' : '127.0.0.1');
+  return loopback || !httpsUrl ? httpUrl : httpsUrl;
+}

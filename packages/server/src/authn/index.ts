@@ -15,7 +15,7 @@ import { DEFAULT_LOGIN_LIMITS, type LoginClock, LoginLimiter, type LoginLimits }
 import { loginRoutes } from './login-routes.js';
 import { personalAccessTokenModel, userModel } from './models.js';
 import { PasswordHasher } from './passwords.js';
-import type { ManageUser, RolesOf, SetUserRoles } from './ports.js';
+import type { ManageUser, RoleManagement } from './ports.js';
 import { type SessionPolicy, Sessions } from './sessions.js';
 import { setupRoutes } from './setup-routes.js';
 import { SharedSignInFailures, SIGN_IN_FAILURES_KIND } from './shared-failures.js';
@@ -26,7 +26,7 @@ import { UserDirectory } from './user-directory.js';
 import { consoleUserRoutes } from './user-routes.js';
 
 export { type Authenticator, createAuthenticator } from './authenticator.js';
-export type { ManageUser, RolesOf, SetUserRoles } from './ports.js';
+export type { ManageUser, RoleManagement, RolesOf, SetUserRoles } from './ports.js';
 export { ensureSuperAdministrator } from './super-admin.js';
 
 export interface AuthenticationSettings extends SessionPolicy {
@@ -41,12 +41,6 @@ export interface AuthenticationDeps {
   objects: ObjectService;
   logger: Logger;
   settings: AuthenticationSettings;
-  /** The roles bound to a user (role management); needed to create tokens that carry roles. */
-  rolesOf?: RolesOf;
-  /** Binds roles to a user on behalf of an actor (role management); needed to create users with roles. */
-  setUserRoles?: SetUserRoles;
-  /** Whether an actor may act on another user (role management); without it only the service may. */
-  manageUser?: ManageUser;
   /** Tests only: cheaper hashing, other sign-in limits, or a clock whose sleeps the test sees. */
   hasher?: PasswordHasher;
   limits?: Partial<LoginLimits>;
@@ -76,6 +70,11 @@ export interface Authentication {
    * RoleBinding models and built-in roles exist.
    */
   ensureSuperAdministrator(): Promise<SuperAdministratorResult>;
+  /**
+   * Role management, once RBAC provides it (it needs these users first): binding roles when a user is created with
+   * some, and whether an actor may act on another user. Without it only the service may.
+   */
+  useRoleManagement(management: RoleManagement): void;
   /** Ends every session of a user (for instance when their roles change). */
   endSessionsOf(username: string): Promise<void>;
   /** Stops the background sweep of expired sessions. */
@@ -119,11 +118,13 @@ export async function setupAuthentication(deps: AuthenticationDeps): Promise<Aut
   const limiter = new LoginLimiter(deps.limits, deps.loginClock, sharedFailures);
   const credentials = new Credentials(store, deps.hasher ?? new PasswordHasher());
   const sessions = new Sessions(store, settings, onBackgroundError);
+  // Role management arrives later (useRoleManagement); tokens ask for it when one is made.
+  const management: RoleManagement = { manageUser: refuseManagingUsers };
   const tokens = new PersonalAccessTokens(tokenServed, {
     store,
     objects,
     users,
-    rolesOf: deps.rolesOf,
+    rolesOf: () => management.rolesOf,
     onBackgroundError,
   });
   await tokens.start();
@@ -172,8 +173,7 @@ export async function setupAuthentication(deps: AuthenticationDeps): Promise<Aut
         sessions,
         tokens,
         limiter,
-        setUserRoles: deps.setUserRoles,
-        manageUser: deps.manageUser ?? refuseManagingUsers,
+        management,
         onBackgroundError,
       }),
       ...tokenRoutes({ authenticator, objects, tokens }),
@@ -194,6 +194,7 @@ export async function setupAuthentication(deps: AuthenticationDeps): Promise<Aut
         delete process.env.SVC_ADMIN_PASSWORD;
       }
     },
+    useRoleManagement: (provided) => void Object.assign(management, provided),
     endSessionsOf: async (username) => void (await sessions.endSessionsOf(username)),
     close: () => {
       clearInterval(sweep);

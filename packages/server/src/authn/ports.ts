@@ -1,7 +1,7 @@
 import type { Actor } from '../registry/admission.js';
 
 /**
- * What authentication needs from role management (the RBAC part), as plain functions main.ts wires in. Kept as
+ * What authentication needs from role management (the RBAC part), as plain functions the RBAC module provides. Kept as
  * functions so neither module imports the other.
  */
 
@@ -20,3 +20,15 @@ export type SetUserRoles = (actor: Actor, username: string, roles: readonly stri
  * rbac/user-management.ts). `action` completes the reason: "reset the password of", ….
  */
 export type ManageUser = (actor: Actor, target: string, action: string) => void;
+
+/**
+ * Role management as authentication uses it: the RBAC module provides it once both exist (it needs authentication's
+ * users to compare permissions). Until then, and without RBAC, creating a user with roles is refused and no user may
+ * act on another.
+ */
+export interface RoleManagement {
+  /** Needed to make tokens that carry roles. */
+  rolesOf?: RolesOf;
+  setUserRoles?: SetUserRoles;
+  manageUser: ManageUser;
+}

@@ -35,7 +35,7 @@ async function setup(held: Record<string, string[]> = { alice: ['editor', 'viewe
     store,
     objects,
     users,
-    rolesOf: async (username) => held[username] ?? [],
+    rolesOf: () => async (username) => held[username] ?? [],
     now: () => now,
   });
   await tokens.start();
@@ -157,7 +157,7 @@ describe('personal access tokens', () => {
   it('survives a restart: a new service over the same store knows the tokens', async () => {
     const { tokens, store, objects, tokenServed, users } = await setup();
     const { token } = await tokens.create(alice, { spec: { name: 'ci', roles: ['viewer'] } });
-    const fresh = new PersonalAccessTokens(tokenServed, { store, objects, users });
+    const fresh = new PersonalAccessTokens(tokenServed, { store, objects, users, rolesOf: () => undefined });
     await fresh.start();
     expect(fresh.authenticate(token)?.username).toBe('alice');
   });

@@ -45,7 +45,8 @@ export class PersonalAccessTokens {
       store: Store;
       objects: ObjectService;
       users: UserDirectory;
-      rolesOf?: RolesOf;
+      /** The roles bound to a user, once role management is there (needed to make tokens that carry roles). */
+      rolesOf: () => RolesOf | undefined;
       onBackgroundError?: (error: unknown) => void;
       now?: () => number;
     },
@@ -179,8 +180,9 @@ export class PersonalAccessTokens {
 
   private async checkRolesHeld(caller: Principal, username: string, roles: readonly string[]): Promise<void> {
     if (roles.length === 0) return;
-    if (!this.deps.rolesOf) throw forbidden('roles cannot be checked: role management is not available');
-    let held = new Set(await this.deps.rolesOf(username));
+    const rolesOf = this.deps.rolesOf();
+    if (!rolesOf) throw forbidden('roles cannot be checked: role management is not available');
+    let held = new Set(await rolesOf(username));
     // A token-authenticated caller acts with its token's roles only, so it cannot mint a token with more.
     if (caller.restrictedToRoles) held = new Set(caller.restrictedToRoles.filter((role) => held.has(role)));
     const missing = roles.filter((role) => !held.has(role));

@@ -8,7 +8,7 @@ import type { Credentials } from './credentials.js';
 import type { LoginLimiter } from './login-limiter.js';
 import type { UserSpec } from './models.js';
 import { checkPasswordRules, MIN_PASSWORD_LENGTH } from './passwords.js';
-import type { ManageUser, SetUserRoles } from './ports.js';
+import type { RoleManagement } from './ports.js';
 import type { Sessions } from './sessions.js';
 import type { PersonalAccessTokens } from './tokens.js';
 import type { UserDirectory } from './user-directory.js';
@@ -21,10 +21,8 @@ export interface ConsoleUserRouteDeps {
   sessions: Sessions;
   limiter: LoginLimiter;
   tokens: PersonalAccessTokens;
-  /** Absent until role management is wired: creating a user with roles is then refused. */
-  setUserRoles?: SetUserRoles;
-  /** Whether the caller may act on another user (a password reset hands over their account). */
-  manageUser: ManageUser;
+  /** Role management, read at each request: it is provided after these routes are made (authn/ports.ts). */
+  management: RoleManagement;
   onBackgroundError?: (error: unknown) => void;
 }
 
@@ -115,7 +113,7 @@ async function createUser(deps: ConsoleUserRouteDeps, ctx: HttpContext, actor: P
     throw invalid(`the user is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, errors);
   const password = checkPasswordRules(body.password);
   const name = body.name as string;
-  if (Array.isArray(roles) && roles.length > 0 && !deps.setUserRoles) {
+  if (Array.isArray(roles) && roles.length > 0 && !deps.management.setUserRoles) {
     throw invalid('roles cannot be assigned: role management is not available', [
       { path: '/roles', message: 'cannot be set' },
     ]);
@@ -130,7 +128,7 @@ async function createUser(deps: ConsoleUserRouteDeps, ctx: HttpContext, actor: P
   try {
     await deps.credentials.setPassword(name, password);
     if (Array.isArray(roles) && roles.length > 0)
-      await deps.setUserRoles!({ kind: 'user', principal: actor }, name, roles as string[]);
+      await deps.management.setUserRoles!({ kind: 'user', principal: actor }, name, roles as string[]);
   } catch (error) {
     // All or nothing: a user whose roles were refused (escalation) is not left behind half made.
     await deps.credentials.remove(name).catch(deps.onBackgroundError);
@@ -175,7 +173,7 @@ async function resetPassword(deps: ConsoleUserRouteDeps, ctx: HttpContext, actor
   const password = checkPasswordRules(body.password);
   if (!deps.users.exists(username)) throw notFound(`User "${username}" not found`);
   // Setting someone's password hands over their account: only for those who hold all they hold.
-  deps.manageUser({ kind: 'user', principal: actor }, username, 'reset the password of');
+  deps.management.manageUser({ kind: 'user', principal: actor }, username, 'reset the password of');
   await deps.credentials.setPassword(username, password);
   await deps.sessions.endSessionsOf(username);
   await deps.tokens.revokeAllOf(username);

@@ -52,11 +52,18 @@ export function mountConsole(
     route('/uc', (ctx) => serve(ctx, files, '')),
     route('/uc/*', (ctx) => serve(ctx, files, '')),
   ]);
-  // Before the authorization gate (hooks run in the order added): `/` is nobody's resource.
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.method !== 'GET' || request.url !== '/') return;
-    if (!/\btext\/html\b/.test(String(request.headers.accept ?? ''))) return;
-    return reply.redirect('/console/', 302);
+  // Before the authorization gate (hooks run in the order added): `/` is nobody's resource. A callback hook: every
+  // request passes it, and it needs no promise.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (
+      request.method !== 'GET' ||
+      request.url !== '/' ||
+      !/\btext\/html\b/.test(String(request.headers.accept ?? ''))
+    ) {
+      done();
+      return;
+    }
+    void reply.redirect('/console/', 302);
   });
 }
 

@@ -6,12 +6,19 @@ import type {
   PluginContext,
   ReconcilerDefinition,
 } from '@svc/plugin-api';
-import type { Logger as PinoLogger } from 'pino';
 import { customRouteProblem, groupOf } from '../api/custom-routes.js';
+
+export { pluginLogger } from '../controllers/logger.js';
+
 import { isGroupOwnedBy, normalizeModelDefinition } from '../objects/model-definition.js';
 import { pluginOwner } from '../objects/owner.js';
 import type { Actor } from '../registry/admission.js';
 import type { ModelRegistry, ServedModel } from '../registry/model-registry.js';
+
+/** Who a plugin's writes are made as: its client's, and the host's for the objects it declares. */
+export function pluginActor(plugin: string): Actor {
+  return { kind: 'plugin', plugin };
+}
 
 /** Everything a plugin registered during start, so that stopping it can remove exactly that. */
 export interface PluginContributions {
@@ -19,21 +26,6 @@ export interface PluginContributions {
   routes: CustomRoute[];
   /** Started by the host once `start` has succeeded, stopped when the plugin stops. */
   reconcilers: ReconcilerDefinition[];
-}
-
-/** Who a plugin's writes are made as: its client's, and the host's for the objects it declares. */
-export function pluginActor(plugin: string): Actor {
-  return { kind: 'plugin', plugin };
-}
-
-export function pluginLogger(base: PinoLogger, plugin: string): Logger {
-  const log = base.child({ plugin });
-  return {
-    debug: (message, fields) => log.debug(fields ?? {}, message),
-    info: (message, fields) => log.info(fields ?? {}, message),
-    warn: (message, fields) => log.warn(fields ?? {}, message),
-    error: (message, fields) => log.error(fields ?? {}, message),
-  };
 }
 
 /**

@@ -1,0 +1,136 @@
+import { httpRef } from '../api/module.js';
+import { authnRef } from '../authn/module.js';
+import type { ExpandedRoles } from '../authz/roles.js';
+import { defineModule, ref } from '../kernel/module.js';
+import { loggerRef } from '../kernel/root.js';
+import { registryRef } from '../registry/module.js';
+import { watchRef } from '../watch/module.js';
+import { WatchAccess } from '../watch/watch-access.js';
+import { createAttributeResolver, createAuthorizationHook } from './authorization-hook.js';
+import { startRbac } from './boot.js';
+import { ConsoleEvents } from './console-events.js';
+import { DecisionCache, logDecisionCache } from './decision-cache.js';
+import { mayListAnyModel, modelAccessRoutes } from './model-access-routes.js';
+import { permissionRoutes } from './permission-routes.js';
+import { uiPermissionsOf } from './ui-permissions.js';
+import { installUserAdmission } from './user-admission.js';
+import { userListRoutes } from './user-list-routes.js';
+import { UserManagement } from './user-management.js';
+import { createSetUserRoles } from './user-roles.js';
+
+export type Roles = Awaited<ReturnType<typeof startRbac>>;
+export const rolesRef = ref<Roles>('roles');
+
+/**
+ * Role and RoleBinding, the built-in roles restored as the service defines them, and the role service that follows
+ * them. Before authentication, so that the super administrator can be bound to `super-role`, and before plugins, so
+ * that the role templates a plugin declares can be created when it starts (bounded by the groups it owns).
+ */
+export const rolesModule = defineModule({
+  name: 'roles',
+  phase: 'boot',
+  needs: { registry: registryRef },
+  provides: rolesRef,
+  start: ({ registry: { registry, objects, pluginGroups } }) =>
+    startRbac(registry, objects, (plugin) => pluginGroups.of(plugin)),
+});
+
+export interface Access {
+  /** The gate's decision cache (its hit rate is logged at debug level). */
+  decisions: DecisionCache;
+  /** Whether the expanded roles may browse some model (the console's Resources page). */
+  mayBrowseModels(expanded: ExpandedRoles): boolean;
+  /** Tells every open console that the set of plugin UIs changed (a plugin with a UI started or stopped). */
+  pluginUisChanged(): void;
+}
+
+export const accessRef = ref<Access>('access');
+
+/**
+ * Who may do what, once roles and users both exist: the gate every request passes before its body is read (classify,
+ * authenticate, authorize), managing users (role management for authentication, user admission), the first super
+ * administrator, the permission routes, the watches that end when their caller loses access, and the console's events.
+ */
+export const accessModule = defineModule({
+  name: 'access',
+  phase: 'boot',
+  needs: { roles: rolesRef, authn: authnRef, registry: registryRef, http: httpRef, watch: watchRef, logger: loggerRef },
+  provides: accessRef,
+  async start({ roles, authn, registry: { registry, objects }, http: { app, router }, watch, logger }, lifecycle) {
+    const management = new UserManagement(roles.service, (username) => authn.users.isActive(username));
+    const setUserRoles = createSetUserRoles(objects, roles.service, roles.bindings, management);
+    authn.useRoleManagement({
+      rolesOf: async (username) => roles.service.boundRoles(username),
+      setUserRoles,
+      manageUser: (actor, target, action) => management.checkMayManage(actor, target, action),
+    });
+    installUserAdmission({
+      objects,
+      roles: roles.service,
+      management,
+      users: authn.users.served,
+      tokens: authn.tokens.served,
+      roleModel: roles.roles,
+      bindings: roles.bindings,
+    });
+    await authn.ensureSuperAdministrator();
+    // A watch ends when its caller loses access: roles, sign-out, token, user or password changes, and expiry.
+    watch.watches.checkAccessWith(
+      new WatchAccess({
+        roles: roles.service,
+        users: authn.users,
+        sessions: authn.sessions,
+        tokens: authn.tokens,
+        credentials: authn.credentials,
+        onError: (error) => logger.error({ err: error }, "checking a watch's access failed"),
+      }),
+    );
+    const decisions = new DecisionCache();
+    lifecycle.onStop('streams', logDecisionCache(decisions, logger));
+    app.addHook(
+      'onRequest',
+      createAuthorizationHook({
+        authenticate: (request) => authn.authenticator.authenticate(request),
+        challenge: (detail) => authn.authenticator.challenge(detail),
+        roles: roles.service,
+        registry,
+        router,
+        decisions,
+      }),
+    );
+    const modelAccess = { registry, roles: roles.service, attributesOf: createAttributeResolver(registry, router) };
+    const mayBrowseModels = (expanded: ExpandedRoles) => mayListAnyModel(modelAccess, expanded);
+    router.add(
+      permissionRoutes({
+        roles: roles.service,
+        setUserRoles,
+        userExists: async (username) => authn.users.exists(username),
+        endSessionsOf: async (username) => void (await authn.endSessionsOf(username)),
+        attributesOf: modelAccess.attributesOf,
+        mayBrowseModels,
+      }),
+    );
+    router.add(userListRoutes({ objects, users: authn.users.served, roles: roles.service }));
+    router.add(modelAccessRoutes(modelAccess));
+    const pluginUiListeners = new Set<() => void>();
+    const consoleEvents = new ConsoleEvents({
+      streams: watch.streams,
+      roles: roles.service,
+      uiPermissionsOf: (username) =>
+        uiPermissionsOf(roles.service.expandFor({ username, via: 'session' }), mayBrowseModels),
+      sessions: authn.sessions,
+      users: authn.users,
+      tokens: authn.tokens,
+      pluginUis: { onChange: (listener) => pluginUiListeners.add(listener) },
+    });
+    router.add(consoleEvents.routes());
+    lifecycle.onStop('streams', () => consoleEvents.endAll());
+    return {
+      decisions,
+      mayBrowseModels,
+      pluginUisChanged: () => {
+        for (const listener of pluginUiListeners) listener();
+      },
+    };
+  },
+});
