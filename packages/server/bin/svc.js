@@ -20,8 +20,8 @@ if (Number(process.versions.node.split('.')[0]) < MINIMUM_MAJOR) {
   const bundled = bundledNode();
   if (!bundled) {
     console.error(
-      `svc needs Node.js ${MINIMUM_MAJOR} or newer, and this is ${process.version}: install Node.js 22 or 24 LTS, ` +
-        'or run npm install on Linux x64, which brings Node.js 24 into node_modules',
+      `svc needs Node.js ${MINIMUM_MAJOR} or newer, and this is ${process.version}: install Node.js 22 or 24 LTS ` +
+        '(in a checkout of the svc repository, npm install on Linux x64 brings Node.js 24 into node_modules)',
     );
     process.exit(1);
   }

@@ -6,6 +6,7 @@ import { EXPORT_USAGE, exportCommand } from './cli/export-command.js';
 import { IMPORT_USAGE, importCommand } from './cli/import-command.js';
 import { ONLINE_COMMANDS, ONLINE_USAGE, onlineCommand } from './cli/online/commands.js';
 import { PLUGIN_USAGE, pluginCommand } from './cli/plugin-command.js';
+import { firstExistingPath } from './util/package-layout.js';
 import { didYouMean } from './util/suggest.js';
 import { HOST_VERSION } from './version.js';
 
@@ -37,9 +38,13 @@ async function serve(args: string[]): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  // `npm start` passes --default-plugins: the repository's plugins/ folder unless SVC_PLUGINS_DIR is set.
+  // `npm start` passes --default-plugins: the example plugin (the installed package's examples/, the repository's
+  // plugins/) unless SVC_PLUGINS_DIR is set.
   if (args.includes('--default-plugins') && settings.SVC_PLUGINS_DIR === undefined) {
-    settings.SVC_PLUGINS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../plugins');
+    settings.SVC_PLUGINS_DIR = firstExistingPath([
+      new URL('../examples/', import.meta.url),
+      new URL('../../../plugins/', import.meta.url),
+    ]);
   }
   const config = loadConfig(settings);
   const server = await createServer(config);

@@ -171,3 +171,6 @@ export function createApp(options: AppOptions) {
   });
   return app;
 }
+
+/** The HTTP kernel's Fastify instance, as features hook into it. */
+export type HttpApp = ReturnType<typeof createApp>;

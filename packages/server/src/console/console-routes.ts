@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { notFound } from '@svc/plugin-api';
-import type { FastifyInstance } from 'fastify';
+import type { HttpApp } from '../api/app.js';
 import { type DynamicRouter, publicGet, type RouteHandler } from '../api/dynamic-router.js';
 import type { HttpContext } from '../api/http-context.js';
 import { isHashedAsset, type StaticFile, StaticFiles } from '../api/static-files.js';
+import { firstExistingPath } from '../util/package-layout.js';
 
 /** Written by the console's build on every tag it puts in index.html (packages/console/vite.config.ts). */
 export const NONCE_PLACEHOLDER = '__SVC_CSP_NONCE__';
@@ -29,8 +30,11 @@ export function consoleCsp(nonce: string): string {
 
 const YEAR_S = 365 * 24 * 3600;
 
-/** packages/console/dist, from this file in src/console/ or dist/console/ of packages/server. */
-export const CONSOLE_DIST = fileURLToPath(new URL('../../../console/dist/', import.meta.url));
+/** The console's built files: `console/` of the installed package, or the repository's packages/console/dist. */
+export const CONSOLE_DIST = firstExistingPath([
+  new URL('../../console/', import.meta.url),
+  new URL('../../../console/dist/', import.meta.url),
+]);
 
 /**
  * The web console (README "The console"), public as `/docs` is: its files hold nothing secret, and every API call it
@@ -39,11 +43,7 @@ export const CONSOLE_DIST = fileURLToPath(new URL('../../../console/dist/', impo
  * a reload). A browser asking for `/` is sent to `/console/`; an API client asking for `/` (no text/html in Accept)
  * gets what it always got.
  */
-export function mountConsole(
-  app: FastifyInstance,
-  router: DynamicRouter<HttpContext>,
-  files = new StaticFiles(CONSOLE_DIST),
-) {
+export function mountConsole(app: HttpApp, router: DynamicRouter<HttpContext>, files = new StaticFiles(CONSOLE_DIST)) {
   const doc = { summary: 'The web console: a file it is built of, or its page (any other path)' };
   const route = (path: string, handler: RouteHandler<HttpContext>) => publicGet(path, handler, doc);
   router.add([

@@ -1,0 +1,83 @@
+// `npm run package`: the installable artifacts in release/ (README "Install"):
+//   svc-run-<version>.tgz         the server and the `svc` command: built JavaScript, the built console, Swagger UI
+//                                 (a dependency), the example plugin in examples/ (started only with --default-plugins)
+//   svc-client-<version>.tgz      the TypeScript client
+//   svc-plugin-api-<version>.tgz  what plugin authors import
+// Each is packed from a staging folder holding only what runs: no TypeScript, Vite or Vitest, no Node.js, nothing
+// built at install time. `@svc/plugin-api` (and in svc-run `@svc/client`) travel inside the tarballs as bundled
+// dependencies, since they are not on the npm registry; the other dependencies come from it at install.
+// Usage: node scripts/package.js [--no-build]
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const release = path.join(root, 'release');
+// Outside the repository: npm would otherwise take a staged package for a part of the workspace.
+const stage = mkdtempSync(path.join(tmpdir(), 'svc-release-'));
+const npm = (args, cwd) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+const manifest = (dir) => JSON.parse(readFileSync(path.join(root, dir, 'package.json'), 'utf8'));
+const copy = (from, to) => cpSync(path.join(root, from), to, { recursive: true, filter: (f) => !f.endsWith('.tsbuildinfo') });
+
+if (!process.argv.includes('--no-build')) npm(['run', 'build'], root);
+rmSync(release, { recursive: true, force: true });
+mkdirSync(release, { recursive: true });
+
+/** A package folder in the staging area holding `files` of `dir`, with `@svc/*` packages bundled inside. */
+function staged(dir, files, bundled, edit = (m) => m) {
+  const into = path.join(stage, path.basename(dir));
+  mkdirSync(into, { recursive: true });
+  for (const file of files) copy(path.join(dir, file), path.join(into, file));
+  cpSync(path.join(root, 'LICENSE'), path.join(into, 'LICENSE'));
+  const own = manifest(dir);
+  for (const [name, from] of bundled) {
+    const target = path.join(into, 'node_modules', name);
+    mkdirSync(target, { recursive: true });
+    copy(path.join(from, 'dist'), path.join(target, 'dist'));
+    const { devDependencies: _dev, scripts: _scripts, ...bundledManifest } = manifest(from);
+    writeFileSync(path.join(target, 'package.json'), `${JSON.stringify(bundledManifest, null, 2)}\n`);
+  }
+  // A bundled dependency stays in `dependencies` (npm packs only bundled packages it lists there).
+  const dependencies = { ...own.dependencies };
+  const { devDependencies: _dev, scripts: _scripts, ...rest } = own;
+  const written = edit({
+    ...rest,
+    files: [...files, 'LICENSE'],
+    dependencies,
+    ...(bundled.length > 0 ? { bundleDependencies: bundled.map(([name]) => name) } : {}),
+  });
+  writeFileSync(path.join(into, 'package.json'), `${JSON.stringify(written, null, 2)}\n`);
+  return into;
+}
+
+const pack = (dir) => npm(['pack', '--pack-destination', release, '--silent'], dir).trim();
+
+const packed = [
+  pack(staged('packages/plugin-api', ['dist', 'README.md'].filter((file) => existsSync(path.join(root, 'packages/plugin-api', file))), [])),
+  pack(staged('packages/client', ['dist'], [['@svc/plugin-api', 'packages/plugin-api']])),
+];
+const server = staged(
+  'packages/server',
+  ['bin', 'dist'],
+  [
+    ['@svc/plugin-api', 'packages/plugin-api'],
+    ['@svc/client', 'packages/client'],
+  ],
+  (m) => ({
+    ...m,
+    // The client's own dependency, found from the bundled copy through this package's node_modules.
+    dependencies: { ...m.dependencies, undici: manifest('packages/client').dependencies.undici },
+    files: [...m.files, 'console', 'examples'],
+  }),
+);
+copy('packages/console/dist', path.join(server, 'console'));
+const people = path.join(server, 'examples', 'people');
+for (const file of ['plugin.yaml', 'extensions', 'dist', 'ui/dist', 'package.json']) {
+  copy(path.join('plugins/people', file), path.join(people, file));
+}
+packed.push(pack(server));
+rmSync(stage, { recursive: true, force: true });
+for (const file of packed) console.log(`release/${file}`);
+
