@@ -13,7 +13,7 @@ import { REPO } from './harness.js';
  */
 const node = process.execPath;
 /** The Node.js running the tests first on the PATH: npm and the installed `svc` (`#!/usr/bin/env node`) use it. */
-const env = { ...process.env, PATH: `${path.dirname(node)}:${process.env.PATH}` };
+const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${path.dirname(node)}:${process.env.PATH}` };
 for (const name of Object.keys(env)) if (name.startsWith('SVC_')) delete env[name];
 
 describe('the installable package', () => {
