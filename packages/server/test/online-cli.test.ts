@@ -146,7 +146,13 @@ describe('the svc command line against a server', () => {
     expect(created.code).toBe(0);
     const secret = created.stdout.trim();
     expect(secret).toMatch(/^pat_/);
-    expect(created.stderr).toMatch(/^Token \S+ created, expiring \S+; it is shown once:/);
+    expect(created.stderr).toMatch(/^Token "from-cli" \(\S+\) created, expiring \S+; it is shown once:/);
+    const listed = await svc('token', 'list');
+    expect(listed.code).toBe(0);
+    const [header, ...rows] = listed.stdout.trimEnd().split('\n');
+    expect(header!.split(/\s+/)).toEqual(['NAME', 'ID', 'ROLES', 'EXPIRES', 'REVOKED']);
+    const row = rows.find((r) => r.startsWith('from-cli '))!.split(/\s+/);
+    expect([row[2], row[4]]).toEqual(['super-role', 'no']);
     const elsewhere = await mkdtemp(path.join(tmpdir(), 'svc-cli-other-'));
     const got = await svcWith(elsewhere, ['get', 'persons', '--server', url, '--token', secret]);
     expect(got.code).toBe(0);
@@ -282,6 +288,7 @@ describe('the svc command line, offline', () => {
     [['apply', '--filenme', 'x'], 'unknown flag "--filenme"; did you mean "--filename"?'],
     [['plugin', 'instal', 'x'], 'unknown plugin command "instal"; did you mean "install"?'],
     [['token', 'craete'], 'unknown token command "craete"'],
+    [['token'], 'which command? create or list'],
     [['get', 'persons', '-o', 'yml'], '-o takes table, yaml, json; got "yml"; did you mean "yaml"?'],
     [['get'], 'which resource?'],
   ])('svc %j is a usage error (exit 2) that helps', async (args, message) => {

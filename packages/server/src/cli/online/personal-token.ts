@@ -1,7 +1,8 @@
 /** Making a personal access token for the signed-in user: `svc login`, `svc token create` and `svc kubeconfig`. */
+import { table } from './output.js';
 import { CommandError } from './report.js';
 
-const TOKENS = '/apis/uc.api.security.svc.run/v1alpha1/personalaccesstokens';
+export const TOKENS = '/apis/uc.api.security.svc.run/v1alpha1/personalaccesstokens';
 const PERMISSIONS = '/apis/api.console.svc.run/v1alpha1/users/-/permissions';
 
 /** One JSON request as the caller, answering the parsed body (an SvcClient's request, adapted). */
@@ -10,6 +11,8 @@ export type Requester = (method: string, path: string, body?: unknown) => Promis
 export interface MadeToken {
   /** The token object's name (to revoke or delete it). */
   name: string;
+  /** The name the user gave it (`spec.name`). */
+  displayName: string;
   /** The secret, answered this once. */
   secret: string;
   /** Whose token it is, as the server says. */
@@ -30,12 +33,29 @@ export async function createPersonalToken(
     : (permissions.roles ?? []).filter((r) => r !== 'anonymous' && r !== 'authenticated');
   const spec: Record<string, unknown> = { name: options.name, roles };
   if (options.expiresAt) spec.expiresAt = options.expiresAt;
-  const created = (await request('POST', TOKENS, { spec })) as {
-    metadata: { name: string; annotations?: Record<string, string> };
-  };
+  const created = (await request('POST', TOKENS, { spec })) as TokenObject;
   const secret = created.metadata.annotations?.['security.svc.run/access-token'];
   if (!secret) throw new CommandError('the server created a token but did not answer its secret');
-  return { name: created.metadata.name, secret, username: permissions.username ?? '' };
+  return { name: created.metadata.name, displayName: created.spec.name, secret, username: permissions.username ?? '' };
+}
+
+/** A personal access token as the server answers it (its secret only in the create's answer). */
+export interface TokenObject {
+  metadata: { name: string; annotations?: Record<string, string> };
+  spec: { name: string; roles?: string[]; expiresAt?: string; revoked?: boolean };
+}
+
+/** `svc token list`'s table, newest tokens as the server orders them. Pure. */
+export function tokenTable(tokens: readonly TokenObject[]): string {
+  if (tokens.length === 0) return 'No tokens.';
+  const rows = tokens.map((t) => [
+    t.spec.name,
+    t.metadata.name,
+    (t.spec.roles ?? []).join(',') || '<none>',
+    t.spec.expiresAt ?? 'never',
+    t.spec.revoked ? 'yes' : 'no',
+  ]);
+  return table([['NAME', 'ID', 'ROLES', 'EXPIRES', 'REVOKED'], ...rows]);
 }
 
 /** Where a token goes to be deleted (`svc logout`). */
