@@ -137,13 +137,14 @@ export class ObjectService {
    * Applies `change` to the current object and writes the result as an update, again to the newer state when another
    * replica wrote the object meanwhile.
    */
-  patch(
+  patch<T extends AnyExtensionObject = ExtensionObject>(
     served: ServedModel,
     name: string,
-    change: (current: ExtensionObject) => unknown,
+    change: (current: T) => unknown,
     options: WriteOptions = {},
   ): Promise<Written> {
-    return this.writes.patch(served, name, change, options);
+    // The stored object is the model's: `T` is the caller's word for it, as in get<T>.
+    return this.writes.patch(served, name, change as (current: ExtensionObject) => unknown, options);
   }
 
   /** Declares deletion; removes the object at once when it has no finalizers. */
