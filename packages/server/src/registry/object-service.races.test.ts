@@ -22,7 +22,7 @@ beforeEach(async () => {
   other = await openSecondWriter(f);
   admitted = 0;
   interfere = () => false;
-  f.service.admission.add(f.widgets.model.resource, async ({ operation }) => {
+  f.service.admission.add(f.widgets.model.resource, async () => {
     admitted++;
     if (!interfere(admitted)) return;
     await other.service.patch(other.widgets, 'w1', (current) => ({
