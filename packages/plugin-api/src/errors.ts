@@ -101,6 +101,14 @@ export function isApiError(value: unknown): value is ApiError {
   );
 }
 
+/**
+ * True for the 404 of an object (or anything else) that does not exist: what a caller checks to treat "absent" as an
+ * answer rather than a failure.
+ */
+export function isNotFound(value: unknown): value is ApiError {
+  return isApiError(value) && value.status === 404;
+}
+
 export const badRequest = (detail: string, errors?: FieldError[]) => new ApiError('BadRequest', detail, errors);
 export const invalid = (detail: string, errors?: FieldError[]) => new ApiError('Invalid', detail, errors);
 export const unauthorized = (detail: string) => new ApiError('Unauthorized', detail);

@@ -1,4 +1,4 @@
-import { type ExtensionObject, forbidden, notFound, unauthorized } from '@svc/plugin-api';
+import { type ExtensionObject, forbidden, isNotFound, notFound, unauthorized } from '@svc/plugin-api';
 import type { Principal } from '../authz/principal.js';
 import { PLUGIN_MANAGEMENT_TEMPLATE, SUPER_ROLE } from '../authz/roles.js';
 import type { ServedModel } from '../registry/model-registry.js';
@@ -134,10 +134,7 @@ export class PersonalAccessTokens {
 
   /** The caller's own token by name; another user's token is reported as not found. */
   async getOwn(caller: Principal, name: string): Promise<TokenObject> {
-    const object = (await this.deps.objects.get(this.served, name).catch((error: unknown) => {
-      if ((error as { status?: number }).status === 404) return undefined;
-      throw error;
-    })) as TokenObject | undefined;
+    const object = await this.deps.objects.find<TokenObject>(this.served, name);
     if (!object || !caller.username || object.spec?.username !== caller.username) {
       throw notFound(`PersonalAccessToken "${name}" not found`);
     }
@@ -147,10 +144,9 @@ export class PersonalAccessTokens {
   async revoke(caller: Principal, name: string): Promise<Buffer> {
     await this.getOwn(caller, name);
     const at = new Date(this.now).toISOString();
-    const written = await this.deps.objects.patch(this.served, name, (current: ExtensionObject) => {
-      const spec = current.spec as unknown as TokenSpec;
-      if (spec.revoked) return current;
-      return { ...current, spec: { ...spec, revoked: true, revokedAt: at } };
+    const written = await this.deps.objects.patch<TokenObject>(this.served, name, (current) => {
+      if (current.spec?.revoked) return current;
+      return { ...current, spec: { ...current.spec, revoked: true, revokedAt: at } };
     });
     return written.bytes;
   }
@@ -167,7 +163,7 @@ export class PersonalAccessTokens {
       names.map((name) =>
         this.deps.objects.patch(this.served, name, revoke).catch((error: unknown) => {
           // Deleted meanwhile: nothing left to revoke.
-          if ((error as { status?: number }).status !== 404) throw error;
+          if (!isNotFound(error)) throw error;
         }),
       ),
     );
@@ -268,7 +264,7 @@ export class PersonalAccessTokens {
       { subresource: 'status' },
     );
     void write.catch((error: unknown) => {
-      if ((error as { status?: number }).status !== 404) this.deps.onBackgroundError?.(error);
+      if (!isNotFound(error)) this.deps.onBackgroundError?.(error);
     });
   }
 

@@ -1,4 +1,4 @@
-import type { ExtensionObject } from '@svc/plugin-api';
+import { type ExtensionObject, isNotFound } from '@svc/plugin-api';
 import type { ServedModel } from '../registry/model-registry.js';
 import type { CommittedChange, ObjectService } from '../registry/object-service.js';
 import type { UserObject } from './models.js';
@@ -58,7 +58,7 @@ export class UserDirectory {
     );
     void write.catch((error: unknown) => {
       // The user was removed meanwhile: nothing to record.
-      if ((error as { status?: number }).status !== 404) this.onBackgroundError(error);
+      if (!isNotFound(error)) this.onBackgroundError(error);
     });
   }
 

@@ -21,7 +21,7 @@ export function postRoutes(objects: ObjectService, posts: ServedModel): DynamicR
     return name;
   };
   const own = async (ctx: HttpContext, name: string) => {
-    const post = (await objects.get(posts, name)) as unknown as Post;
+    const post = await objects.get<Post>(posts, name);
     if (post.spec?.owner !== owner(ctx)) throw notFound(`Post "${name}" not found`);
     return post;
   };
@@ -100,7 +100,7 @@ export function postRoutes(objects: ObjectService, posts: ServedModel): DynamicR
     route('PUT', `${UC}/:name/unpublish`, setPublished(false)),
     route('GET', PUBLIC, (ctx) => list(ctx, 'spec.published')),
     route('GET', `${PUBLIC}/:name`, async (ctx, p) => {
-      const post = (await objects.get(posts, p.name!).catch(() => undefined)) as unknown as Post | undefined;
+      const post = await objects.find<Post>(posts, p.name!);
       if (!post?.spec?.published) throw notFound(`Post "${p.name}" not found`);
       return send(ctx, post);
     }),

@@ -36,7 +36,7 @@ export function startGarbageCollector(
         selection: selectionOf(served.index, [], deleting),
         workers: 1,
         reconcile: async ({ name }) => {
-          const object = await deps.objects.get(served, name).catch(() => undefined);
+          const object = await deps.objects.find(served, name);
           // Rewriting it unchanged is enough: the object service removes an object being deleted without finalizers.
           if (isGarbage(object)) await deps.objects.patch(served, name, (current) => current);
         },

@@ -3,7 +3,7 @@
  * every object it owns in other models (what it declared in `extensions/`, whichever version declared it, and what
  * its code labelled as its own). Users' bindings to its role templates are users' objects and stay, as at any stop.
  */
-import { isApiError, type Logger } from '@svc/plugin-api';
+import { isNotFound, type Logger } from '@svc/plugin-api';
 import { pluginOwner } from '../objects/owner.js';
 import { createExtensionClient } from '../registry/client.js';
 import type { ModelRegistry, ServedModel } from '../registry/model-registry.js';
@@ -43,7 +43,7 @@ export async function deleteServedData(deps: PluginDataDeps, name: string, logge
         () => deleted++,
         (error: unknown) => {
           // Deleted meanwhile by someone else: what we wanted.
-          if (!isApiError(error) || error.status !== 404) throw error;
+          if (!isNotFound(error)) throw error;
         },
       );
     }

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { isApiError, notFound } from '@svc/plugin-api';
+import { notFound } from '@svc/plugin-api';
 import { type Actor, SYSTEM } from '../registry/admission.js';
 import type { ServedModel } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
@@ -26,10 +26,7 @@ export class PluginObjects {
 
   /** The Plugin object named `name`, or undefined when there is none. */
   async fetch(name: string): Promise<PluginObject | undefined> {
-    const object = await this.objects.get(this.served, name).catch((error: unknown) => {
-      if (isApiError(error) && error.status === 404) return undefined;
-      throw error;
-    });
+    const object = await this.objects.find(this.served, name);
     return object && readPluginObject(object);
   }
 

@@ -5,7 +5,7 @@
  * record taken off (it is no longer a declaration, so later starts leave it alone), and the plugin's log says so.
  * A role is always deleted: nobody but the plugin changes one.
  */
-import { type ExtensionObject, isApiError, type Logger } from '@svc/plugin-api';
+import { type ExtensionObject, isApiError, isNotFound, type Logger } from '@svc/plugin-api';
 import { createExtensionClient } from '../registry/client.js';
 import { contentDigest, DECLARED_DIGEST_ANNOTATION, recordedDigest } from './declared-digest.js';
 import { type DeclaredObjectsDeps, isRole } from './declared-objects.js';
@@ -47,6 +47,6 @@ export async function removeUndeclared(
 /** Deleted or changed meanwhile by someone else: theirs to decide, and the next start looks again. */
 async function ignoringGone(write: Promise<unknown>): Promise<void> {
   await write.catch((error: unknown) => {
-    if (!isApiError(error) || (error.status !== 404 && error.status !== 409)) throw error;
+    if (!isNotFound(error) && !(isApiError(error) && error.status === 409)) throw error;
   });
 }

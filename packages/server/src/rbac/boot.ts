@@ -31,7 +31,7 @@ export async function startRbac(registry: ModelRegistry, objects: ObjectService,
 
 /** Creates the role, or puts it back as the service defines it if someone changed it in the store. */
 async function restore(objects: ObjectService, served: ServedModel, role: RoleObject): Promise<void> {
-  const existing = await objects.get(served, role.metadata.name).catch(() => undefined);
+  const existing = await objects.find(served, role.metadata.name);
   if (!existing) {
     await objects.create(served, structuredClone(role), { actor: SYSTEM });
     return;

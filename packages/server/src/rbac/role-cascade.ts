@@ -1,4 +1,4 @@
-import { type ExtensionObject, isApiError } from '@svc/plugin-api';
+import { type ExtensionObject, isNotFound } from '@svc/plugin-api';
 import { annotationList, DEPENDENCIES_ANNOTATION } from '../authz/roles.js';
 import { ownerOf } from '../objects/ownership.js';
 import { SYSTEM } from '../registry/admission.js';
@@ -51,6 +51,6 @@ function withoutDependency(role: ExtensionObject, name: string): ExtensionObject
 /** Deleted meanwhile by someone else: what we wanted. */
 async function ignoringGone(write: Promise<unknown>): Promise<void> {
   await write.catch((error: unknown) => {
-    if (!isApiError(error) || error.status !== 404) throw error;
+    if (!isNotFound(error)) throw error;
   });
 }

@@ -1,4 +1,4 @@
-import type { ExtensionObject } from '@svc/plugin-api';
+import { isNotFound } from '@svc/plugin-api';
 import { type Actor, SYSTEM } from '../registry/admission.js';
 import type { ServedModel } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
@@ -20,17 +20,16 @@ export async function removeSubject(
   const isThem = (s: RoleBindingObject['subjects'][number]) => s.kind === 'User' && s.name === username;
   const ignoreGone = (error: unknown) => {
     // Gone meanwhile: nothing of theirs is left in it.
-    if ((error as { status?: number }).status !== 404) throw error;
+    if (!isNotFound(error)) throw error;
   };
-  const change = (current: ExtensionObject) => {
-    const binding = current as RoleBindingObject;
+  const change = (binding: RoleBindingObject) => {
     const subjects = (binding.subjects ?? []).filter((s) => !isThem(s));
     if (subjects.length === (binding.subjects ?? []).length) throw NOT_THERE;
     if (subjects.length === 0) throw NOBODY_LEFT;
     return { ...binding, subjects };
   };
   try {
-    await objects.patch(bindings, bindingName, change, { actor });
+    await objects.patch<RoleBindingObject>(bindings, bindingName, change, { actor });
   } catch (error) {
     if (error === NOT_THERE) return;
     if (error !== NOBODY_LEFT) return ignoreGone(error);

@@ -13,15 +13,10 @@ export function createExtensionClient(
   const served = (object: AnyExtensionObject) => registry.resolve({ apiVersion: object.apiVersion, kind: object.kind });
   return {
     async get<T extends AnyExtensionObject>(model: ModelRef, name: string) {
-      return (await objects.get(registry.resolve(model), name)) as T;
+      return objects.get<T>(registry.resolve(model), name);
     },
     async fetch<T extends AnyExtensionObject>(model: ModelRef, name: string) {
-      try {
-        return (await objects.get(registry.resolve(model), name)) as T;
-      } catch (error) {
-        if ((error as { status?: number }).status === 404) return undefined;
-        throw error;
-      }
+      return objects.find<T>(registry.resolve(model), name);
     },
     async list<T extends AnyExtensionObject>(model: ModelRef, options?: ListOptions): Promise<ListResult<T>> {
       const query = listQuery(options ?? {});

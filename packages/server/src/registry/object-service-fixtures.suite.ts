@@ -79,6 +79,16 @@ export async function openFixture(): Promise<Fixture> {
   };
 }
 
+/**
+ * Another writer on the fixture's store, as a second replica would be: its own registry, indexes and object service
+ * (with no change feed between them, so each sees the other's writes only in the store).
+ */
+export async function openSecondWriter(f: Fixture): Promise<{ service: ObjectService; widgets: ServedModel }> {
+  const registry = new ModelRegistry(f.store);
+  const widgets = await registry.register(normalizeModelDefinition(widgetModel, { kind: 'system' }), 'core');
+  return { service: new ObjectService(f.store), widgets };
+}
+
 export function widget(
   name: string,
   spec: Record<string, unknown> = {},
