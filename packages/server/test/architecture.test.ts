@@ -32,7 +32,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // /metrics: reads the counts services keep, at scrape time; the kernel serves its text.
   metrics: ['controllers', 'registry', 'watch'],
   // The web console's built files, served like the API reference.
-  console: ['api'],
+  console: ['api', 'util'],
   // Features: each owns its services and its routes (mounted on the kernel's router).
   authn: ['api', 'authz', 'objects', 'registry', 'store', 'util'],
   rbac: ['api', 'authn', 'authz', 'objects', 'registry', 'util', 'watch'],
