@@ -1,52 +1,99 @@
 #!/usr/bin/env node
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ADMIN_USAGE, adminCommand } from './cli/admin-command.js';
-import { EXPORT_USAGE, exportCommand } from './cli/export-command.js';
-import { IMPORT_USAGE, importCommand } from './cli/import-command.js';
-import { ONLINE_COMMANDS, ONLINE_USAGE, onlineCommand } from './cli/online/commands.js';
-import { PLUGIN_USAGE, pluginCommand } from './cli/plugin-command.js';
+import { adminCommand } from './cli/admin-command.js';
+import { exportCommand } from './cli/export-command.js';
+import { importCommand } from './cli/import-command.js';
+import { onlineCommand } from './cli/online/commands.js';
+import { pluginCommand } from './cli/plugin-command.js';
+import { columns } from './util/columns.js';
 import { firstExistingPath } from './util/package-layout.js';
 import { didYouMean } from './util/suggest.js';
 import { HOST_VERSION } from './version.js';
 
-const COMMANDS = ['serve', 'plugin', 'export', 'import', 'admin', 'help', 'version', ...ONLINE_COMMANDS];
+/** Every command, as `svc --help` lists it; each answers --help with its own flags. */
+const COMMAND_GROUPS: ReadonlyArray<readonly [string, ReadonlyArray<readonly [string, string]>]> = [
+  [
+    'Serving',
+    [
+      ['serve', 'run the server (svc serve --help lists every setting)'],
+      ['version', 'print the version (also --version)'],
+    ],
+  ],
+  [
+    'Writing plugins',
+    [
+      ['plugin create', 'scaffold a plugin'],
+      ['plugin pack', 'archive a built plugin for upload'],
+    ],
+  ],
+  [
+    'Using a running server',
+    [
+      ['login', 'sign in and keep a token for the commands below'],
+      ['logout', 'delete that token'],
+      ['get', "list a resource's objects, or show one"],
+      ['apply', 'create or update the objects of a YAML file'],
+      ['delete', 'delete objects'],
+      ['watch', 'print the objects, then every change'],
+      ['token create', 'create a personal access token'],
+      ['kubeconfig', 'write a kubeconfig for kubectl'],
+      ['plugin', 'manage plugins: install, enable, disable, upgrade, uninstall, logs'],
+    ],
+  ],
+  [
+    'On the store itself, no server needed',
+    [
+      ['export', 'write a backup of every object'],
+      ['import', 'restore a backup into an empty store'],
+      ['admin reset-password', 'set a lost password'],
+    ],
+  ],
+];
 
-const SERVE_USAGE =
-  'usage: svc serve [--host H] [--port P] [--https-port P|off] [--tls-cert F --tls-key F] [--allowed-hosts A,B] [--data-dir D] [--database-url URL] [--database-schema S] [--plugins-dir A:B] [--log-level L] ' +
-  '[--log-format pretty|json] [--access-log true|false] [--watch-history N] [--max-watches-per-user N]\n  Every flag also reads from its SVC_* environment variable (docs/api.md "Settings").';
-const USAGE = `${SERVE_USAGE}\n       svc --version\n       ${PLUGIN_USAGE}
-       ${firstLine(EXPORT_USAGE)}\n       ${firstLine(IMPORT_USAGE)}\n       ${ADMIN_USAGE}\n       ${ONLINE_USAGE}`;
+const COMMANDS = [...new Set(COMMAND_GROUPS.flatMap(([, rows]) => rows.map(([name]) => name.split(' ')[0]!))), 'help'];
 
-function firstLine(text: string): string {
-  return text.split('\n', 1)[0]!;
+function usage(): string {
+  const rows = COMMAND_GROUPS.flatMap(([, commands]) => commands.map(([name, summary]) => [name, summary]));
+  const lines = columns(rows);
+  const groups = COMMAND_GROUPS.map(([title, commands]) => [
+    `${title}:`,
+    ...lines.splice(0, commands.length).map((line) => `  ${line}`),
+  ]);
+  return ['usage: svc <command> [arguments] [flags]', ...groups.flatMap((g) => ['', ...g])]
+    .concat('', 'Each command answers --help with its flags (svc get --help). More: docs/cli.md.')
+    .join('\n');
 }
+
+/**
+ * `npm start` (and `svc serve --default-plugins`) loads the example plugin, unless a setting names folders: the
+ * installed package's examples/, or the repository's plugins/.
+ */
+const EXAMPLE_PLUGINS = firstExistingPath([
+  new URL('../examples/', import.meta.url),
+  new URL('../../../plugins/', import.meta.url),
+]);
 
 async function serve(args: string[]): Promise<void> {
   // Asking for help or the version never starts anything.
-  if (args.includes('--help') || args.includes('-h')) return void console.log(SERVE_USAGE);
+  if (args.includes('--help') || args.includes('-h')) {
+    return void console.log((await import('./settings/usage.js')).serveUsage());
+  }
   if (args.includes('--version')) return void console.log(`svc ${HOST_VERSION}`);
   // Loaded here, so that the plugin author's commands do not load the server (and its database drivers).
-  const { loadConfig, settingsFromArgs } = await import('./config.js');
-  const { createServer } = await import('./main.js');
-  let settings: ReturnType<typeof settingsFromArgs>;
+  const { loadConfig, settingsFromArgs, SettingError } = await import('./config.js');
+  let config: ReturnType<typeof loadConfig>;
   try {
-    settings = settingsFromArgs(args, process.env);
+    const fallback = args.includes('--default-plugins') ? { pluginsDir: EXAMPLE_PLUGINS } : {};
+    config = loadConfig(settingsFromArgs(args, process.env), { fallback });
   } catch (error) {
-    // A mistake in the command line is a usage error (exit 2), as an unknown command is.
-    console.error(`svc: ${(error as Error).message}\n${SERVE_USAGE}`);
+    if (!(error instanceof SettingError)) throw error;
+    // A mistake in a setting is a usage error (exit 2), as an unknown command is.
+    console.error(`svc: ${error.message}\nsvc serve --help lists every setting.`);
     process.exitCode = 2;
     return;
   }
-  // `npm start` passes --default-plugins: the example plugin (the installed package's examples/, the repository's
-  // plugins/) unless SVC_PLUGINS_DIR is set.
-  if (args.includes('--default-plugins') && settings.SVC_PLUGINS_DIR === undefined) {
-    settings.SVC_PLUGINS_DIR = firstExistingPath([
-      new URL('../examples/', import.meta.url),
-      new URL('../../../plugins/', import.meta.url),
-    ]);
-  }
-  const config = loadConfig(settings);
+  const { createServer } = await import('./main.js');
   const server = await createServer(config);
   const url = await server.listen();
   console.log(`svc listening on ${url}`);
@@ -100,14 +147,14 @@ async function main(argv: string[]): Promise<void> {
     case 'help':
     case '--help':
     case '-h':
-      console.log(USAGE);
+      console.log(usage());
       return;
     case 'version':
     case '--version':
       console.log(`svc ${HOST_VERSION}`);
       return;
     default:
-      console.error(`unknown command "${command}"${didYouMean(command, COMMANDS)}\n${USAGE}`);
+      console.error(`unknown command "${command}"${didYouMean(command, COMMANDS)}\n${usage()}`);
       process.exitCode = 2;
   }
 }

@@ -44,8 +44,10 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // Its online commands (cli/online/) reach a running server only through the @svc/client package.
   // A backup carries the TLS CA svc made under the data dir, so `cli` reaches `tls` (a leaf) for where it is kept.
   cli: ['authn', 'objects', 'plugins', 'store', 'tls', 'util', 'version.ts'],
+  // The settings table and what is made from it (the config file's reading, `svc serve --help`, the docs table).
+  settings: ['util'],
   // The composition root and the entry points: the only units that see everything.
-  'config.ts': ['util'],
+  'config.ts': ['settings', 'util'],
   'logger.ts': [],
   'main.ts': ['*'],
   'cli.ts': ['*'],

@@ -25,7 +25,9 @@ describe('the svc command line', () => {
   it('prints help for serve without starting anything', async () => {
     const help = await svc('serve', '--help');
     expect(help.code).toBe(0);
-    expect(help.stdout).toMatch(/^usage: svc serve \[--host H\] \[--port P\]/);
+    expect(help.stdout).toMatch(/^usage: svc serve \[flags\]\n/);
+    expect(help.stdout).toMatch(/^ {2}--host ADDRESS +SVC_HOST=127\.0\.0\.1 /m);
+    expect(help.stdout).toMatch(/^ {2}--port N +SVC_PORT=8090 /m);
     expect(help.stdout).not.toContain('listening');
   });
 

@@ -24,17 +24,22 @@ export interface ServeProcess {
 
 /**
  * `command` is what runs before `serve`: the Node.js running the tests and the built CLI, unless a test says.
- * `detached` starts it in a process group of its own (whose id is its pid), for a test that kills the whole group.
+ * `detached` starts it in a process group of its own (whose id is its pid), for a test that kills the whole group;
+ * `args` are flags given after `serve`.
  */
 export function spawnServe(
   env: Record<string, string | undefined>,
   timeoutMs = 60_000,
   command: [string, string] = [process.execPath, CLI],
-  { detached = false } = {},
+  { detached = false, args = [] as string[] } = {},
 ): Promise<ServeProcess> {
   const merged: NodeJS.ProcessEnv = { ...process.env, SVC_PORT: '0', SVC_HTTPS_PORT: 'off', ...env };
   for (const [name, value] of Object.entries(merged)) if (value === undefined) delete merged[name];
-  const child = spawn(command[0], [command[1], 'serve'], { env: merged, stdio: ['ignore', 'pipe', 'pipe'], detached });
+  const child = spawn(command[0], [command[1], 'serve', ...args], {
+    env: merged,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached,
+  });
   let stdout = '';
   let output = '';
   child.stdout!.on('data', (d) => {

@@ -5,8 +5,9 @@ import { didYouMean } from '../util/suggest.js';
 import {
   describeLocation,
   exitCodeOf,
+  helpOf,
   parseCommandLine,
-  STORE_HELP,
+  STORE_FLAGS,
   STORE_OPTIONS,
   STORE_USAGE,
   storeLocationOf,
@@ -14,11 +15,12 @@ import {
 } from './offline-command.js';
 import { readSecret } from './secret-input.js';
 
-export const RESET_PASSWORD_USAGE = `svc admin reset-password <user> ${STORE_USAGE} [--password-stdin]
-  For a lost password: sets the user's password (read from standard input with --password-stdin, or generated and
-  printed once) and ends their sessions. Changes nothing else: a disabled user stays disabled, tokens stay valid.
-  Works with the server stopped or running; a running server may keep a session it holds in memory until it restarts.
-${STORE_HELP}`;
+export const RESET_PASSWORD_USAGE = helpOf(
+  `svc admin reset-password <user> ${STORE_USAGE} [--password-stdin]`,
+  `  For a lost password: sets the user's password and ends their sessions; nothing else changes (a disabled user
+  stays disabled, tokens stay valid). The server may be stopped or running (then it may keep a session until restart).`,
+  [['--password-stdin', 'read the password from standard input (else one is made and printed once)'], ...STORE_FLAGS],
+);
 
 export const ADMIN_USAGE = `svc admin reset-password …   (svc admin reset-password --help)`;
 

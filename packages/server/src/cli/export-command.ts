@@ -20,8 +20,9 @@ import { BackupDigest } from './backup-integrity.js';
 import {
   describeLocation,
   exitCodeOf,
+  helpOf,
   parseCommandLine,
-  STORE_HELP,
+  STORE_FLAGS,
   STORE_OPTIONS,
   STORE_USAGE,
   storeLocationOf,
@@ -29,15 +30,17 @@ import {
 import { packInstalledPlugins } from './plugin-code-backup.js';
 import { readAuthority } from './tls-backup.js';
 
-export const EXPORT_USAGE = `svc export ${STORE_USAGE} [-o FILE|-] [--no-secrets] [--no-plugin-code]
-  Writes every stored object as multi-document YAML (default: to standard output), ending with a trailer that holds
-  the counts and the SHA-256 of everything before it, so svc import refuses a file cut short or changed. Read straight
-  from the store: the server may be stopped or running (it only reads; objects written meanwhile may or may not be in
-  it). Includes the
-  secret records needed to sign in after a restore (password hashes, token digests; never sessions) and the TLS CA
-  svc made under <data dir>/tls unless --no-secrets, and the code of plugins installed from archives under
-  <data dir>/plugins unless --no-plugin-code.
-${STORE_HELP}`;
+export const EXPORT_USAGE = helpOf(
+  `svc export ${STORE_USAGE} [-o FILE|-] [--no-secrets] [--no-plugin-code]`,
+  `  Writes every stored object as YAML, ending with a trailer (counts, SHA-256) by which svc import refuses a file cut
+  short or changed. Reads the store itself: the server may be stopped or running. More: docs/cli.md.`,
+  [
+    ['-o, --output FILE|-', 'where to write (default -: standard output); a file is made readable by you only'],
+    ['--no-secrets', "leave out password hashes, token digests and svc's own TLS CA"],
+    ['--no-plugin-code', 'leave out the code of plugins installed from archives'],
+    ...STORE_FLAGS,
+  ],
+);
 
 const OPTIONS = {
   ...STORE_OPTIONS,

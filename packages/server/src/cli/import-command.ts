@@ -16,8 +16,9 @@ import { type PositionedEntry, validateBackup } from './backup-validation.js';
 import {
   describeLocation,
   exitCodeOf,
+  helpOf,
   parseCommandLine,
-  STORE_HELP,
+  STORE_FLAGS,
   STORE_OPTIONS,
   STORE_USAGE,
   storeLocationOf,
@@ -26,15 +27,16 @@ import {
 import { stagePluginCode } from './plugin-code-backup.js';
 import { refuseAuthorityThere, writeAuthority } from './tls-backup.js';
 
-export const IMPORT_USAGE = `svc import ${STORE_USAGE} -f FILE|- [--unverified]
-  Restores a backup written by svc export into an EMPTY store (it refuses one that holds any object or secret record)
-  with the server stopped: every object with its name, uid, labels, annotations, finalizers, status and
-  metadata.version; metadata.resourceVersion is renumbered, after the source's last revision. Secret records are
-  restored as they were; plugins' code goes to <data dir>/plugins, the TLS CA to <data dir>/tls. Moves data between
-  SQLite and PostgreSQL.
-  All or nothing: a file cut short, damaged or changed (its trailer's digest), or holding an object a create would
-  refuse, is refused whole and nothing is written. --unverified accepts a backup of an older svc, which has no trailer.
-${STORE_HELP}`;
+export const IMPORT_USAGE = helpOf(
+  `svc import ${STORE_USAGE} -f FILE|- [--unverified]`,
+  `  Restores a backup of svc export into an empty store, the server stopped, all or nothing: a file cut short,
+  changed, or holding an object a create would refuse writes nothing. Moves data between SQLite and PostgreSQL.`,
+  [
+    ['-f, --filename FILE|-', 'the backup (-: standard input)'],
+    ['--unverified', "accept a backup without a trailer (an older svc's)"],
+    ...STORE_FLAGS,
+  ],
+);
 
 const OPTIONS = {
   ...STORE_OPTIONS,

@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type { StoreLocation } from '../store/open-store.js';
+import { columns } from '../util/columns.js';
 import { didYouMean } from '../util/suggest.js';
 
 /** A mistake in the command line: exit code 2, with the usage. */
@@ -21,8 +22,17 @@ export const STORE_OPTIONS = {
 
 export const STORE_USAGE = '[--data-dir D | --database-url URL [--database-schema S]]';
 
-export const STORE_HELP = `  The store: --data-dir (SVC_DATA_DIR, default ./data) holds the embedded SQLite database; --database-url
-  (SVC_DATABASE_URL) names a PostgreSQL database instead, --database-schema (SVC_DATABASE_SCHEMA) its schema.`;
+/** The store flags, as rows of a command's help. */
+export const STORE_FLAGS: ReadonlyArray<readonly [string, string]> = [
+  ['--data-dir D', 'the data directory, with its SQLite database (SVC_DATA_DIR, default ./data)'],
+  ['--database-url URL', 'a postgres:// database instead (SVC_DATABASE_URL)'],
+  ['--database-schema S', 'its schema (SVC_DATABASE_SCHEMA, default public)'],
+];
+
+/** A command's help: its synopsis, a few lines on what it does, and its flags, aligned. */
+export function helpOf(synopsis: string, about: string, flags: ReadonlyArray<readonly [string, string]>): string {
+  return [synopsis, about, ...columns(flags).map((line) => `  ${line}`)].join('\n');
+}
 
 type Parsed<T extends Options> = ReturnType<
   typeof parseArgs<{ args: string[]; options: T; strict: true; allowPositionals: true }>
@@ -78,7 +88,8 @@ export async function exitCodeOf(command: string, usage: string, run: () => Prom
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {
-      console.error(`svc ${command}: ${error.message}\nusage: ${usage}`);
+      // The synopsis only: the whole help is a --help away.
+      console.error(`svc ${command}: ${error.message}\nusage: ${usage.split('\n', 1)[0]}`);
       return 2;
     }
     console.error(`svc ${command}: ${(error as Error).message}`);

@@ -2,13 +2,18 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { PackError, packPlugin } from '../plugins/pack.js';
+import { columns } from '../util/columns.js';
 import { didYouMean } from '../util/suggest.js';
 import { createPlugin, UsageError } from './create.js';
-import { PLUGIN_ADMIN_COMMANDS, PLUGIN_ADMIN_USAGE, pluginAdminCommand } from './online/plugin-admin.js';
+import { CONNECTION_USAGE } from './online/args.js';
+import { PLUGIN_ADMIN_COMMANDS, PLUGIN_ADMIN_SYNOPSES, pluginAdminCommand } from './online/plugin-admin.js';
 
-export const PLUGIN_USAGE = `svc plugin create <name> [--dir <parent>]   scaffold a plugin in <parent>/<name> (default parent: .)
-       svc plugin pack [folder] [--out <dir>]     write <name>-<version>.tgz of a built plugin folder (default: .) into <dir> (default: .)
-       ${PLUGIN_ADMIN_USAGE}`;
+export const PLUGIN_USAGE = `${columns([
+  ['svc plugin create <name> [--dir PARENT]', 'scaffold a plugin in PARENT/<name> (default: .)'],
+  ['svc plugin pack [folder] [--out DIR]', 'archive a built plugin folder (default: .) into DIR'],
+  ...PLUGIN_ADMIN_SYNOPSES,
+]).join('\n       ')}
+${CONNECTION_USAGE}`;
 
 const PLUGIN_COMMANDS = ['create', 'pack', ...PLUGIN_ADMIN_COMMANDS];
 

@@ -18,13 +18,6 @@ const COMMANDS: Record<string, { run: Command; usage: string }> = {
   kubeconfig: { run: kubeconfigCommand, usage: KUBECONFIG_USAGE },
 };
 
-export const ONLINE_COMMANDS = Object.keys(COMMANDS);
-
-/** The first line of each command's usage, for `svc --help`. */
-export const ONLINE_USAGE = Object.values(COMMANDS)
-  .map((c) => c.usage.split('\n')[0])
-  .join('\n       ');
-
 export function onlineCommand(name: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   return COMMANDS[name]!.run(args, env);
 }

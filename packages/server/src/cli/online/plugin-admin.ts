@@ -2,17 +2,21 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SvcApiError, type SvcClient } from '@svc/client';
+import { columns } from '../../util/columns.js';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, parse, UsageError, wantsHelp } from './args.js';
 import { connect } from './connect.js';
 import { runCommand } from './report.js';
 
-export const PLUGIN_ADMIN_USAGE = `svc plugin install <archive>            upload a .tgz or .zip (installed, not started)
-       svc plugin enable|disable <name>         start or stop it, waiting for the outcome
-       svc plugin upgrade <name> <archive>      replace its code
-       svc plugin uninstall <name> [--data keep|delete]
-                                                stop it and remove its code; its data (the objects of its models
-                                                and those it declared) is kept unless --data delete
-       svc plugin logs <name>                   what it logged during its latest start
+/** Each management command's synopsis and what it does: `svc plugin --help` aligns them with create and pack. */
+export const PLUGIN_ADMIN_SYNOPSES = [
+  ['svc plugin install <archive>', 'upload a .tgz or .zip (installed, not started)'],
+  ['svc plugin enable|disable <name>', 'start or stop it, waiting for the outcome'],
+  ['svc plugin upgrade <name> <archive>', 'replace its code'],
+  ['svc plugin uninstall <name> [--data keep|delete]', 'remove it; its data stays unless --data delete'],
+  ['svc plugin logs <name>', 'what it logged during its latest start'],
+] as const;
+
+export const PLUGIN_ADMIN_USAGE = `${columns(PLUGIN_ADMIN_SYNOPSES).join('\n       ')}
 ${CONNECTION_USAGE}`;
 
 export const PLUGIN_ADMIN_COMMANDS = ['install', 'enable', 'disable', 'upgrade', 'uninstall', 'logs'] as const;
