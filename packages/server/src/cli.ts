@@ -1,6 +1,4 @@
 #!/usr/bin/env node
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { adminCommand } from './cli/admin-command.js';
 import { exportCommand } from './cli/export-command.js';
 import { importCommand } from './cli/import-command.js';

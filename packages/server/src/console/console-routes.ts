@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { notFound } from '@svc/plugin-api';
 import type { HttpApp } from '../api/app.js';
 import { type DynamicRouter, publicGet, type RouteHandler } from '../api/dynamic-router.js';
