@@ -1,5 +1,6 @@
 import { constants as zlib } from 'node:zlib';
 import compress from '@fastify/compress';
+import cors from '@fastify/cors';
 import multipart from '@fastify/multipart';
 import websocket, { type WebSocket } from '@fastify/websocket';
 import { notFound, serviceUnavailable } from '@svc/plugin-api';
@@ -15,6 +16,7 @@ import type { DynamicRouter } from './dynamic-router.js';
 import type { HttpContext } from './http-context.js';
 import { jsonBodyParser } from './json-body.js';
 import { lazyChildLoggerFactory } from './lazy-logger.js';
+import { corsOptions } from './cors.js';
 import { answerClientError, sendProblem } from './problem.js';
 import { echoRequestId, requestIdOf } from './request-id.js';
 import { applySecurityHeaders } from './security-headers.js';
@@ -43,6 +45,8 @@ export interface AppOptions {
   accessLog?: boolean;
   /** Why this server should not take traffic yet (`/readyz` answers 503 with it), or undefined once it should. */
   notReadyBecause?: () => string | undefined;
+  /** Web origins whose pages may call the API (SVC_CORS_ORIGINS); unset: no CORS at all. */
+  corsOrigins?: readonly string[];
   /** Whether a `Host` header is answered (allowed-hosts.ts); unset: any is. */
   acceptsHost?: (host: string | undefined) => boolean;
 }
@@ -77,6 +81,7 @@ export function createApp(options: AppOptions) {
   app.decorateRequest('target', { getter: targetOf });
   // First, so that its own hooks run first: an upgrade refused by a hook below still has its socket closed.
   app.register(websocket, { options: { maxPayload: 64 * 1024 } });
+  if (options.corsOrigins?.length) app.register(cors, corsOptions(options.corsOrigins));
   // The kernel's own checks, one hook per stage: every request passes each hook, and each costs a step of Fastify's.
   const { acceptsHost } = options;
   app.addHook('onRequest', (request, reply, done) => {

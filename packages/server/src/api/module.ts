@@ -52,6 +52,7 @@ export const httpModule = defineModule({
       router,
       trustProxy: settings.trustProxy,
       accessLog: settings.accessLog,
+      corsOrigins: settings.corsOrigins,
       acceptsHost: hostPolicy({
         listenHost: settings.host,
         tlsHosts: settings.tlsHosts,

@@ -1,6 +1,6 @@
 /** The settings of the listeners: addresses, ports, certificates, and which hosts and proxies are believed. */
 import { setting } from './setting.js';
-import { absolutePath, allowedHosts, items, optional, port, portOrOff, text, trustProxy } from './values.js';
+import { absolutePath, allowedHosts, items, optional, origins, port, portOrOff, text, trustProxy } from './values.js';
 
 export const LISTEN_SETTINGS = [
   setting({
@@ -79,6 +79,20 @@ export const LISTEN_SETTINGS = [
       '127.0.0.1 (DNS rebinding) gets a 400; on any other address any host is. A refused host gets a 400 ' +
       'problem+json naming this setting',
     parse: optional(allowedHosts),
+  }),
+  setting({
+    key: 'corsOrigins',
+    env: 'SVC_CORS_ORIGINS',
+    arg: 'A,B',
+    unset: 'off',
+    list: ',',
+    help: 'web origins whose pages may call the API',
+    docs:
+      'comma-separated origins (`https://app.example`, scheme, host and port) whose web pages may call the API from ' +
+      'the browser with a token (CORS: `Access-Control-Allow-Origin` for them, preflights answered); cookies are ' +
+      'not sent across origins, so such a page uses a bearer token. Unset: no CORS header at all, and a browser lets ' +
+      "no other origin's page read svc's answers",
+    parse: optional(origins),
   }),
   setting({
     key: 'trustProxy',

@@ -117,6 +117,23 @@ export function allowedHosts(raw: string, at: Reading): string[] {
   return hosts;
 }
 
+/** Web origins, `scheme://host[:port]` each, as a browser sends them in `Origin` (lowercased, no path). */
+export function origins(raw: string, at: Reading): string[] {
+  const listed = items(raw, ',');
+  for (const origin of listed) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin.toLowerCase().replace(/\/$/, '')) {
+      throw refuse(at, 'comma-separated origins such as https://app.example or http://localhost:5173', origin);
+    }
+  }
+  return listed.map((origin) => origin.toLowerCase().replace(/\/$/, ''));
+}
+
 /** `true`, `false`, a number of proxy hops, or the comma-separated addresses and CIDRs of trusted proxies. */
 export function trustProxy(raw: string, at: Reading): boolean | number | string {
   const value = raw.trim();
