@@ -1,6 +1,7 @@
 import type { ModelDefinition } from '@svc/plugin-api';
 import type { Logger } from 'pino';
 import { type Http, httpModule, httpRef } from './api/module.js';
+import { type AuditOptions, auditModule } from './audit/module.js';
 import { personalAccessTokenModel, userModel } from './authn/models.js';
 import { type AuthnOptions, type AuthnServices, authnModule, authnRef } from './authn/module.js';
 import type { Config } from './config.js';
@@ -9,7 +10,7 @@ import { contentModule } from './content/module.js';
 import { postModel } from './content/post-model.js';
 import type { ControllerManager } from './controllers/controller-manager.js';
 import { type ControllersOptions, controllersModule, controllersRef } from './controllers/module.js';
-import { compose } from './kernel/compose.js';
+import { type Composed, compose } from './kernel/compose.js';
 import type { Module } from './kernel/module.js';
 import { loggerRef, optionsRef, settingsRef } from './kernel/root.js';
 import { chooseLogFormat, createLogger } from './logger.js';
@@ -35,6 +36,7 @@ export const MODULES: readonly Module[] = [
   registryModule,
   watchModule,
   httpModule,
+  auditModule,
   controllersModule,
   consoleModule,
   rolesModule,
@@ -46,10 +48,7 @@ export const MODULES: readonly Module[] = [
   metricsModule,
 ] as Module[];
 
-/**
- * The models this server registers itself, each in its own module's start (plugins' models are registered by their
- * code). `svc import`, which starts nothing, checks objects of these fully (cli/backup-validation.ts).
- */
+/** The models this server registers itself; `svc import`, which starts nothing, checks these fully. */
 export const CORE_MODELS: readonly ModelDefinition[] = Object.freeze([
   roleModel,
   roleBindingModel,
@@ -61,6 +60,7 @@ export const CORE_MODELS: readonly ModelDefinition[] = Object.freeze([
 
 /** An in-process server's options: each module's own (tests' knobs), and the logger. */
 export type ServerOptions = { logger?: Logger } & StoreOptions &
+  AuditOptions &
   WatchOptions &
   ControllersOptions &
   AuthnOptions &
@@ -68,6 +68,8 @@ export type ServerOptions = { logger?: Logger } & StoreOptions &
 
 /** A running server, as `svc serve` and the tests use it: the modules' services, and listening and closing. */
 export interface Server {
+  /** Every module's service, by its ref (`server.modules.get(auditRef)`). */
+  modules: Composed;
   app: Http['app'];
   router: Http['router'];
   store: Store;
@@ -121,6 +123,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   const authn = modules.get(authnRef);
   const { host, lifecycle } = modules.get(pluginsRef);
   const server: Server = {
+    modules,
     app: http.app,
     router: http.router,
     store: modules.get(storeRef).store,

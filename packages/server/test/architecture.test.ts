@@ -33,6 +33,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   metrics: ['controllers', 'registry', 'watch'],
   // The web console's built files, served like the API reference.
   console: ['api', 'util'],
+  // The audit log: a hook on the HTTP kernel, its policy and sinks, the store's audit table, and its route.
+  audit: ['api', 'authz', 'store', 'util'],
   // Features: each owns its services and its routes (mounted on the kernel's router).
   authn: ['api', 'authz', 'objects', 'registry', 'store', 'util'],
   rbac: ['api', 'authn', 'authz', 'objects', 'registry', 'util', 'watch'],

@@ -14,6 +14,8 @@ declare module 'fastify' {
      * server-side apply that creates the object needs `create` besides `patch`, as in Kubernetes.
      */
     authorizeAlso?: (verb: string) => Decision;
+    /** The gate's decision on the request, set by the authorization hook (the audit log names it). */
+    decision?: Decision;
   }
 }
 

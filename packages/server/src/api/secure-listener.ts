@@ -19,7 +19,7 @@ export interface SecureListener {
  * port; `request.protocol` is `https` here because the socket is encrypted.
  */
 export async function listenSecurely(
-  app: FastifyInstance,
+  app: Pick<FastifyInstance, 'routing' | 'server'>,
   options: { host: string; port: number; key: string; cert: string },
 ): Promise<SecureListener> {
   const server = https.createServer({ key: options.key, cert: options.cert }, app.routing);

@@ -64,6 +64,8 @@ export function createAuthorizationHook({
       };
     });
     const { decision, verb } = entry;
+    // Kept for the request's audit event (its authorization.k8s.io annotations).
+    request.decision = decision;
     if (decision.allowed) return;
     if (!principal.username) throw challenge(`sign in to ${verb} this: ${decision.reason}`);
     throw forbidden(`user "${principal.username}" may not ${verb} this: ${decision.reason}`);

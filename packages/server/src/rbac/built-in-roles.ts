@@ -199,6 +199,13 @@ export const CORE_TEMPLATES: RoleObject[] = [
     [{ apiGroups: [CONTENT], resources: ['posts', 'posts/status'], verbs: WRITE }],
   ),
   role({
+    name: 'role-template-view-audit',
+    displayName: 'Audit log view',
+    // Who did what, when (docs/access-control.md "Audit"): events name users and what they reached.
+    rules: [{ apiGroups: ['audit.svc.run'], resources: ['events'], verbs: ['get', 'list'] }],
+    template: { module: 'Audit', ui: ['system:audit:view'] },
+  }),
+  role({
     name: 'role-template-own-permissions',
     displayName: 'Own profile, permissions and password',
     rules: [

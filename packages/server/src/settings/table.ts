@@ -3,6 +3,7 @@
  * the typed result, is derived from it, so a setting is added by adding its entry to one of the groups.
  */
 import { ACCESS_SETTINGS, LOG_SETTINGS } from './access-settings.js';
+import { AUDIT_SETTINGS } from './audit-settings.js';
 import { LISTEN_SETTINGS } from './listen-settings.js';
 import { type Setting, setting } from './setting.js';
 import { STORE_SETTINGS } from './store-settings.js';
@@ -27,6 +28,7 @@ export const SETTING_GROUPS = [
   { title: 'Store and replicas', settings: STORE_SETTINGS },
   { title: 'Access', settings: ACCESS_SETTINGS },
   { title: 'Logs', settings: LOG_SETTINGS },
+  { title: 'Audit', settings: AUDIT_SETTINGS },
 ] as const;
 
 export const SETTINGS = SETTING_GROUPS.flatMap((group): readonly Setting[] => group.settings);

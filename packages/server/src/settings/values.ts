@@ -23,6 +23,13 @@ export const text = (raw: string): string => raw;
 
 export const absolutePath = (raw: string, at: Reading): string => at.resolve(raw);
 
+/** A size with its unit: `10M`, `100M`, `1G` (what a file may grow to). */
+export function size(raw: string, at: Reading): string {
+  const value = raw.trim().toUpperCase();
+  if (!/^[1-9]\d*[KMG]$/.test(value)) throw refuse(at, 'a size such as 100M or 1G', raw);
+  return value;
+}
+
 /** `:`-separated paths, each made absolute. */
 export function paths(raw: string, at: Reading): string[] {
   return raw

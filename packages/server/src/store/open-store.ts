@@ -2,6 +2,9 @@ import { closeSync, existsSync, openSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../util/private-files.js';
+import { openPostgresAuditStore } from './audit-postgres.js';
+import { openSqliteAuditStore } from './audit-sqlite.js';
+import type { AuditStore } from './audit-store.js';
 import { withReadCache } from './cached-store.js';
 import { openPostgresStore } from './postgres.js';
 import { takeServerLock } from './server-lock.js';
@@ -71,4 +74,15 @@ export async function openStore(location: StoreLocation): Promise<Store> {
       release();
     },
   };
+}
+
+/** Where a server's audit events are kept (store/audit-store.ts): beside the store its location names. */
+export async function openAuditStore(location: StoreLocation): Promise<AuditStore> {
+  if (location.databaseUrl) {
+    return openPostgresAuditStore({ connectionString: location.databaseUrl, schema: location.schema ?? 'public' });
+  }
+  const file = path.join(location.dataDir, 'audit.db');
+  // Events name users and what they did: the owner's alone, as the store is.
+  closeSync(openSync(file, 'a', PRIVATE_FILE_MODE));
+  return openSqliteAuditStore(file);
 }

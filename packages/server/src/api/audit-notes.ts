@@ -1,0 +1,16 @@
+/**
+ * What a handler notes for the request's audit event (Kubernetes' audit annotations): the username a failed sign-in
+ * tried, say. The audit module reads them when it writes the event; without it they are dropped with the request.
+ */
+import type { FastifyRequest } from 'fastify';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auditNotes?: Record<string, string>;
+  }
+}
+
+export function noteForAudit(request: FastifyRequest, key: string, value: string): void {
+  request.auditNotes ??= {};
+  request.auditNotes[key] = value;
+}
