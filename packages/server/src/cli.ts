@@ -13,7 +13,7 @@ const COMMANDS = ['serve', 'plugin', 'export', 'import', 'admin', 'help', 'versi
 
 const SERVE_USAGE =
   'usage: svc serve [--host H] [--port P] [--https-port P|off] [--tls-cert F --tls-key F] [--allowed-hosts A,B] [--data-dir D] [--database-url URL] [--database-schema S] [--plugins-dir A:B] [--log-level L] ' +
-  '[--log-format pretty|json] [--access-log true|false] [--watch-history N] [--max-watches-per-user N]\n  Every flag also reads from its SVC_* environment variable (docs/api.md "Settings").';
+  '[--log-format pretty|json] [--access-log true|false] [--request-metrics true|false] [--watch-history N] [--max-watches-per-user N]\n  Every flag also reads from its SVC_* environment variable (docs/api.md "Settings").';
 const USAGE = `${SERVE_USAGE}\n       svc --version\n       ${PLUGIN_USAGE}
        ${firstLine(EXPORT_USAGE)}\n       ${firstLine(IMPORT_USAGE)}\n       ${ADMIN_USAGE}\n       ${ONLINE_USAGE}`;
 

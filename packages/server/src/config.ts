@@ -56,6 +56,11 @@ export interface Config {
   logFormat?: 'pretty' | 'json';
   /** One info line per answered request (SVC_ACCESS_LOG, default true). */
   accessLog: boolean;
+  /**
+   * SVC_REQUEST_METRICS (default on): every request counted and timed in `/metrics` (`apiserver_request_total`,
+   * `apiserver_request_duration_seconds`); off, neither family is there and a request pays nothing for them.
+   */
+  requestMetrics: boolean;
   /** Change events kept for watches to resume from (older ones are compacted away). */
   watchHistory: number;
   /**
@@ -91,6 +96,7 @@ const FLAGS: Record<string, string> = {
   '--log-level': 'SVC_LOG_LEVEL',
   '--log-format': 'SVC_LOG_FORMAT',
   '--access-log': 'SVC_ACCESS_LOG',
+  '--request-metrics': 'SVC_REQUEST_METRICS',
   '--watch-history': 'SVC_WATCH_HISTORY',
   '--max-watches-per-user': 'SVC_MAX_WATCHES_PER_USER',
 };
@@ -172,6 +178,7 @@ export function loadConfig(settings: Settings): Config {
     logLevel: settings.SVC_LOG_LEVEL || 'info',
     logFormat: logFormatSetting(settings.SVC_LOG_FORMAT),
     accessLog: booleanSetting(settings, 'SVC_ACCESS_LOG', true),
+    requestMetrics: booleanSetting(settings, 'SVC_REQUEST_METRICS', true),
     watchHistory,
     maxWatchesPerUser,
     trustProxy: trustProxySetting(settings.SVC_TRUST_PROXY),
