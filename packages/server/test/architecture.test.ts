@@ -29,8 +29,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   api: ['authz', 'index', 'objects', 'registry', 'tls', 'util', 'version.ts', 'watch'],
   // The OpenAPI documents and the API reference page: read the models and the router, mounted like a feature.
   openapi: ['api', 'objects', 'registry', 'util', 'version.ts'],
-  // /metrics: reads the counts services keep, at scrape time; the kernel serves its text.
-  metrics: ['controllers', 'registry', 'watch'],
+  // /metrics: reads the counts services keep, at scrape time; the kernel serves its text. It counts requests by the
+  // gate's classification (authz) as the kernel (api) answers them, in histograms util keeps.
+  metrics: ['api', 'authz', 'controllers', 'registry', 'util', 'version.ts', 'watch'],
   // The web console's built files, served like the API reference.
   console: ['api', 'util'],
   // The audit log: a hook on the HTTP kernel, its policy and sinks, the store's audit table, and its route.

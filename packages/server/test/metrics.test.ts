@@ -46,6 +46,17 @@ describe('/metrics', () => {
     expect(sample(answer.text, 'svc_leader')).toBe(1);
     expect(sample(answer.text, 'svc_watchers')).toBe(0);
     expect(sample(answer.text, 'process_cpu_seconds_total')).toBeGreaterThan(0);
+    // Each reconcile is timed in controller-runtime's histogram: one observation per reconcile finished.
+    const finished = ['success', 'requeue_after', 'error']
+      .map((result) => sample(answer.text, `controller_runtime_reconcile_total{${PEOPLE},result="${result}"}`)!)
+      .reduce((sum, count) => sum + count, 0);
+    expect(sample(answer.text, `controller_runtime_reconcile_time_seconds_count{${PEOPLE}}`)).toBe(finished);
+    expect(sample(answer.text, `controller_runtime_reconcile_time_seconds_bucket{${PEOPLE},le="+Inf"}`)).toBe(finished);
+    expect(
+      sample(answer.text, `controller_runtime_reconcile_time_seconds_bucket{${PEOPLE},le="0.005"}`),
+    ).toBeLessThanOrEqual(finished);
+    expect(sample(answer.text, `controller_runtime_reconcile_time_seconds_sum{${PEOPLE}}`)).toBeGreaterThan(0);
+    expect(answer.text).toContain('# TYPE controller_runtime_reconcile_time_seconds histogram');
     expect(answer.text).toContain('# TYPE controller_runtime_reconcile_total counter');
     expect(answer.text).toContain('# TYPE workqueue_depth gauge');
   });

@@ -17,6 +17,7 @@ import type { DynamicRouter } from './dynamic-router.js';
 import type { HttpContext } from './http-context.js';
 import { jsonBodyParser } from './json-body.js';
 import { lazyChildLoggerFactory } from './lazy-logger.js';
+import type { LongRunningRequests } from './long-running.js';
 import { answerClientError, sendProblem } from './problem.js';
 import { echoRequestId, requestIdOf } from './request-id.js';
 import { applySecurityHeaders } from './security-headers.js';
@@ -49,6 +50,8 @@ export interface AppOptions {
   corsOrigins?: readonly string[];
   /** Whether a `Host` header is answered (allowed-hosts.ts); unset: any is. */
   acceptsHost?: (host: string | undefined) => boolean;
+  /** Told of every long-running answer (a watch, the console's events) as it starts (long-running.ts). */
+  longRunning?: LongRunningRequests;
 }
 
 /**
@@ -147,16 +150,19 @@ export function createApp(options: AppOptions) {
     return sendProblem(reply, request, serviceUnavailable(reason));
   });
 
+  const { longRunning } = options;
   const dispatch = async (request: FastifyRequest, reply: FastifyReply) => {
     // HEAD is answered by the GET route; the framework sends its headers without the body.
     const found = router.find(request.method === 'HEAD' ? 'GET' : request.method, request.target.routePath);
     if (!found) throw notFound(`no route for ${request.method} ${request.target.path}`);
     await found.route.handler({ request, reply }, found.params);
+    longRunning?.afterHandler(request, reply);
     return reply;
   };
   // A WebSocket upgrade (a watch) goes through the same hooks and the same router as plain HTTP; the route's handler
   // finds the socket in `websocket`. Routes declared in a child scope, so the websocket plugin sees them.
   const dispatchWebSocket = async (socket: WebSocket, request: FastifyRequest) => {
+    longRunning?.afterUpgrade(request);
     const found = router.find('GET', request.target.routePath);
     if (!found?.route.websocket) return socket.close(1008, 'this path does not accept WebSocket connections');
     await found.route.handler(

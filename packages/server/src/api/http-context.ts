@@ -3,12 +3,18 @@ import { forbidden } from '@svc/plugin-api';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Decision } from '../authz/authorizer.js';
 import { ANONYMOUS, type Principal } from '../authz/principal.js';
+import type { RequestInfo } from '../authz/request-info.js';
 import type { Actor } from '../registry/admission.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the authorization hook before any handler runs. */
     principal?: Principal;
+    /**
+     * The request's classification (authz/request-info.ts), set by the authorization hook once it has one: request
+     * metrics read it. Unset on a request answered before the gate classified it (a refused Host, a failed sign-in).
+     */
+    requestInfo?: RequestInfo;
     /**
      * Set by the authorization hook on PATCH requests: whether the caller may also `verb` the same target. A
      * server-side apply that creates the object needs `create` besides `patch`, as in Kubernetes.

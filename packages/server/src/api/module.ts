@@ -9,6 +9,7 @@ import { discoveryRoutes } from './discovery.js';
 import { DynamicRouter } from './dynamic-router.js';
 import { generatedRoutes } from './generated-routes.js';
 import type { HttpContext } from './http-context.js';
+import { LongRunningRequests } from './long-running.js';
 import { listenSecurely, type SecureListener } from './secure-listener.js';
 
 /** Where the server listens, once it does. */
@@ -25,6 +26,8 @@ export interface Http {
   app: ReturnType<typeof createApp>;
   /** The runtime router: every feature's routes, the generated ones, plugins' (added and removed at runtime). */
   router: DynamicRouter<HttpContext>;
+  /** Hears long-running answers (watches, the console's events) as they start; `onResponse` hears them end. */
+  longRunning: LongRunningRequests;
   /** Starts the HTTP listener, and the HTTPS one unless it is off; then tells `onListening`'s listeners. */
   listen(): Promise<Listening>;
   /** Hears where the server listens, once it does (the first-run setup link is printed then). */
@@ -47,9 +50,11 @@ export const httpModule = defineModule({
     const router = new DynamicRouter<HttpContext>();
     router.add(generatedRoutes(registry, objects, watches));
     router.add(discoveryRoutes(registry));
+    const longRunning = new LongRunningRequests();
     const app = createApp({
       logger,
       router,
+      longRunning,
       trustProxy: settings.trustProxy,
       accessLog: settings.accessLog,
       corsOrigins: settings.corsOrigins,
@@ -71,6 +76,7 @@ export const httpModule = defineModule({
     return {
       app,
       router,
+      longRunning,
       onListening: (listener) => void listeners.push(listener),
       async listen() {
         await app.listen({ host: settings.host, port: settings.port });

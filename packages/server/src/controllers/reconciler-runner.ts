@@ -6,6 +6,7 @@
  */
 import type { Logger } from '@svc/plugin-api';
 import type { ServedModel } from '../registry/model-registry.js';
+import { DurationHistogram } from '../util/duration-histogram.js';
 import { Turns } from '../util/turns.js';
 import type { WatchHub } from '../watch/hub.js';
 import type { Selection } from '../watch/selection.js';
@@ -30,7 +31,15 @@ export interface RunnerCounts {
   failed: number;
   /** Seconds spent in reconciles, all workers summed. */
   seconds: number;
+  /** Each reconcile's seconds, in controller-runtime's buckets (`controller_runtime_reconcile_time_seconds`). */
+  times: DurationHistogram;
 }
+
+/** controller-runtime's buckets of `controller_runtime_reconcile_time_seconds`, so its dashboards' quantiles agree. */
+export const RECONCILE_TIME_BUCKETS: readonly number[] = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.25, 1.5, 1.75, 2,
+  2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
+];
 
 /**
  * Per name, the newest committed revision when its latest reconcile began. A change no newer than that is one the
@@ -65,7 +74,13 @@ export class ReconcilerRunner {
   private readonly startRevisions = new StartRevisions();
   /** Workers inside a reconcile right now. */
   private active = 0;
-  readonly counts: RunnerCounts = { succeeded: 0, requeued: 0, failed: 0, seconds: 0 };
+  readonly counts: RunnerCounts = {
+    succeeded: 0,
+    requeued: 0,
+    failed: 0,
+    seconds: 0,
+    times: new DurationHistogram(RECONCILE_TIME_BUCKETS),
+  };
   private unsubscribe: (() => void) | undefined;
   private loops: Promise<void>[] = [];
   private running = false;
@@ -163,7 +178,9 @@ export class ReconcilerRunner {
         });
       } finally {
         this.active--;
-        this.counts.seconds += (performance.now() - started) / 1000;
+        const seconds = (performance.now() - started) / 1000;
+        this.counts.seconds += seconds;
+        this.counts.times.observe(seconds);
         this.queue.done(name);
       }
     }

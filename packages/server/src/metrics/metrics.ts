@@ -1,12 +1,15 @@
 /**
- * `/metrics` in Prometheus' text format (prom-client). Controller figures use controller-runtime's names, so a
- * Kubernetes operator's dashboards and alerts read them unchanged. Everything here is read when scraped, from counts
- * the parts already keep: a request or a reconcile pays nothing for it.
+ * `/metrics` in Prometheus' text format (prom-client). Requests and controllers use the Kubernetes API server's and
+ * controller-runtime's names, so a Kubernetes operator's dashboards and alerts read them unchanged. Everything here is
+ * read when scraped, from counts the parts keep as plain numbers: a request or a reconcile pays a few additions.
  */
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { ControllerManager } from '../controllers/controller-manager.js';
+import { RECONCILE_TIME_BUCKETS } from '../controllers/reconciler-runner.js';
 import type { ModelRegistry } from '../registry/model-registry.js';
 import type { WatchService } from '../watch/watch-service.js';
+import { KeptHistogram } from './kept-histogram.js';
+import { REQUEST_DURATION_BUCKETS, type RequestMetrics } from './request-metrics.js';
 
 export interface MetricSources {
   controllers: ControllerManager;
@@ -14,6 +17,10 @@ export interface MetricSources {
   watches: WatchService;
   /** Whether this server holds the controllers' lease (always, alone on SQLite). */
   leads: () => boolean;
+  /** What `svc_build_info` names: svc's version and the store's dialect (`sqlite` or `postgres`). */
+  build: { version: string; store: string };
+  /** Requests counted and timed; unset when request metrics are off (SVC_REQUEST_METRICS). */
+  requests?: RequestMetrics;
 }
 
 export interface Metrics {
@@ -74,6 +81,20 @@ export function createMetrics(sources: MetricSources): Metrics {
       }
     },
   });
+  new KeptHistogram(
+    {
+      name: 'controller_runtime_reconcile_time_seconds',
+      help: 'Length of time per reconciliation per controller',
+      labelNames: ['controller', 'owner'],
+      buckets: RECONCILE_TIME_BUCKETS,
+      read: () =>
+        runners().map(({ controller, owner, runner }) => ({
+          labels: { controller, owner },
+          histogram: runner.counts.times,
+        })),
+    },
+    register,
+  );
   new Counter({
     name: 'controller_runtime_reconcile_time_seconds_total',
     help: 'Seconds spent reconciling, all workers summed',
@@ -111,5 +132,40 @@ export function createMetrics(sources: MetricSources): Metrics {
       this.set(sources.watches.stats().watchers);
     },
   });
+  new Gauge({
+    name: 'svc_build_info',
+    help: "svc's version, the Node.js running it and its store (sqlite or postgres); always 1",
+    labelNames: ['version', 'node_version', 'store'],
+    registers: [register],
+  }).set({ version: sources.build.version, node_version: process.version, store: sources.build.store }, 1);
+  if (sources.requests) registerRequestFamilies(register, sources.requests);
   return { contentType: register.contentType, text: () => register.metrics() };
+}
+
+/** The Kubernetes API server's request families, read from the recorder (request-metrics.ts). */
+function registerRequestFamilies(register: Registry, requests: RequestMetrics): void {
+  new Counter({
+    name: 'apiserver_request_total',
+    help: 'Requests, by verb, group, version, resource, subresource and HTTP status code',
+    labelNames: ['verb', 'group', 'version', 'resource', 'subresource', 'code'],
+    registers: [register],
+    collect() {
+      this.reset();
+      for (const { labels, codes } of requests.series())
+        for (const [code, count] of codes) this.inc({ ...labels, code: String(code) }, count);
+    },
+  });
+  new KeptHistogram(
+    {
+      name: 'apiserver_request_duration_seconds',
+      help: 'Response latency in seconds, by verb, group, version, resource and subresource (WATCH is not timed)',
+      labelNames: ['verb', 'group', 'version', 'resource', 'subresource'],
+      buckets: REQUEST_DURATION_BUCKETS,
+      read: function* () {
+        for (const { labels, durations } of requests.series())
+          if (durations) yield { labels: { ...labels }, histogram: durations };
+      },
+    },
+    register,
+  );
 }

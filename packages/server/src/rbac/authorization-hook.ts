@@ -45,7 +45,7 @@ export function createAuthorizationHook({
     // Only a PATCH may need a second verb (server-side apply creating the object); not cached, it is rare.
     if (request.method === 'PATCH') {
       request.authorizeAlso = (verb) => {
-        const info = classifyRequest({ method: request.method, target: request.target });
+        const info = request.requestInfo ?? classifyRequest({ method: request.method, target: request.target });
         return roles.authorize(principal, attributesOf({ ...info, verb }, request.method, request.target.routePath));
       };
     }
@@ -56,13 +56,15 @@ export function createAuthorizationHook({
       const info = classifyRequest({ method: request.method, target, isWebSocket });
       const routed = router.find(request.method === 'HEAD' ? 'GET' : request.method, target.routePath)?.route;
       if (!info.isResourceRequest && routed?.owner === 'core' && routed.public === true) {
-        return { verb: info.verb, decision: { allowed: true, reason: 'discovery is readable by everyone' } };
+        return { verb: info.verb, info, decision: { allowed: true, reason: 'discovery is readable by everyone' } };
       }
       return {
         verb: info.verb,
+        info,
         decision: roles.authorize(principal, attributesOf(info, request.method, target.routePath)),
       };
     });
+    request.requestInfo = entry.info;
     const { decision, verb } = entry;
     // Kept for the request's audit event (its authorization.k8s.io annotations).
     request.decision = decision;

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Decision } from '../authz/authorizer.js';
+import type { RequestInfo } from '../authz/request-info.js';
 import type { ExpandedRoles } from '../authz/roles.js';
 
 /** What a request line was decided as, for one set of expanded roles, in one generation of the models and routes. */
@@ -7,6 +8,8 @@ export interface Decided {
   generation: number;
   verb: string;
   decision: Decision;
+  /** The request line's classification, kept so that later stages (request metrics) need not classify it again. */
+  info?: RequestInfo;
 }
 
 export interface DecisionCacheStats {

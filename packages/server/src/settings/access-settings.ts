@@ -103,4 +103,15 @@ export const LOG_SETTINGS = [
     docs: 'one info line per answered request; `false` turns it off (see [Logs](#logs))',
     parse: boolean,
   }),
+  setting({
+    key: 'requestMetrics',
+    env: 'SVC_REQUEST_METRICS',
+    arg: 'true|false',
+    default: 'true',
+    help: 'count and time every request in /metrics',
+    docs:
+      'every request counted and timed in [`/metrics`](#metrics) (`apiserver_request_total`, ' +
+      '`apiserver_request_duration_seconds`); `false` leaves both out',
+    parse: boolean,
+  }),
 ] as const;

@@ -27,7 +27,7 @@ export const SETTING_GROUPS = [
   { title: 'Listening', settings: LISTEN_SETTINGS },
   { title: 'Store and replicas', settings: STORE_SETTINGS },
   { title: 'Access', settings: ACCESS_SETTINGS },
-  { title: 'Logs', settings: LOG_SETTINGS },
+  { title: 'Logs and metrics', settings: LOG_SETTINGS },
   { title: 'Audit', settings: AUDIT_SETTINGS },
 ] as const;
 
