@@ -25,11 +25,14 @@ export function auditHook(policy: Policy, sinks: readonly AuditSink[], replica: 
   return (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (e: null, p: unknown) => void) => {
     if (readsNeverAudited && (request.method === 'GET' || request.method === 'HEAD')) return done(null, payload);
     const principal = callerOf(request);
-    const info = classifyRequest({
-      method: request.method,
-      target: request.target,
-      isWebSocket: request.headers.upgrade?.toLowerCase() === 'websocket',
-    });
+    // The gate's classification when it got that far (a refused Host, a failed sign-in: classified here).
+    const info =
+      request.requestInfo ??
+      classifyRequest({
+        method: request.method,
+        target: request.target,
+        isWebSocket: request.headers.upgrade?.toLowerCase() === 'websocket',
+      });
     const level = levelFor(policy, {
       username: principal.username ?? 'system:anonymous',
       groups: principal.username === undefined ? ['system:unauthenticated'] : ['system:authenticated'],
