@@ -8,6 +8,7 @@ import { DynamicRouter } from './api/dynamic-router.js';
 import { generatedRoutes } from './api/generated-routes.js';
 import type { HttpContext } from './api/http-context.js';
 import { listenSecurely, type SecureListener } from './api/secure-listener.js';
+import { CredentialFollower } from './authn/credential-follower.js';
 import { setupLinkNotice } from './authn/first-run.js';
 import { type Authentication, setupAuthentication } from './authn/index.js';
 import type { LoginClock, LoginLimits } from './authn/login-limiter.js';
@@ -264,17 +265,16 @@ export async function createServer(config: Config, options: ServerOptions = {}):
     bindings: rbac.bindings,
   });
   await authn.ensureSuperAdministrator();
-  // A watch ends when its caller loses access: roles, sign-out, token, user or password changes, and expiry.
-  watches.checkAccessWith(
-    new WatchAccess({
-      roles: rbac.service,
-      users: authn.users,
-      sessions: authn.sessions,
-      tokens: authn.tokens,
-      credentials: authn.credentials,
-      onError: (error) => logger.error({ err: error }, "checking a watch's access failed"),
-    }),
-  );
+  // Streams (watches, console events) end when their credential does, and hear when access may have changed.
+  const credentials = new CredentialFollower({
+    roles: rbac.service,
+    users: authn.users,
+    sessions: authn.sessions,
+    tokens: authn.tokens,
+    passwords: authn.credentials,
+    onError: (error) => logger.error({ err: error }, "following a stream's credential failed"),
+  });
+  watches.checkAccessWith(new WatchAccess({ roles: rbac.service, credentials }));
   router.add(authn.routes());
   const posts = await registry.register(normalizeModelDefinition(postModel, { kind: 'system' }), 'core');
   router.add(postRoutes(objects, posts));
@@ -357,12 +357,9 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   router.add(pluginUiRoutes(new PluginUis(() => plugins.list())));
   const consoleEvents = new ConsoleEvents({
     streams,
-    roles: rbac.service,
+    credentials,
     uiPermissionsOf: (username) =>
       uiPermissionsOf(rbac.service.expandFor({ username, via: 'session' }), mayBrowseModels),
-    sessions: authn.sessions,
-    users: authn.users,
-    tokens: authn.tokens,
     pluginUis: {
       onChange: (listener) =>
         plugins.onPhaseChange((record, from) => {
