@@ -1,7 +1,8 @@
-// `node bench/ab.js <checkout> <checkout> [--rounds 5] [--duration 5]`: the main thread's CPU time per request of two
-// builds of svc (each a checkout with `npm run build` done), alternated round by round on fresh data, for GET of one
-// object and for creates (wrk, 50 connections, controllers off). On a machine shared with other work, CPU time per
-// request moves far less than requests per second, so this is how a change's cost on the request path is compared.
+// `node bench/ab.js <A> <B> [--rounds 5] [--duration 5]`: the main thread's CPU time per request of two builds or
+// settings of svc, alternated round by round on fresh data, for GET of one object and for creates (wrk, 50
+// connections, controllers off). Each side is a checkout with `npm run build` done, optionally with settings after a
+// `?`: `. ?SVC_REQUEST_METRICS=off` against `.` measures what request metrics cost. On a machine shared with other
+// work, CPU time per request moves far less than requests per second, so this is how a change's cost is compared.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -25,15 +26,18 @@ const results = new Map(builds.map((b) => [b, { get: [], create: [] }]));
 
 for (let round = 1; round <= ROUNDS; round++) {
   for (const build of builds) {
+    const [checkout, query = ''] = build.split('?');
+    const settings = Object.fromEntries(new URLSearchParams(query));
     const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-ab-'));
-    const svc = await startProcess(process.execPath, serveArgs(path.join(build, 'packages/server/dist/cli.js')), {
+    const svc = await startProcess(process.execPath, serveArgs(path.join(checkout, 'packages/server/dist/cli.js')), {
       SVC_PORT: '0',
       SVC_HTTPS_PORT: 'off',
       SVC_DATA_DIR: dataDir,
-      SVC_PLUGINS_DIR: path.join(build, 'plugins'),
+      SVC_PLUGINS_DIR: path.join(checkout, 'plugins'),
       SVC_LOG_LEVEL: 'warn',
       SVC_ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD,
       SVC_CONTROLLERS: 'off',
+      ...settings,
     });
     try {
       const auth = await adminToken(svc.url);
@@ -43,7 +47,7 @@ for (let round = 1; round <= ROUNDS; round++) {
       const get = wrkGets(`${svc.url}/apis/people.svc.run/v1alpha1/persons/p-5`, DURATION, auth);
       const getUs = ((threadCpuSeconds(pid) - before) * 1e6) / (get.rps * DURATION);
       before = threadCpuSeconds(pid);
-      const creates = wrkCreates(svc.url, DURATION, path.join(build, 'bench/create.lua'), auth);
+      const creates = wrkCreates(svc.url, DURATION, path.join(checkout, 'bench/create.lua'), auth);
       const createUs = ((threadCpuSeconds(pid) - before) * 1e6) / (creates * DURATION);
       results.get(build).get.push(getUs);
       results.get(build).create.push(createUs);

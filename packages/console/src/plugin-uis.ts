@@ -1,6 +1,7 @@
 import { CONSOLE_API, client, type PluginModule, type PluginRoute, session } from '@svc/console-shared';
 import type { App } from 'vue';
 import type { Router } from 'vue-router';
+import { unregisterComponent } from './component-registry';
 import { routesVersion } from './menu';
 
 /** A started plugin's UI as `GET …/plugins/-/uis` lists it. */
@@ -117,8 +118,8 @@ export class PluginUiLoader {
     const loaded = this.loaded.get(name);
     if (!loaded) return;
     for (const remove of loaded.removeRoutes) remove();
-    // Vue has no unregister; the registry is a plain object, and a plugin's components leave with it.
-    for (const component of loaded.components) delete this.app._context.components[component];
+    // A plugin's components leave with it.
+    for (const component of loaded.components) unregisterComponent(this.app, component);
     loaded.link?.remove();
     this.loaded.delete(name);
   }

@@ -11,7 +11,7 @@ import { CONSOLE } from './auth-harness.js';
 import { capturingLogger, startTestServer, TEST_ADMIN } from './harness.js';
 import { svc } from './offline-cli.js';
 import { multipart, tgzOf } from './plugin-archives.js';
-import { CLI, spawnServe } from './serve-process.js';
+import { CLI, childEnv, spawnServe } from './serve-process.js';
 
 const NOTES_PLUGIN = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures/plugins-watch/notes');
 
@@ -146,13 +146,12 @@ describe('the server lock of the embedded database', () => {
 
   it('is free the moment a killed server dies, even while it stays an unreaped zombie', async () => {
     const dataDir = path.join(tmp, 'zombie');
-    const env = {
-      ...process.env,
+    const env = childEnv({
       SVC_DATA_DIR: dataDir,
       SVC_PORT: '0',
       SVC_HTTPS_PORT: 'off',
       SVC_ADMIN_PASSWORD: TEST_ADMIN.password,
-    };
+    });
     // The server's parent is `sleep`, which never waits for its children: killed, the server stays a zombie, as under
     // an init that does not reap (a container's). A pid file checked with kill(pid, 0) still saw it alive.
     const parent = spawn('sh', ['-c', '"$0" "$1" serve & echo "pid $!"; exec sleep 600', process.execPath, CLI], {

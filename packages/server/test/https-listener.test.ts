@@ -9,6 +9,7 @@ import WebSocket from 'ws';
 import { parse } from 'yaml';
 import { loadTlsMaterial } from '../src/tls/certificates.js';
 import { PERSONS, REPO, startTestServer, TEST_ADMIN, type TestServer } from './harness.js';
+import { childEnv } from './serve-process.js';
 
 const CLI = path.join(REPO, 'packages/server/dist/cli.js');
 
@@ -26,11 +27,8 @@ function get(url: string, ca: string, headers: Record<string, string> = {}) {
 
 function svc(args: string[], env: Record<string, string>) {
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(
-      process.execPath,
-      [CLI, ...args],
-      { timeout: 20_000, env: { ...process.env, ...env } },
-      (e, stdout, stderr) => resolve({ code: e ? (typeof e.code === 'number' ? e.code : -1) : 0, stdout, stderr }),
+    execFile(process.execPath, [CLI, ...args], { timeout: 20_000, env: childEnv(env) }, (e, stdout, stderr) =>
+      resolve({ code: e ? (typeof e.code === 'number' ? e.code : -1) : 0, stdout, stderr }),
     );
   });
 }

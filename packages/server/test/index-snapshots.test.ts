@@ -18,7 +18,7 @@ import {
   startTestServer,
   TEST_ADMIN,
 } from './harness.js';
-import { CLI, type ServeProcess, signInOver, spawnServe } from './serve-process.js';
+import { CLI, childEnv, type ServeProcess, signInOver, spawnServe } from './serve-process.js';
 
 const serve = (dataDir: string, snapshots = '1') =>
   spawnServe({
@@ -90,7 +90,10 @@ describe('index snapshots across restarts (svc serve)', () => {
       expect.stringMatching(/^wrote index snapshots of \d+ models \(\d+ objects\)/),
     );
     // A backup carries the password hashes, never the snapshots (derived from the objects, bound to this history).
-    const backup = spawnSync(process.execPath, [CLI, 'export', '--data-dir', dataDir, '-o', '-'], { encoding: 'utf8' });
+    const backup = spawnSync(process.execPath, [CLI, 'export', '--data-dir', dataDir, '-o', '-'], {
+      encoding: 'utf8',
+      env: childEnv(),
+    });
     expect(backup.status).toBe(0);
     expect(backup.stdout).toMatch(/kind: SecretRecords\nmetadata:\n {2}name: security\.svc\.run\/credentials\n/);
     expect(backup.stdout).not.toContain('index-snapshots');

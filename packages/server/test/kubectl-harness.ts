@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { kubeconfigYaml } from '../src/cli/online/kubeconfig.js';
 import { type Backend, startTestServer, superAdminToken, type TestServer } from './harness.js';
+import { childEnv } from './serve-process.js';
 
 export const KUBECTL = process.env.SVC_TEST_KUBECTL ?? '/usr/bin/kubectl';
 
@@ -38,7 +39,7 @@ export async function startKubectlServer(backend: Backend): Promise<KubectlServe
   const ca = await readFile(t.server.caFile!, 'utf8');
   await writeFile(kubeconfig, kubeconfigYaml({ server: t.server.httpsUrl!, ca, token, user: 'admin', context: 'svc' }));
   const base = ['--kubeconfig', kubeconfig, '--cache-dir', path.join(dir, 'cache')];
-  const env = { ...process.env, HOME: dir, KUBECONFIG: kubeconfig, NO_COLOR: '1' };
+  const env = childEnv({ HOME: dir, KUBECONFIG: kubeconfig, NO_COLOR: '1' });
   return {
     t,
     kubectl: (args, stdin) =>

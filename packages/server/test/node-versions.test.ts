@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { SVC_BIN } from './offline-cli.js';
-import { processEnded, spawnServe } from './serve-process.js';
+import { childEnv, processEnded, spawnServe } from './serve-process.js';
 
 const OLD_NODE = '/usr/bin/node';
 
@@ -64,6 +64,7 @@ describe.skipIf(!hasOldNode)('svc started by a Node.js older than 22', () => {
     // Reading the database it wrote loads better-sqlite3 13, which crashes Node.js 20.
     const exported = spawnSync(OLD_NODE, [SVC_BIN, 'export', '--data-dir', data, '-o', '-'], {
       encoding: 'utf8',
+      env: childEnv(),
       timeout: 60_000,
     });
     expect(exported.stderr).toMatch(/^svc export: \d+ objects of \d+ resources/);

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { REPO, startTestServer, TEST_ADMIN, type TestServer } from './harness.js';
 import { tgzOf } from './plugin-archives.js';
+import { childEnv } from './serve-process.js';
 import { eventually, NOTES_PLUGINS } from './watch-client.js';
 
 const BIN = path.join(REPO, 'packages/server/bin/svc.js');
@@ -24,12 +25,9 @@ interface Run {
 
 /** Runs the bin with a config dir of its own; nothing of the caller's environment names a server or token. */
 function svcWith(configHome: string, args: string[], input?: string, env: Record<string, string> = {}): Promise<Run> {
-  const base = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !k.startsWith('SVC_') && !k.startsWith('VITEST')),
-  );
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [BIN, ...args], {
-      env: { ...base, XDG_CONFIG_HOME: configHome, NO_COLOR: '1', ...env },
+      env: childEnv({ XDG_CONFIG_HOME: configHome, NO_COLOR: '1', ...env }),
     });
     let stdout = '';
     let stderr = '';
@@ -210,9 +208,8 @@ describe('the svc command line against a server', () => {
   });
 
   it('watches: the current objects, then each change, until interrupted', async () => {
-    const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SVC_')));
     const child = spawn(process.execPath, [BIN, 'watch', 'persons', '-l', 'example.com/watched=yes'], {
-      env: { ...base, XDG_CONFIG_HOME: home },
+      env: childEnv({ XDG_CONFIG_HOME: home }),
     });
     let stdout = '';
     child.stdout.on('data', (d) => (stdout += d));

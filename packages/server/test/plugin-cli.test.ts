@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOST_VERSION } from '../src/version.js';
 import { ADMIN, as, login, type Session, userWithRoles } from './auth-harness.js';
 import { REPO, startTestServer, type TestServer } from './harness.js';
+import { childEnv } from './serve-process.js';
 
 const CLI = path.join(REPO, 'packages/server/dist/cli.js');
 const TSC = path.join(REPO, 'node_modules/typescript/bin/tsc');
@@ -29,14 +30,13 @@ interface Run {
   stderr: string;
 }
 
-/** Runs a Node script as its own process; the nested vitest must not think it runs inside this one. */
+/** Runs a Node script as its own process; the nested vitest must not think it runs inside this one (`childEnv`). */
 function node(script: string, args: string[], cwd = REPO): Promise<Run> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('VITEST')));
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [script, ...args],
-      { cwd, env: { ...env, NO_COLOR: '1', FORCE_COLOR: '0' }, maxBuffer: 16 * 1024 * 1024 },
+      { cwd, env: childEnv({ NO_COLOR: '1', FORCE_COLOR: '0' }), maxBuffer: 16 * 1024 * 1024 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         resolve({ code, stdout: String(stdout), stderr: String(stderr) });

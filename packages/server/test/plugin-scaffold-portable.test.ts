@@ -11,12 +11,11 @@ import { list } from 'tar';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO } from './harness.js';
 import { svc } from './offline-cli.js';
+import { childEnv } from './serve-process.js';
 
 function npm(args: string[], cwd: string): Promise<{ code: number; output: string }> {
   // The nested vitest and npm must not think they run inside this one (nor in the repository's workspace).
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([key]) => !key.startsWith('VITEST') && !key.startsWith('npm_')),
-  );
+  const env = Object.fromEntries(Object.entries(childEnv()).filter(([key]) => !key.startsWith('npm_')));
   return new Promise((resolve) => {
     execFile('npm', args, { cwd, env: { ...env, NO_COLOR: '1' }, timeout: 240_000 }, (error, stdout, stderr) =>
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, output: `${stdout}${stderr}` }),

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, settingsFromArgs } from '../src/config.js';
 import { REPO } from './harness.js';
-import { CLI, spawnServe } from './serve-process.js';
+import { CLI, childEnv, spawnServe } from './serve-process.js';
 
 /** Runs the built `svc` command; a bounded run, so a command that would start a server fails the test instead. */
 function svc(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -13,7 +13,7 @@ function svc(...args: string[]): Promise<{ code: number; stdout: string; stderr:
     execFile(
       process.execPath,
       [CLI, ...args],
-      { timeout: 10_000, env: { ...process.env, SVC_PORT: '0', SVC_HTTPS_PORT: 'off' } },
+      { timeout: 10_000, env: childEnv({ SVC_PORT: '0', SVC_HTTPS_PORT: 'off' }) },
       (error, stdout, stderr) => {
         resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
       },
@@ -130,7 +130,7 @@ describe('the svc command line', () => {
         execFile(
           process.execPath,
           [CLI, 'serve'],
-          { env: { ...process.env, SVC_PORT: '0', SVC_HTTPS_PORT: 'off', ...env }, timeout: 20_000 },
+          { env: childEnv({ SVC_PORT: '0', SVC_HTTPS_PORT: 'off', ...env }), timeout: 20_000 },
           (error, _stdout, stderr) =>
             resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stderr }),
         ),

@@ -1,6 +1,6 @@
 /**
  * `svc serve` as a user starts it: the built CLI in a child process, on a free port, HTTPS off, with the environment
- * given (a value of undefined removes that variable). Resolves once it prints its listening line.
+ * given (`childEnv`: no setting but those). Resolves once it prints its listening line.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
@@ -8,6 +8,23 @@ import path from 'node:path';
 import { REPO, TEST_ADMIN } from './harness.js';
 
 export const CLI = path.join(REPO, 'packages/server/dist/cli.js');
+
+/**
+ * The environment every child process of a test starts with: this one's without any `SVC_` variable (the shell that
+ * runs the tests may export settings, which would change what the child does) nor vitest's own, then `overrides` (a
+ * value of undefined removes that variable). A child gets exactly the settings its test gives it.
+ */
+export function childEnv(overrides: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!name.startsWith('SVC_') && !name.startsWith('VITEST')) env[name] = value;
+  }
+  for (const [name, value] of Object.entries(overrides)) {
+    if (value === undefined) delete env[name];
+    else env[name] = value;
+  }
+  return env;
+}
 
 export interface ServeProcess {
   child: ChildProcess;
@@ -33,8 +50,7 @@ export function spawnServe(
   command: [string, string] = [process.execPath, CLI],
   { detached = false, args = [] as string[] } = {},
 ): Promise<ServeProcess> {
-  const merged: NodeJS.ProcessEnv = { ...process.env, SVC_PORT: '0', SVC_HTTPS_PORT: 'off', ...env };
-  for (const [name, value] of Object.entries(merged)) if (value === undefined) delete merged[name];
+  const merged = childEnv({ SVC_PORT: '0', SVC_HTTPS_PORT: 'off', ...env });
   const child = spawn(command[0], [command[1], 'serve', ...args], {
     env: merged,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,16 +1,18 @@
 /**
  * The two transports of a watch, as the generated list route calls them: a WebSocket (already upgraded; errors are
- * ERROR events) and `?watch=true`, a streamed `application/json` response of newline-delimited events (errors found
- * before streaming are ordinary problem+json responses). Each watch carries the principal the gate authorized, so it
- * can end when that caller loses access.
+ * ERROR events) and `?watch=true`, an NDJSON stream (api/ndjson-stream.ts; errors found before streaming are ordinary
+ * problem+json responses). Each watch carries the principal the gate authorized, so it can end when that caller loses
+ * access.
  */
+import type { Socket } from 'node:net';
 import type { WebSocket } from '@fastify/websocket';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServedModel } from '../registry/model-registry.js';
 import { streamOwner } from '../util/per-key-limit.js';
-import { httpStreamSink, type WatchSink, webSocketSink } from '../watch/sink.js';
+import { type WatchSink, webSocketSink } from '../watch/sink.js';
 import type { PreparedWatch, WatchService } from '../watch/watch-service.js';
 import { callerOf } from './http-context.js';
+import { openNdjsonStream } from './ndjson-stream.js';
 
 export function watchOverWebSocket(
   watches: WatchService,
@@ -19,7 +21,8 @@ export function watchOverWebSocket(
   socket: WebSocket,
   wrap: (sink: WatchSink, served: ServedModel) => WatchSink = (sink) => sink,
 ): void {
-  let sink = webSocketSink(socket);
+  // The upgraded request's socket is the one ws was handed (Node's 'upgrade' event gives both): frames go straight to it.
+  let sink = webSocketSink(socket, request.raw.socket as Socket | undefined);
   const caller = callerOf(request);
   let prepared: PreparedWatch;
   let release: (() => void) | undefined;
@@ -47,25 +50,13 @@ export function watchOverHttp(
   const caller = callerOf(request);
   // Refused (429 problem+json) before anything is streamed when the caller holds too many streams.
   const release = watches.reserve(streamOwner(caller.username, request.ip));
-  // The stream is written directly: Fastify sends nothing more for this request.
-  reply.hijack();
   let sink: WatchSink;
   try {
-    sink = wrap(httpStreamSink(reply.raw, headersSetByHooks(reply)), served);
+    sink = wrap(openNdjsonStream(reply), served);
   } catch (error) {
     release();
     throw error;
   }
   watches.start(prepared, sink, caller, release);
   return reply;
-}
-
-/** Headers hooks set on the reply before the handler ran (reply.hijack bypasses Fastify's sending of them). */
-function headersSetByHooks(reply: FastifyReply): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(reply.getHeaders())) {
-    if (typeof value === 'string') headers[name] = value;
-    else if (typeof value === 'number') headers[name] = String(value);
-  }
-  return headers;
 }

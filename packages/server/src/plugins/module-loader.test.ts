@@ -1,8 +1,10 @@
+import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { codeIdentity } from './module-loader.js';
+import { codeIdentity, pluginLoaderHooksUrl } from './module-loader.js';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -57,5 +59,20 @@ describe('plugin code fingerprints', () => {
     const before = (await codeIdentity(folder)).digest;
     await change(folder);
     expect((await codeIdentity(folder)).digest !== before).toBe(changes);
+  });
+});
+
+describe('the plugin resolution hooks', () => {
+  it.each([
+    ['the build', 'file:///svc/packages/server/dist/plugins/module-loader.js', 'dist/plugins/loader-hooks.js'],
+    ['the sources', 'file:///svc/packages/server/src/plugins/module-loader.ts', 'src/plugins/loader-hooks.ts'],
+  ])('are found beside the loader in %s', (_name, self, hooks) => {
+    expect(pluginLoaderHooksUrl(self).href).toBe(`file:///svc/packages/server/${hooks}`);
+  });
+
+  it('run from the sources here, so no build is needed first', () => {
+    const file = fileURLToPath(pluginLoaderHooksUrl());
+    expect(existsSync(file)).toBe(true);
+    expect(path.relative(path.dirname(fileURLToPath(import.meta.url)), file)).toBe('loader-hooks.ts');
   });
 });

@@ -8,13 +8,18 @@ import { GENERATION_PARAM } from './loader-hooks.js';
 const REGISTERED = Symbol.for('svc.plugin-loader-hooks');
 
 /**
- * Registers the plugin resolution hooks once per process. Both src/plugins and dist/plugins sit two levels below the
- * package root, so the compiled hooks are found from either (tests run the sources, `npm start` the build).
+ * The hooks module beside this one, in the form this one runs as: the build's `.js`, or the source's `.ts` when the
+ * sources run directly (the tests: Node.js strips the types of the hooks module itself, on its loader thread).
  */
+export function pluginLoaderHooksUrl(self = import.meta.url): URL {
+  return new URL(self.endsWith('.ts') ? './loader-hooks.ts' : './loader-hooks.js', self);
+}
+
+/** Registers the plugin resolution hooks once per process. */
 export function registerPluginLoader(): void {
   const state = globalThis as { [REGISTERED]?: boolean };
   if (state[REGISTERED]) return;
-  const hooks = new URL('../../dist/plugins/loader-hooks.js', import.meta.url);
+  const hooks = pluginLoaderHooksUrl();
   const pluginApiUrl = pathToFileURL(createRequire(import.meta.url).resolve('@svc/plugin-api')).href;
   register(hooks.href, { data: { pluginApiUrl } });
   state[REGISTERED] = true;

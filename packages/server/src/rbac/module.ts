@@ -1,4 +1,5 @@
 import { httpRef } from '../api/module.js';
+import { CredentialFollower } from '../authn/credential-follower.js';
 import { authnRef } from '../authn/module.js';
 import type { ExpandedRoles } from '../authz/roles.js';
 import { defineModule, ref } from '../kernel/module.js';
@@ -74,17 +75,16 @@ export const accessModule = defineModule({
       bindings: roles.bindings,
     });
     await authn.ensureSuperAdministrator();
-    // A watch ends when its caller loses access: roles, sign-out, token, user or password changes, and expiry.
-    watch.watches.checkAccessWith(
-      new WatchAccess({
-        roles: roles.service,
-        users: authn.users,
-        sessions: authn.sessions,
-        tokens: authn.tokens,
-        credentials: authn.credentials,
-        onError: (error) => logger.error({ err: error }, "checking a watch's access failed"),
-      }),
-    );
+    // Streams (watches, console events) end when their credential does, and hear when access may have changed.
+    const credentials = new CredentialFollower({
+      roles: roles.service,
+      users: authn.users,
+      sessions: authn.sessions,
+      tokens: authn.tokens,
+      passwords: authn.credentials,
+      onError: (error) => logger.error({ err: error }, "following a stream's credential failed"),
+    });
+    watch.watches.checkAccessWith(new WatchAccess({ roles: roles.service, credentials }));
     const decisions = new DecisionCache();
     lifecycle.onStop('streams', logDecisionCache(decisions, logger));
     app.addHook(
@@ -115,12 +115,9 @@ export const accessModule = defineModule({
     const pluginUiListeners = new Set<() => void>();
     const consoleEvents = new ConsoleEvents({
       streams: watch.streams,
-      roles: roles.service,
+      credentials,
       uiPermissionsOf: (username) =>
         uiPermissionsOf(roles.service.expandFor({ username, via: 'session' }), mayBrowseModels),
-      sessions: authn.sessions,
-      users: authn.users,
-      tokens: authn.tokens,
       pluginUis: { onChange: (listener) => pluginUiListeners.add(listener) },
     });
     router.add(consoleEvents.routes());

@@ -1,9 +1,9 @@
 /**
- * Where a watcher's events go: a WebSocket or a streamed HTTP response. A sink never blocks the sender; it reports how
- * many bytes wait to be sent, so the watcher can end a consumer that does not keep up instead of holding its backlog.
+ * Where a watcher's events go: a WebSocket (here) or a streamed HTTP response (api/ndjson-stream.ts). A sink never
+ * blocks the sender; it reports how many bytes wait to be sent, so the watcher can end a consumer that does not keep up
+ * instead of holding its backlog.
  */
 import { once } from 'node:events';
-import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { WebSocket } from '@fastify/websocket';
 
@@ -29,26 +29,30 @@ export interface WatchSink {
 
 const OPEN = 1;
 
-export function webSocketSink(socket: WebSocket): WatchSink {
+/**
+ * `network` is the connection the WebSocket runs on: the upgraded request's socket, which ws writes its frames to (it
+ * is the socket handed to ws's `handleUpgrade`). Without it, frames go through `socket.send` and cork does nothing.
+ */
+export function webSocketSink(socket: WebSocket, network?: Socket): WatchSink {
   const sendOptions = { binary: false, compress: false };
-  const raw = () => (socket as unknown as { _socket?: Socket })._socket;
   return {
     send: (chunk) => {
       if (socket.readyState === OPEN) socket.send(chunk, sendOptions);
     },
-    // Frames are written straight to the socket, in order with what ws itself writes (no compression, so ws queues
-    // nothing): one shared Buffer per event, no framing per client.
-    sendFrame: (frame) => {
-      if (socket.readyState === OPEN) raw()?.write(frame);
-    },
-    cork: () => raw()?.cork(),
-    uncork: () => raw()?.uncork(),
+    // Frames are written straight to the connection, in order with what ws itself writes (no compression, so ws
+    // queues nothing): one shared Buffer per event, no framing per client.
+    sendFrame: network
+      ? (frame) => {
+          if (socket.readyState === OPEN) network.write(frame);
+        }
+      : undefined,
+    cork: () => network?.cork(),
+    uncork: () => network?.uncork(),
     buffered: () => socket.bufferedAmount,
     async drained(bytes) {
-      // ws has no drain event of its own: wait on the underlying socket's.
-      const net = raw();
+      // ws has no drain event of its own: wait on the connection's.
       while (socket.readyState === OPEN && socket.bufferedAmount >= bytes) {
-        if (net) await Promise.race([once(net, 'drain'), once(socket, 'close')]);
+        if (network) await Promise.race([once(network, 'drain'), once(socket, 'close')]);
         else await new Promise((r) => setTimeout(r, 5));
       }
     },
@@ -58,39 +62,5 @@ export function webSocketSink(socket: WebSocket): WatchSink {
       return socket.readyState !== OPEN;
     },
     onClose: (listener) => void socket.once('close', listener),
-  };
-}
-
-/** Newline-delimited JSON over a chunked `application/json` response (`?watch=true`, for curl). */
-export function httpStreamSink(raw: ServerResponse, headers: Record<string, string> = {}): WatchSink {
-  raw.writeHead(200, {
-    ...headers,
-    'content-type': 'application/json; charset=utf-8',
-    'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
-  });
-  raw.flushHeaders();
-  let closed = false;
-  raw.once('close', () => (closed = true));
-  return {
-    send: (chunk) => {
-      if (!closed && !raw.writableEnded) raw.write(chunk);
-    },
-    cork: () => raw.cork(),
-    uncork: () => raw.uncork(),
-    buffered: () => raw.writableLength,
-    async drained(bytes) {
-      while (!closed && !raw.writableEnded && raw.writableLength >= bytes) {
-        await Promise.race([once(raw, 'drain'), once(raw, 'close')]);
-      }
-    },
-    end: () => {
-      if (!raw.writableEnded) raw.end();
-    },
-    destroy: () => raw.destroy(),
-    get closed() {
-      return closed || raw.writableEnded;
-    },
-    onClose: (listener) => void raw.once('close', listener),
   };
 }

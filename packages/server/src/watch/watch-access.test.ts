@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { CredentialFollower } from '../authn/credential-follower.js';
 import type { Principal } from '../authz/principal.js';
 import type { ServedModel } from '../registry/model-registry.js';
 import type { WatchStatus } from './events.js';
@@ -29,27 +30,34 @@ function fakeWatcher() {
   return watcher;
 }
 
-/** WatchAccess over fakes: `state` is what the fakes answer, `fire` sends the signals by hand. */
+/**
+ * WatchAccess following credentials through a real CredentialFollower over fakes: `state` is what the fakes answer,
+ * `fire` sends the signals by hand.
+ */
 function accessWith() {
   const state = { allowed: true, active: true, sessionExpiry: undefined as number | undefined };
   const listeners: Record<string, (...args: any[]) => void> = {};
   const on = (name: string) => (listener: (...args: any[]) => void) => void (listeners[name] = listener);
-  const access = new WatchAccess({
-    roles: { authorize: () => ({ allowed: state.allowed, reason: 'no rule allowed it' }), onChange: on('roles') },
+  const credentials = new CredentialFollower({
+    roles: { onChange: on('roles') },
     users: { isActive: () => state.active, onLostAccess: on('users') },
     sessions: { expiryOf: async () => state.sessionExpiry, onEnded: on('sessions') },
     tokens: { check: () => ({ valid: true, expiresAtMs: undefined }), onChanged: on('tokens') },
-    credentials: { onChanged: on('credentials') },
+    passwords: { onChanged: on('credentials') },
     onError: (error) => {
       throw error;
     },
+  });
+  const access = new WatchAccess({
+    roles: { authorize: () => ({ allowed: state.allowed, reason: 'no rule allowed it' }) },
+    credentials,
   });
   const follow = (principal: Principal) => {
     const watcher = fakeWatcher();
     access.follow(watcher as unknown as Watcher, principal);
     return watcher;
   };
-  return { state, access, follow, fire: (name: string, ...args: unknown[]) => listeners[name]!(...args) };
+  return { state, credentials, follow, fire: (name: string, ...args: unknown[]) => listeners[name]!(...args) };
 }
 
 describe('WatchAccess', () => {
@@ -86,7 +94,7 @@ describe('WatchAccess', () => {
   });
 
   it('keeps a session watch while other use pushes the idle expiry later, and ends it once the session expires', async () => {
-    const { state, access, follow } = accessWith();
+    const { state, credentials, follow } = accessWith();
     state.sessionExpiry = Date.now() + 2_000;
     const watcher = follow(ann);
     await vi.advanceTimersByTimeAsync(1_000);
@@ -97,7 +105,7 @@ describe('WatchAccess', () => {
     state.sessionExpiry = undefined;
     await vi.advanceTimersByTimeAsync(1_000);
     expect(watcher.failedWith).toMatchObject({ code: 401, reason: 'Unauthorized' });
-    expect(access.size).toBe(0);
+    expect(credentials.size).toBe(0);
   });
 
   it('waits beyond the longest setTimeout delay for a far expiry', async () => {

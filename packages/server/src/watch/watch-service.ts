@@ -9,7 +9,7 @@ import type { ServedModel } from '../registry/model-registry.js';
 import type { Store } from '../store/types.js';
 import { type PerKeyLimit, tooManyStreamsMessage } from '../util/per-key-limit.js';
 import { replayHistory, sendSnapshot } from './catch-up.js';
-import { errorEvent, statusObject } from './events.js';
+import { errorEvent, statusObject, statusOfError } from './events.js';
 import type { WatchHub } from './hub.js';
 import { type Selection, selectionOf } from './selection.js';
 import type { WatchSink } from './sink.js';
@@ -117,7 +117,7 @@ export class WatchService {
   refuse(sink: WatchSink, error: unknown): void {
     if (!isApiError(error)) this.onError(error);
     const status = isApiError(error)
-      ? statusObject(error.status, error.reason, error.message)
+      ? statusOfError(error)
       : statusObject(500, 'InternalError', 'the watch could not start');
     sink.send(errorEvent(status));
     sink.end();
