@@ -325,7 +325,6 @@ export async function createServer(config: Config, options: ServerOptions = {}):
     objects,
     router,
     logger,
-    hostVersion: HOST_VERSION,
     startTimeoutMs: options.pluginStartTimeoutMs,
     controllers,
     replicas: feed ? { leads: () => lease.held, catchUp: () => feed.sync() } : undefined,
@@ -353,7 +352,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   });
   await lifecycle.boot(config.pluginsDirs);
   await unlockBoot();
-  router.add(pluginConsoleRoutes({ lifecycle, host: plugins, objects, mayRunCode }));
+  router.add(pluginConsoleRoutes({ lifecycle, objects, mayRunCode }));
   router.add(pluginUiRoutes(new PluginUis(() => plugins.list())));
   const consoleEvents = new ConsoleEvents({
     streams,
@@ -365,8 +364,8 @@ export async function createServer(config: Config, options: ServerOptions = {}):
     tokens: authn.tokens,
     pluginUis: {
       onChange: (listener) =>
-        plugins.onPhaseChange((record, from) => {
-          if (record.manifest.spec.ui && (from === 'STARTED') !== (record.phase === 'STARTED')) listener();
+        plugins.onRunningChange((record) => {
+          if (record.manifest.spec.ui) listener();
         }),
     },
   });

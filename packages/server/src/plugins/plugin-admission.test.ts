@@ -201,7 +201,7 @@ describe('install and upgrade checks', () => {
     folder: `/plugins/${m.metadata.name}`,
     source,
     manifest: m,
-    phase: 'STARTED',
+    running: true,
   });
   /** A host with these records, all of them running. */
   const hostOf = (...records: PluginRecord[]): InstalledPlugins => {

@@ -72,7 +72,7 @@ export class PluginUis {
   /** The UIs of STARTED plugins whose bundle exists, by plugin name. */
   async list(): Promise<PluginUi[]> {
     const uis: PluginUi[] = [];
-    for (const record of this.plugins().filter((r) => r.phase === 'STARTED' && r.manifest.spec.ui)) {
+    for (const record of this.plugins().filter((r) => r.running && r.manifest.spec.ui)) {
       const served = await this.servedOf(record);
       if (!served) continue;
       const { spec } = record.manifest;
@@ -95,7 +95,7 @@ export class PluginUis {
    */
   async file(name: string, tag: string, file: string): Promise<StaticFile | undefined> {
     const record = this.plugins().find((r) => r.name === name);
-    if (record?.phase !== 'STARTED' || !record.manifest.spec.ui) return undefined;
+    if (!record?.running || !record.manifest.spec.ui) return undefined;
     const served = await this.servedOf(record);
     if (!served || served.tag !== tag) return undefined;
     return served.files.get(file);

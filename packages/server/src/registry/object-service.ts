@@ -74,6 +74,11 @@ export interface WriteOptions {
   annotations?: Record<string, string>;
   /** Set by `apply`: the object's `metadata.managedFields` are the apply's, not the stored ones. */
   applied?: boolean;
+  /**
+   * A create by svc of an object whose first status it already knows: stored with that status (a model with a status
+   * subresource otherwise drops it on create), one write instead of a create and a status update.
+   */
+  withStatus?: boolean;
 }
 
 /**
@@ -259,7 +264,7 @@ export class ObjectService {
     if (modelFinalizers.length > 0) meta.finalizers = withFinalizers(meta.finalizers, modelFinalizers);
     // Field managers are recorded by server-side apply only.
     if (!options.applied) delete meta.managedFields;
-    if (served.model.statusSubresource) delete object.status;
+    if (served.model.statusSubresource && !options.withStatus) delete object.status;
     const stored = canonicalize(object);
     const held: Array<() => void> = [];
     const admitting = this.admission.run({
