@@ -78,15 +78,17 @@ export class PluginLifecycle {
     objects.admission.add(served.model.resource, (request) =>
       admitPluginWrite(request, (name) => host.runningDependents(name), this.deps.mayRunCode),
     );
+    // Made here, not in the constructor: they need the Plugin model, registered just above.
     const plugins = new PluginObjects(objects, served);
     const { oneAtATime, placement } = this;
     const reconciler = new PluginReconciler({ ...this.deps, plugins, placement, oneAtATime });
     const waitLimitMs = this.deps.waitLimitMs ?? 2 * host.timeoutMs + 30_000;
-    const management = new PluginManagement({
+    this.plugins = plugins;
+    this.reconciler = reconciler;
+    this.management = new PluginManagement({
       ...{ host, plugins, objects, placement, reconciler, oneAtATime, waitLimitMs, archives },
       replicaId: replica?.id,
     });
-    Object.assign(this, { plugins, reconciler, management });
 
     const dropped = await discoverPlugins(directories, { host, installed, placement, logger });
     for (const record of host.list()) await this.recordFound(record, dropped.has(record.name));
