@@ -353,7 +353,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   await lifecycle.boot(config.pluginsDirs);
   await unlockBoot();
   router.add(pluginConsoleRoutes({ lifecycle, objects, mayRunCode }));
-  router.add(pluginUiRoutes(new PluginUis(() => plugins.list())));
+  router.add(pluginUiRoutes(new PluginUis(plugins)));
   const consoleEvents = new ConsoleEvents({
     streams,
     roles: rbac.service,

@@ -50,7 +50,7 @@ export class CodePlacement {
       const manifest = await readStagedManifest(staged, hostVersion);
       if (!(await check({ manifest, digest: staged.digest }))) return undefined;
       const name = manifest.metadata.name;
-      if (host.get(name)?.running) await host.stop(name, { restarting: true });
+      if (host.isRunning(name)) await host.stop(name, { restarting: true });
       const { folder } = await installed.place(name, staged);
       return host.resolve({ folder, source: 'archive', manifest, digest: staged.digest });
     } finally {

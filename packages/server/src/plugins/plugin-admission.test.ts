@@ -226,7 +226,6 @@ describe('install and upgrade checks', () => {
     folder: `/plugins/${m.metadata.name}`,
     source,
     manifest: m,
-    running: true,
   });
   /** A host with these records, all of them running. */
   const hostOf = (...records: PluginRecord[]): InstalledPlugins => {

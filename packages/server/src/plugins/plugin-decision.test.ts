@@ -209,6 +209,7 @@ describe('plugins waiting on another', () => {
     running,
     manifest: { spec: { pluginDependencies: requires } },
   });
+  const isRunning = (name: string) => held.find((other) => other.name === name)?.running ?? false;
   const held = [
     code('blog', false, { people: '^1.0.0' }),
     code('shop', true, { people: '^1.0.0' }),
@@ -222,6 +223,6 @@ describe('plugins waiting on another', () => {
     { changed: 'search', want: ['wiki', 'crm'] },
     { changed: 'blog', want: [] },
   ])('a change of $changed: $want', ({ changed, want }) => {
-    expect(waitingOn(changed, held)).toEqual(want);
+    expect(waitingOn(changed, held, isRunning)).toEqual(want);
   });
 });

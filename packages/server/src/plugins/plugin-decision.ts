@@ -91,15 +91,15 @@ export function restingPhase(enabled: boolean, running: boolean, reported: LastR
 /** What `waitingOn` reads of the code a server holds. */
 export interface WaitingCode {
   name: string;
-  running: boolean;
   manifest: { spec: { pluginDependencies?: Record<string, string> } };
 }
 
 /** The plugins not running that require plugin `name`: a change of it may let them start. */
-export function waitingOn(name: string, held: Iterable<WaitingCode>): string[] {
+export function waitingOn(name: string, held: Iterable<WaitingCode>, isRunning: (name: string) => boolean): string[] {
   const waiting: string[] = [];
   for (const other of held) {
-    if (!other.running && other.manifest.spec.pluginDependencies?.[name] !== undefined) waiting.push(other.name);
+    if (!isRunning(other.name) && other.manifest.spec.pluginDependencies?.[name] !== undefined)
+      waiting.push(other.name);
   }
   return waiting;
 }

@@ -25,8 +25,6 @@ export interface PluginRecord {
   manifest: PluginManifest;
   /** sha256 of the archive the code was unpacked from, when known (installed-code.ts); none for a folder. */
   digest?: string;
-  /** Whether it runs in this process now. */
-  running: boolean;
   /** When its latest start succeeded, while it runs. */
   startedAt?: string;
   /** The store resources (`<group>/<plural>`) of the models its latest successful start registered. */
@@ -87,7 +85,6 @@ export class PluginHost {
   private readonly running = new Map<string, Running>();
   /** What a plugin registered while it starts, before it runs: the groups it owns are known from `start` on. */
   private readonly starting = new Map<string, PluginContributions>();
-  private readonly isRunning = (name: string): boolean => this.running.has(name);
   private readonly runningListeners = new Set<(record: PluginRecord) => void>();
   readonly logs: PluginLogs;
 
@@ -102,6 +99,9 @@ export class PluginHost {
   get(name: string): PluginRecord | undefined {
     return this.records.get(name);
   }
+
+  /** Whether plugin `name` runs in this process now. */
+  readonly isRunning = (name: string): boolean => this.running.has(name);
 
   /**
    * Records code found or put in place (not running). A name already taken by another folder is refused; new code for
@@ -119,7 +119,7 @@ export class PluginHost {
       delete existing.failedUnder;
       return existing;
     }
-    const record: PluginRecord = { name, folder, source, manifest, digest, running: false };
+    const record: PluginRecord = { name, folder, source, manifest, digest };
     this.records.set(name, record);
     return record;
   }
@@ -244,7 +244,7 @@ export class PluginHost {
     this.running.set(name, { instance, contributions, declared: roles });
     record.models = contributions.models.map((served) => served.model.resource);
     record.startedAt = new Date().toISOString();
-    this.setRunning(record, true);
+    this.runningChanged(record);
     logger.info(`started (${contributions.models.length} models, ${contributions.routes.length} routes)`);
     return { ok: true };
   }
@@ -265,7 +265,7 @@ export class PluginHost {
     this.running.delete(name);
     await this.undo(name, this.leads ? running : { ...running, declared: [] }, true);
     delete record.startedAt;
-    this.setRunning(record, false);
+    this.runningChanged(record);
   }
 
   /** Stops running plugins for process shutdown: routes and models go, stored objects (declared roles too) stay. */
@@ -340,8 +340,7 @@ export class PluginHost {
     return { ok: false, failure, reason };
   }
 
-  private setRunning(record: PluginRecord, running: boolean): void {
-    record.running = running;
+  private runningChanged(record: PluginRecord): void {
     for (const listener of this.runningListeners) {
       try {
         listener(record);

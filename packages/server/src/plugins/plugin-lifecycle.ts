@@ -103,7 +103,7 @@ export class PluginLifecycle {
         selection: selectionOf(served.index, [], []),
         workers: 1,
         reconcile: ({ name }) => reconciler.reconcile(name),
-        related: (name) => waitingOn(name, host.list()),
+        related: (name) => waitingOn(name, host.list(), host.isRunning),
       },
       pluginLogger(logger, 'core'),
       // Each server runs its own plugins: every replica follows the Plugin objects.

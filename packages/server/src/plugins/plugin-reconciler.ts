@@ -87,7 +87,7 @@ export class PluginReconciler {
         return void (await this.report(object!, (previous) => statusOf(reported(record!, 'STOPPED'), false, previous)));
       default: {
         const own = ownReport(object!.status, this.deps.replica?.id);
-        const phase = restingPhase(object!.spec.enabled, record!.running, own);
+        const phase = restingPhase(object!.spec.enabled, this.deps.host.isRunning(name), own);
         const state = { ...reported(record!, phase), failure: own?.reason, reason: own?.message };
         await this.report(object!, (previous) => statusOf(state, object!.spec.enabled, previous));
       }
@@ -106,7 +106,7 @@ export class PluginReconciler {
       },
       record && {
         digest: record.digest,
-        running: record.running,
+        running: host.isRunning(name),
         failedUnder: record.failedUnder,
         dependenciesMet: host.unmetDependencies(record.manifest).length === 0,
       },

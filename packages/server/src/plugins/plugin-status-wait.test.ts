@@ -16,7 +16,6 @@ const record: PluginRecord = {
   folder: '/plugins/demo',
   source: 'archive',
   digest: 'a'.repeat(64),
-  running: false,
   manifest: {
     apiVersion: 'plugin.svc.run/v1alpha1',
     kind: 'Plugin',
