@@ -8,7 +8,7 @@ import { parseAllDocuments } from 'yaml';
 import { loadConfig, settingsFromArgs } from '../src/config.js';
 import { createServer } from '../src/main.js';
 import { CONSOLE } from './auth-harness.js';
-import { PG_URL, startTestServer } from './harness.js';
+import { PG_URL, pluginReport, startTestServer } from './harness.js';
 import { svc } from './offline-cli.js';
 import { multipart, tgzOf } from './plugin-archives.js';
 
@@ -121,7 +121,7 @@ describe('svc export and svc import', () => {
       expect(reset.code, reset.stderr).toBe(0);
       const target = await startTestServer({ backend: 'sqlite', pluginsDirs: [], env: { SVC_DATA_DIR: targetDir } });
       try {
-        expect(target.server.plugins.get('notes')).toMatchObject({ phase: 'STARTED' });
+        expect((await pluginReport(target, 'notes')).phase).toBe('STARTED');
         const served = await target.request('GET', `${NOTES}/first`);
         expect(served.status).toBe(200);
         const { resourceVersion: _a, ...was } = created.body.metadata;

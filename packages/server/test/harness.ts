@@ -144,6 +144,16 @@ export async function superAdminToken(t: TestServer, name: string): Promise<stri
   return made.body.metadata.annotations['security.svc.run/access-token'] as string;
 }
 
+/** What a Plugin's status reports (its phase, and the Ready condition's reason and message), read over HTTP. */
+export async function pluginReport(
+  t: TestServer,
+  name: string,
+): Promise<{ phase?: string; reason?: string; message?: string }> {
+  const { body } = await t.request('GET', `/apis/plugin.svc.run/v1alpha1/plugins/${name}`);
+  const ready = body.status?.conditions?.find((condition: { type: string }) => condition.type === 'Ready');
+  return { phase: body.status?.phase, reason: ready?.reason, message: ready?.message };
+}
+
 export async function dropSchema(schema: string) {
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: PG_URL });

@@ -12,7 +12,7 @@ import { list } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOST_VERSION } from '../src/version.js';
 import { ADMIN, as, login, type Session, userWithRoles } from './auth-harness.js';
-import { REPO, startTestServer, type TestServer } from './harness.js';
+import { pluginReport, REPO, startTestServer, type TestServer } from './harness.js';
 import { childEnv } from './serve-process.js';
 
 const CLI = path.join(REPO, 'packages/server/dist/cli.js');
@@ -183,8 +183,8 @@ describe('svc plugin create and pack', () => {
     }, SLOW);
     afterAll(() => t?.close());
 
-    it('starts the plugin', () => {
-      expect(t.server.plugins.get('demo')).toMatchObject({ phase: 'STARTED' });
+    it('starts the plugin', async () => {
+      expect((await pluginReport(t, 'demo')).phase).toBe('STARTED');
     });
 
     it('lists its UI for the console, and serves the bundle', async () => {

@@ -2,6 +2,8 @@
  * Several replicas on one PostgreSQL database, as users run them: `svc serve` processes with their own data
  * directories and one SVC_DATABASE_URL and schema, talked to over HTTP (docs: README "Running several replicas").
  */
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERSONS, person } from './harness.js';
@@ -165,6 +167,48 @@ describe('three replicas started one after another', () => {
         `notes gone on ${replica.id}`,
       );
     }
+  });
+
+  it('run the new code of a plugin upgraded through one on all three', async () => {
+    const NOTE_PLUGIN = '/apis/plugin.svc.run/v1alpha1/plugins/notes';
+    const upload = async (replica: Replica, url: string, folder: string) => {
+      const { body, headers } = multipart(await tgzOf(folder));
+      return replica.fetch(url, { method: 'POST', headers: { ...admin, ...headers }, body });
+    };
+    const everyReplicaRuns = async (digest: string) =>
+      eventually(async () => {
+        const plugin = await call(a, 'GET', NOTE_PLUGIN, admin);
+        const reports = (plugin.body.status?.replicas ?? []) as Array<{
+          name: string;
+          phase: string;
+          archiveDigest?: string;
+        }>;
+        return (
+          reports.map((r) => `${r.name}:${r.phase}:${r.archiveDigest === digest}`).join() ===
+          'a:STARTED:true,b:STARTED:true,c:STARTED:true'
+        );
+      }, `each replica running ${digest}`);
+    // Uninstalled by the test before: the object goes once every replica has let go.
+    await eventually(async () => (await call(a, 'GET', NOTE_PLUGIN, admin)).status === 404, 'notes uninstalled');
+    expect((await upload(a, `${PLUGINS}/install`, path.join(NOTES_PLUGINS, 'notes'))).status).toBe(201);
+    const enabled = await call(a, 'PUT', `${PLUGINS}/notes/plugin-state`, admin, { enable: true });
+    expect(enabled.status).toBe(200);
+    await everyReplicaRuns(enabled.body.spec.archiveDigest);
+
+    const scratch = await mkdtemp(path.join(tmpdir(), 'svc-notes-'));
+    const v2 = path.join(scratch, 'notes');
+    await cp(path.join(NOTES_PLUGINS, 'notes'), v2, { recursive: true });
+    const manifest = await readFile(path.join(v2, 'plugin.yaml'), 'utf8');
+    await writeFile(path.join(v2, 'plugin.yaml'), manifest.replace('version: 1.0.0', 'version: 1.1.0'));
+    const upgraded = await upload(b, `${PLUGINS}/notes/upgrade`, v2);
+    expect(upgraded.status).toBe(200);
+    const plugin = (await upgraded.json()) as { spec: { version: string; archiveDigest: string } };
+    expect(plugin.spec.version).toBe('1.1.0');
+    expect(plugin.spec.archiveDigest).not.toBe(enabled.body.spec.archiveDigest);
+    await everyReplicaRuns(plugin.spec.archiveDigest);
+    expect((await call(c, 'DELETE', NOTE_PLUGIN, admin)).status).toBeLessThan(300);
+    await eventually(async () => (await call(a, 'GET', NOTE_PLUGIN, admin)).status === 404, 'notes uninstalled');
+    await rm(scratch, { recursive: true, force: true });
   });
 
   it('resume a watch moved from a dead replica to another without gap or duplicate', async () => {

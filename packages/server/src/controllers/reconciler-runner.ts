@@ -20,6 +20,11 @@ export interface RunnerSpec {
   selection: Selection;
   workers: number;
   reconcile: ReconcileFunction;
+  /**
+   * Other names a change of this one concerns, queued with it (controller-runtime's EnqueueRequestsFromMapFunc): the
+   * plugins waiting for a plugin that changed, say.
+   */
+  related?: (name: string) => string[];
 }
 
 /** What a runner has done since it was made (read by the metrics endpoint). */
@@ -109,6 +114,7 @@ export class ReconcilerRunner {
       served.model.resource,
       (change) => {
         if (change.revision > this.startRevisions.get(change.name)) this.queue.add(change.name);
+        for (const name of this.spec.related?.(change.name) ?? []) this.queue.add(name);
       },
       selection,
     );

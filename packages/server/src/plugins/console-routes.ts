@@ -5,7 +5,6 @@ import { actorOf, type HttpContext, JSON_TYPE } from '../api/http-context.js';
 import { sendList } from '../api/list-envelope.js';
 import type { ObjectService } from '../registry/object-service.js';
 import { checkMayRunPluginCode, type MayRunPluginCode } from './plugin-admission.js';
-import type { PluginHost } from './plugin-host.js';
 import type { PluginLifecycle } from './plugin-lifecycle.js';
 
 const BASE = '/apis/api.console.svc.run/v1alpha1/plugins';
@@ -15,7 +14,6 @@ export const MAX_UPLOAD_BYTES = 64 * 1024 * 1024;
 
 export interface PluginConsoleDeps {
   lifecycle: PluginLifecycle;
-  host: PluginHost;
   objects: ObjectService;
   /** Who may install, upgrade or enable plugin code: a super administrator (plugin-admission.ts). */
   mayRunCode: MayRunPluginCode;
@@ -29,7 +27,6 @@ export interface PluginConsoleDeps {
  */
 export function pluginConsoleRoutes({
   lifecycle,
-  host,
   objects,
   mayRunCode,
 }: PluginConsoleDeps): DynamicRoute<HttpContext>[] {
@@ -51,27 +48,20 @@ export function pluginConsoleRoutes({
       return send(ctx, 201, installed);
     }),
     route('GET', '/:name', async (ctx, { name }) => send(ctx, 200, await lifecycle.get(name!))),
+    // Both wait for the plugin's status; one not settled within the time limit is answered as it stands, with 202.
     route('POST', '/:name/upgrade', async (ctx, { name }) => {
       mustRunCode(ctx, `upgrade plugin "${name}"`);
-      return send(ctx, 200, await lifecycle.upgrade(name!, await readArchive(ctx.request)));
+      const { object, settled } = await lifecycle.upgrade(name!, await readArchive(ctx.request));
+      return send(ctx, settled ? 200 : 202, object);
     }),
     route('PUT', '/:name/plugin-state', async (ctx, { name }) => {
       const { enable, async: runAsync } = pluginStateBody(ctx.request.body);
       // Also when it is enabled already: enabling again retries a start that failed.
       if (enable) mustRunCode(ctx, `enable plugin "${name}"`);
-      const object = await lifecycle.setEnabled(name!, enable, actorOf(ctx), !runAsync);
-      return send(ctx, runAsync ? 202 : 200, object);
+      const { object, settled } = await lifecycle.setEnabled(name!, enable, actorOf(ctx), !runAsync);
+      return send(ctx, settled ? 200 : 202, object);
     }),
-    route('GET', '/:name/logs', async (ctx, { name }) => {
-      const object = await lifecycle.get(name!);
-      const record = host.get(name!);
-      return send(ctx, 200, {
-        name,
-        phase: object.status?.phase,
-        reason: record?.reason,
-        entries: host.logs.entries(name!),
-      });
-    }),
+    route('GET', '/:name/logs', async (ctx, { name }) => send(ctx, 200, await lifecycle.logs(name!))),
   ];
 }
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { PRIVATE_DIR_MODE } from '../util/private-files.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../util/private-files.js';
 import { type ArchiveLimits, extractPluginArchive } from './archive.js';
 
 /** An uploaded archive unpacked into a private staging folder, not yet in place. */
@@ -13,6 +13,26 @@ export interface StagedCode {
   /** Removes the staging folder (a no-op once the code was moved into place). */
   discard(): Promise<void>;
 }
+
+/** The code a placement replaced, kept beside the new code until it is discarded or put back. */
+export interface PreviousCode {
+  /** Puts the previous code back in place of the new code (which is removed). */
+  restore(): Promise<void>;
+  discard(): Promise<void>;
+}
+
+export interface PlacedCode {
+  folder: string;
+  /** Only when the placement was asked to keep it and there was code before. */
+  previous?: PreviousCode;
+}
+
+/**
+ * Inside each installed plugin's folder, the digest of the archive it was unpacked from: the folder carries what it
+ * is (a backup packs it with the folder), so after a restart the server still knows which archive's code it holds. A
+ * dot file: the code's own fingerprints (module-loader.ts) leave it out.
+ */
+const DIGEST_FILE = '.archive-digest';
 
 /**
  * The code of plugins installed from archives: `<data dir>/plugins/<name>/`, one folder each. An archive is unpacked
@@ -58,10 +78,17 @@ export class InstalledCode {
     };
   }
 
-  /** Moves staged code into place as plugin `name` (replacing any code it had) and returns its folder. */
-  async place(name: string, staged: StagedCode): Promise<string> {
+  /**
+   * Moves staged code into place as plugin `name` (replacing any code it had), recording the archive's digest in it.
+   * The replaced code is removed, or with `keepPrevious` kept (a dot folder, which a boot removes) for the caller to
+   * put back or discard.
+   */
+  async place(name: string, staged: StagedCode, options: { keepPrevious?: boolean } = {}): Promise<PlacedCode> {
     const folder = this.folderOf(name);
     const old = path.join(this.directory, `.old-${name}-${randomBytes(6).toString('hex')}`);
+    // Written by svc whatever the archive held under that name.
+    await rm(path.join(staged.root, DIGEST_FILE), { recursive: true, force: true });
+    await writeFile(path.join(staged.root, DIGEST_FILE), `${staged.digest}\n`, { mode: PRIVATE_FILE_MODE });
     const hadCode = await exists(folder);
     if (hadCode) await rename(folder, old);
     try {
@@ -70,9 +97,25 @@ export class InstalledCode {
       if (hadCode) await rename(old, folder);
       throw error;
     }
-    await rm(old, { recursive: true, force: true });
     await staged.discard();
-    return folder;
+    const discard = () => rm(old, { recursive: true, force: true });
+    if (!hadCode) return { folder };
+    if (!options.keepPrevious) {
+      await discard();
+      return { folder };
+    }
+    const restore = async () => {
+      await rm(folder, { recursive: true, force: true });
+      await rename(old, folder);
+    };
+    return { folder, previous: { restore, discard } };
+  }
+
+  /** The digest of the archive the code in `folder` was unpacked from, when it records one. */
+  async digestOf(folder: string): Promise<string | undefined> {
+    const text = await readFile(path.join(folder, DIGEST_FILE), 'utf8').catch(() => undefined);
+    const digest = text?.trim();
+    return digest && /^[0-9a-f]{64}$/.test(digest) ? digest : undefined;
   }
 
   async remove(name: string): Promise<void> {

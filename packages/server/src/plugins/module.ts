@@ -64,15 +64,14 @@ export const pluginsModule = defineModule({
       objects: registry.objects,
       router: http.router,
       logger,
-      hostVersion: HOST_VERSION,
       startTimeoutMs: options.pluginStartTimeoutMs,
       controllers,
       replicas: feed ? { leads: () => lease.held, catchUp: () => feed.sync() } : undefined,
     });
     lifecycle.onStop('services', () => host.shutdown());
     registry.pluginGroups.provide((plugin) => host.ownedGroups(plugin));
-    host.onPhaseChange((record, from) => {
-      if (record.manifest.spec.ui && (from === 'STARTED') !== (record.phase === 'STARTED')) access.pluginUisChanged();
+    host.onRunningChange((record) => {
+      if (record.manifest.spec.ui) access.pluginUisChanged();
     });
     const mayRunCode = (actor: Actor) => actor.kind === 'user' && roles.service.isSuper(actor.principal);
     // Replicas share uploaded archives through the store's secret records (outside the history: no watch carries them).
@@ -96,8 +95,8 @@ export const pluginsModule = defineModule({
       archives,
     });
     await plugins.boot(settings.pluginsDirs);
-    http.router.add(pluginConsoleRoutes({ lifecycle: plugins, host, objects: registry.objects, mayRunCode }));
-    http.router.add(pluginUiRoutes(new PluginUis(() => host.list())));
+    http.router.add(pluginConsoleRoutes({ lifecycle: plugins, objects: registry.objects, mayRunCode }));
+    http.router.add(pluginUiRoutes(new PluginUis(host)));
     return { host, lifecycle: plugins };
   },
 });

@@ -13,6 +13,7 @@ import { runningDependents, unmetDependencies } from './plugin-dependencies.js';
 import type { PluginRecord } from './plugin-host.js';
 
 const FINALIZER = 'plugin.svc.run/uninstall';
+const START_REQUEST = 'plugin.svc.run/start-requested';
 const USER: Actor = { kind: 'user', principal: { username: 'ann', via: 'session' } };
 const PLUGIN: Actor = { kind: 'plugin', plugin: 'blog' };
 const SYSTEM: Actor = { kind: 'system' };
@@ -110,6 +111,30 @@ describe('writes of Plugin objects', () => {
       want: 'Forbidden',
     },
     {
+      name: 'a super administrator asks for another start',
+      write: update(USER, people(), people({}, { annotations: { [START_REQUEST]: 'now' } })),
+      dependents: [],
+      want: 'admitted',
+    },
+    {
+      name: 'a user who is not a super administrator cannot ask for another start',
+      write: update(OTHER, people(), people({}, { annotations: { [START_REQUEST]: 'now' } })),
+      dependents: [],
+      want: 'Forbidden',
+    },
+    {
+      name: 'nor take a start request away',
+      write: update(OTHER, people({}, { annotations: { [START_REQUEST]: 'then' } }), people()),
+      dependents: [],
+      want: 'Forbidden',
+    },
+    {
+      name: 'a user cannot change the archive wanted',
+      write: update(USER, people({ archiveDigest: 'a'.repeat(64) }), people({ archiveDigest: 'b'.repeat(64) })),
+      dependents: [],
+      want: 'Invalid',
+    },
+    {
       name: 'a user who is not a super administrator may disable one',
       write: update(OTHER, people(), people({ enabled: false })),
       dependents: [],
@@ -201,7 +226,6 @@ describe('install and upgrade checks', () => {
     folder: `/plugins/${m.metadata.name}`,
     source,
     manifest: m,
-    phase: 'STARTED',
   });
   /** A host with these records, all of them running. */
   const hostOf = (...records: PluginRecord[]): InstalledPlugins => {

@@ -8,7 +8,12 @@ import semver from 'semver';
 import type { Actor, AdmissionRequest } from '../registry/admission.js';
 import type { PluginManifest } from './manifest.js';
 import type { PluginHost } from './plugin-host.js';
-import { type PluginSpec, UNINSTALL_DATA_ANNOTATION, UNINSTALL_FINALIZER } from './plugin-model.js';
+import {
+  type PluginSpec,
+  START_REQUEST_ANNOTATION,
+  UNINSTALL_DATA_ANNOTATION,
+  UNINSTALL_FINALIZER,
+} from './plugin-model.js';
 import { readPluginObject } from './plugin-object.js';
 
 /** Whether an actor may put plugin code to work (a super administrator, or svc itself). */
@@ -36,8 +41,9 @@ export type InstalledPlugins = Pick<PluginHost, 'get' | 'runningDependents' | 'u
 
 /**
  * Who may change a Plugin object, and how: only `spec.enabled` and metadata are the caller's to change, and only one
- * who may run plugin code turns `spec.enabled` on. Installing has its own route, status is svc's, the uninstall
- * finalizer is released by svc, and a plugin that running plugins require can be neither deleted nor disabled.
+ * who may run plugin code turns `spec.enabled` on or asks for another start. Installing has its own route, status is
+ * svc's, the uninstall finalizer is released by svc, and a plugin that running plugins require can be neither deleted
+ * nor disabled.
  */
 export function admitPluginWrite(
   request: PluginWrite,
@@ -93,6 +99,11 @@ export function admitPluginWrite(
     );
   }
   if (!before.enabled && after.enabled) checkMayRunPluginCode(request.actor, mayRunCode, `enable plugin "${name}"`);
+  const startRequest = (object: PluginWrite['object'] | undefined) =>
+    object?.metadata.annotations?.[START_REQUEST_ANNOTATION];
+  if (startRequest(request.object) !== startRequest(request.prevObject)) {
+    checkMayRunPluginCode(request.actor, mayRunCode, `start plugin "${name}"`);
+  }
   if (before.enabled && !after.enabled && dependents.length > 0) {
     throw conflict(`plugin "${name}" is required by running plugins: ${dependents.join(', ')}; stop them first`);
   }

@@ -1,59 +1,59 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger as PinoLogger } from 'pino';
+import type { CodePlacement } from './code-placement.js';
 import type { InstalledCode } from './installed-code.js';
-import type { PluginHost, PluginRecord } from './plugin-host.js';
-import { ARCHIVE_DIGEST_ANNOTATION } from './plugin-model.js';
-import type { PluginObjects } from './plugin-objects.js';
-import { withStagedArchive } from './plugin-upload.js';
+import type { PluginHost } from './plugin-host.js';
 
 export interface DiscoveryDeps {
   host: PluginHost;
   installed: InstalledCode;
-  plugins: PluginObjects;
+  placement: CodePlacement;
   logger: PinoLogger;
-  hostVersion: string;
 }
 
 /**
  * Boot discovery: the host resolves the code installed from archives before, then every folder holding a plugin.yaml
  * and every .tgz or .zip archive of the SVC_PLUGINS_DIR directories, in name order. A plugin that cannot be read is
  * logged, naming where it was found, and left out: the server and the other plugins carry on. Nothing starts here.
+ * Answers the names of the plugins found as archives in SVC_PLUGINS_DIR (they run at first sight, like folders there).
  */
-export async function discoverPlugins(directories: string[], deps: DiscoveryDeps): Promise<void> {
-  const { host, installed, logger } = deps;
-  for (const folder of await installed.folders()) await tryLoad(() => host.resolve(folder, 'archive'), folder, logger);
+export async function discoverPlugins(directories: string[], deps: DiscoveryDeps): Promise<Set<string>> {
+  const { installed, placement, logger } = deps;
+  const dropped = new Set<string>();
+  for (const folder of await installed.folders()) {
+    await tryLoad(() => placement.resolveFolder(folder, 'archive'), folder, logger);
+  }
   for (const directory of directories) {
     for (const entry of (await readdir(directory)).sort()) {
       const file = path.join(directory, entry);
-      if (/\.(tgz|zip)$/i.test(entry) && (await isFile(file)))
-        await tryLoad(() => installAtBoot(file, deps), file, logger);
-      else if (await isFile(path.join(file, 'plugin.yaml')))
-        await tryLoad(() => host.resolve(file, 'directory'), file, logger);
+      if (/\.(tgz|zip)$/i.test(entry) && (await isFile(file))) {
+        await tryLoad(async () => dropped.add(await placeAtBoot(file, deps)), file, logger);
+      } else if (await isFile(path.join(file, 'plugin.yaml'))) {
+        await tryLoad(() => placement.resolveFolder(file, 'directory'), file, logger);
+      }
     }
   }
+  return dropped;
 }
 
-/** An archive in SVC_PLUGINS_DIR: installed (or upgraded) unless the same archive already is. */
-async function installAtBoot(file: string, deps: DiscoveryDeps): Promise<PluginRecord> {
-  const { host, installed, plugins } = deps;
-  return withStagedArchive(installed, deps.hostVersion, await readFile(file), async (staged, manifest) => {
-    const name = manifest.metadata.name;
+/** An archive in SVC_PLUGINS_DIR: put in place unless the code held is this very archive's. Answers its plugin. */
+async function placeAtBoot(file: string, deps: DiscoveryDeps): Promise<string> {
+  const { host, placement } = deps;
+  let name = '';
+  await placement.placeArchive(await readFile(file), ({ manifest, digest }) => {
+    name = manifest.metadata.name;
     const known = host.get(name);
     if (known?.source === 'directory')
       throw new Error(`a plugin named "${name}" is already loaded from ${known.folder}`);
-    const object = await plugins.fetch(name);
-    if (known && object?.metadata.annotations?.[ARCHIVE_DIGEST_ANNOTATION] === staged.digest) return known;
-    const record = await host.resolve(await installed.place(name, staged), 'archive');
-    // First sight of an archive dropped into SVC_PLUGINS_DIR: it runs, like a folder there.
-    await plugins.ensure(record, { digest: staged.digest, enabled: true });
-    return record;
+    return known?.digest !== digest;
   });
+  return name;
 }
 
-async function tryLoad(resolve: () => Promise<PluginRecord>, where: string, logger: PinoLogger): Promise<void> {
+async function tryLoad(load: () => Promise<unknown>, where: string, logger: PinoLogger): Promise<void> {
   try {
-    await resolve();
+    await load();
   } catch (error) {
     logger.error({ source: where }, `plugin not loaded: ${(error as Error).message}`);
   }

@@ -10,15 +10,12 @@ import type { ModelRegistry } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
 import { type AppliedDeclaration, applyDeclared, isRole, removeDeclared } from './declared-objects.js';
 import { inDependencyOrder, readDeclaredObjects } from './extensions.js';
-import { type PluginManifest, readManifest } from './manifest.js';
+import type { PluginManifest } from './manifest.js';
 import { createPluginContext, type PluginContributions, pluginActor } from './plugin-context.js';
 import * as dependencies from './plugin-dependencies.js';
 import { loadPluginEntry, withTimeout } from './plugin-entry.js';
 import { PluginLogs } from './plugin-logs.js';
-import type { PluginPhase } from './plugin-model.js';
 import { removeUndeclared } from './undeclared-objects.js';
-
-export { PLUGIN_NAME_LABEL, type PluginPhase } from './plugin-model.js';
 
 export interface PluginRecord {
   name: string;
@@ -26,15 +23,29 @@ export interface PluginRecord {
   /** `directory`: loaded in place from SVC_PLUGINS_DIR; `archive`: installed into the data folder. */
   source: 'directory' | 'archive';
   manifest: PluginManifest;
-  phase: PluginPhase;
-  /** Why the plugin FAILED, or undefined. */
-  reason?: string;
-  /** Machine-readable cause of a failure: StartFailed, DependenciesNotMet. */
-  failure?: 'StartFailed' | 'DependenciesNotMet';
+  /** sha256 of the archive the code was unpacked from, when known (installed-code.ts); none for a folder. */
+  digest?: string;
+  /** When its latest start succeeded, while it runs. */
   startedAt?: string;
   /** The store resources (`<group>/<plural>`) of the models its latest successful start registered. */
   models?: string[];
+  /**
+   * The start request (plugin-model.ts, START_REQUEST_ANNOTATION) under which this code's latest start failed: the
+   * reconciler does not try it again until the request or the code changes. New code clears it.
+   */
+  failedUnder?: string;
 }
+
+/** Code found or put in place, with its manifest (read once, by whoever found it: code-placement.ts). */
+export interface FoundCode {
+  folder: string;
+  source: PluginRecord['source'];
+  manifest: PluginManifest;
+  digest?: string;
+}
+
+/** How a start ended: running, or why not (the FAILED reasons a Plugin's status reports). */
+export type StartOutcome = { ok: true } | { ok: false; failure: 'StartFailed' | 'DependenciesNotMet'; reason: string };
 
 interface Running {
   instance: Plugin;
@@ -48,7 +59,6 @@ export interface PluginHostDeps {
   objects: ObjectService;
   router: DynamicRouter<HttpContext>;
   logger: PinoLogger;
-  hostVersion: string;
   startTimeoutMs?: number;
   /** The roles a caller holds, handed to plugins' custom-route handlers as `user.roles` (none without it). */
   callerRoles?: CallerRoles;
@@ -65,17 +75,17 @@ export interface PluginHostDeps {
 /**
  * Runs plugins in this process. Start: load the entry (fresh when its code changed), call `start` (which registers
  * models, building their indexes), create the objects of `extensions/`, then mount the routes and start the reconcilers
- * it added. A failure at any step undoes the earlier ones and leaves the plugin FAILED with the reason; the host and
- * other plugins carry on. Stop is the reverse. This class knows nothing of Plugin objects: the lifecycle controller
- * (plugin-lifecycle.ts) decides what should run and records what does; declared-objects.ts writes `extensions/`.
+ * it added. A failure at any step undoes the earlier ones and answers why; the host and other plugins carry on. Stop
+ * is the reverse. This class knows the code it holds and whether each runs, nothing of Plugin objects: the reconciler
+ * (plugin-reconciler.ts) decides what should run and reports in status what does; declared-objects.ts writes
+ * `extensions/`.
  */
 export class PluginHost {
   private readonly records = new Map<string, PluginRecord>();
   private readonly running = new Map<string, Running>();
   /** What a plugin registered while it starts, before it runs: the groups it owns are known from `start` on. */
   private readonly starting = new Map<string, PluginContributions>();
-  private readonly isRunning = (name: string): boolean => this.running.has(name);
-  private readonly phaseListeners = new Set<(record: PluginRecord, from: PluginPhase) => void>();
+  private readonly runningListeners = new Set<(record: PluginRecord) => void>();
   readonly logs: PluginLogs;
 
   constructor(private readonly deps: PluginHostDeps) {
@@ -90,27 +100,34 @@ export class PluginHost {
     return this.records.get(name);
   }
 
-  /** Reads a plugin folder's manifest and records it (RESOLVED). A name already taken by another folder is refused. */
-  async resolve(folder: string, source: PluginRecord['source']): Promise<PluginRecord> {
-    const manifest = await readManifest(folder, this.deps.hostVersion);
+  /** Whether plugin `name` runs in this process now. */
+  readonly isRunning = (name: string): boolean => this.running.has(name);
+
+  /**
+   * Records code found or put in place (not running). A name already taken by another folder is refused; new code for
+   * a known plugin replaces its manifest, which only code-placement.ts does, and only while the plugin is stopped.
+   */
+  resolve(code: FoundCode): PluginRecord {
+    const { folder, source, manifest, digest } = code;
     const name = manifest.metadata.name;
     const existing = this.records.get(name);
     if (existing && existing.folder !== folder) {
       throw new Error(`a plugin named "${name}" is already installed from ${existing.folder}`);
     }
     if (existing) {
-      existing.manifest = manifest;
+      Object.assign(existing, { manifest, digest });
+      delete existing.failedUnder;
       return existing;
     }
-    const record: PluginRecord = { name, folder, source, manifest, phase: 'RESOLVED' };
+    const record: PluginRecord = { name, folder, source, manifest, digest };
     this.records.set(name, record);
     return record;
   }
 
-  /** Listens for phase changes (the console follows plugin UIs starting and stopping). Returns the unsubscribe. */
-  onPhaseChange(listener: (record: PluginRecord, from: PluginPhase) => void): () => void {
-    this.phaseListeners.add(listener);
-    return () => this.phaseListeners.delete(listener);
+  /** Listens for plugins starting and stopping to run (the console follows plugin UIs). Returns the unsubscribe. */
+  onRunningChange(listener: (record: PluginRecord) => void): () => void {
+    this.runningListeners.add(listener);
+    return () => this.runningListeners.delete(listener);
   }
 
   /** Drops a stopped plugin from the host (after an uninstall). */
@@ -166,17 +183,15 @@ export class PluginHost {
     return dependencies.startOrder(this.records);
   }
 
-  async start(name: string): Promise<PluginRecord> {
+  /** Starts a plugin; answers whether it runs now, or why not. */
+  async start(name: string): Promise<StartOutcome> {
     const record = this.mustGet(name);
-    if (this.running.has(name)) return record;
+    if (this.running.has(name)) return { ok: true };
     this.logs.begin(name);
     const missing = this.unmetDependencies(record.manifest);
     if (missing.length > 0) {
       return this.fail(record, 'DependenciesNotMet', `required plugins are not started: ${missing.join(', ')}`);
     }
-    this.enter(record, 'STARTING');
-    delete record.reason;
-    delete record.failure;
     const contributions: PluginContributions = { models: [], routes: [], reconcilers: [] };
     const logger = this.logs.logger(name);
     let instance: Plugin | undefined;
@@ -228,38 +243,29 @@ export class PluginHost {
     const roles = applied.map(({ object }) => object).filter(isRole);
     this.running.set(name, { instance, contributions, declared: roles });
     record.models = contributions.models.map((served) => served.model.resource);
-    this.enter(record, 'STARTED');
     record.startedAt = new Date().toISOString();
+    this.runningChanged(record);
     logger.info(`started (${contributions.models.length} models, ${contributions.routes.length} routes)`);
-    return record;
+    return { ok: true };
   }
 
   /**
    * Stops a plugin: its routes answer 404 at once, its reconcilers stop, the roles it declared are removed and its
    * models unregistered; its other declared objects and the stored objects of its models stay. Refused while plugins
-   * that require it run, unless `restarting` (an upgrade brings it straight back).
+   * that require it run, unless `restarting` (new code brings it straight back). A plugin not running: nothing to do.
    */
-  async stop(name: string, options: { restarting?: boolean } = {}): Promise<PluginRecord> {
+  async stop(name: string, options: { restarting?: boolean } = {}): Promise<void> {
     const record = this.mustGet(name);
     const running = this.running.get(name);
-    if (!running) {
-      if (record.phase !== 'STOPPED') {
-        this.enter(record, 'STOPPED');
-        delete record.reason;
-        delete record.failure;
-      }
-      return record;
-    }
+    if (!running) return;
     const dependents = this.runningDependents(name);
     if (dependents.length > 0 && !options.restarting) {
       throw new Error(`plugin "${name}" is required by running plugins: ${dependents.join(', ')}`);
     }
-    this.enter(record, 'STOPPING');
     this.running.delete(name);
     await this.undo(name, this.leads ? running : { ...running, declared: [] }, true);
-    this.enter(record, 'STOPPED');
     delete record.startedAt;
-    return record;
+    this.runningChanged(record);
   }
 
   /** Stops running plugins for process shutdown: routes and models go, stored objects (declared roles too) stay. */
@@ -324,33 +330,22 @@ export class PluginHost {
     return this.deps.replicas?.leads() ?? true;
   }
 
-  private get timeoutMs(): number {
+  /** How long a plugin's `start` (and its `stop`) may take. */
+  get timeoutMs(): number {
     return this.deps.startTimeoutMs ?? 30_000;
   }
 
-  private fail(record: PluginRecord, failure: PluginRecord['failure'], reason: string): PluginRecord {
-    this.enter(record, 'FAILED', reason);
-    record.reason = reason;
-    record.failure = failure;
-    delete record.startedAt;
+  private fail(record: PluginRecord, failure: 'StartFailed' | 'DependenciesNotMet', reason: string): StartOutcome {
     this.logs.logger(record.name).error(`plugin failed to start: ${reason}`);
-    return record;
+    return { ok: false, failure, reason };
   }
 
-  /** Every phase change goes through here, so each is one info line: which plugin, from, to, and why it failed. */
-  private enter(record: PluginRecord, phase: PluginPhase, reason?: string): void {
-    const from = record.phase;
-    record.phase = phase;
-    const why = reason === undefined ? '' : `: ${reason}`;
-    this.deps.logger.info(
-      { plugin: record.name, from, to: phase, ...(reason === undefined ? {} : { reason }) },
-      `plugin ${record.name}: ${from} -> ${phase}${why}`,
-    );
-    for (const listener of this.phaseListeners) {
+  private runningChanged(record: PluginRecord): void {
+    for (const listener of this.runningListeners) {
       try {
-        listener(record, from);
+        listener(record);
       } catch (error) {
-        this.deps.logger.error({ err: error, plugin: record.name }, 'a plugin phase listener failed');
+        this.deps.logger.error({ err: error, plugin: record.name }, 'a plugin running-change listener failed');
       }
     }
   }

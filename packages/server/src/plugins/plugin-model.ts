@@ -16,8 +16,13 @@ export interface PluginCondition {
 
 export interface PluginSpec extends Omit<PluginManifest['spec'], 'main'> {
   main: string;
-  /** Desired state: the lifecycle controller starts the plugin when true and stops it when false. */
+  /** Desired state: the reconciler starts the plugin when true and stops it when false. */
   enabled: boolean;
+  /**
+   * The code wanted, for a plugin installed from an archive: the archive's sha256. A server whose code differs fetches
+   * this archive from the store its replicas share; `status.archiveDigest` says which code a server holds.
+   */
+  archiveDigest?: string;
 }
 
 export interface PluginStatus {
@@ -28,6 +33,8 @@ export interface PluginStatus {
   loadLocation?: string;
   /** `directory`: a folder of SVC_PLUGINS_DIR, loaded in place; `archive`: installed from an archive into the data folder. */
   source?: 'directory' | 'archive';
+  /** The archive whose code is in place on this server (what a start runs); none for a folder. */
+  archiveDigest?: string;
   /**
    * The store resources (`<group>/<plural>`) of every model the plugin has registered since it was installed: whose
    * objects an uninstall that deletes its data removes, even while it is not running.
@@ -47,6 +54,8 @@ export interface ReplicaReport {
   /** Why it does not run, when it does not (a failure, the code missing on that server). */
   reason?: string;
   message?: string;
+  /** The archive whose code is in place on that server. */
+  archiveDigest?: string;
 }
 
 export const PLUGIN_GROUP = 'plugin.svc.run';
@@ -75,8 +84,11 @@ export function uninstallDataOf(object: { metadata: { annotations?: Record<strin
   return object.metadata.annotations?.[UNINSTALL_DATA_ANNOTATION] === 'delete' ? 'delete' : 'keep';
 }
 
-/** The archive a plugin was installed from, so a boot that finds the same archive in SVC_PLUGINS_DIR does nothing. */
-export const ARCHIVE_DIGEST_ANNOTATION = 'plugin.svc.run/archive-digest';
+/**
+ * Asks for another start of a plugin whose start failed (any new value; `PUT …/plugin-state` with `"enable": true`
+ * writes the time). Part of the desired state: every server whose start of the plugin failed tries again once.
+ */
+export const START_REQUEST_ANNOTATION = 'plugin.svc.run/start-requested';
 /** Label on every object a plugin declares in `extensions/`: its owner (objects/ownership.ts). */
 export { OWNER_LABEL as PLUGIN_NAME_LABEL } from '../objects/ownership.js';
 /** The typed view of a stored Plugin (plugin-object.ts). */
@@ -123,6 +135,7 @@ export const pluginModel: ModelDefinition = {
           ui: pathInside('m?js'),
           uiStyle: pathInside('css'),
           pluginDependencies: { type: 'object', additionalProperties: semverString },
+          archiveDigest: { type: 'string', pattern: '^[0-9a-f]{64}$' },
         },
       },
       status: { type: 'object' },
@@ -131,9 +144,14 @@ export const pluginModel: ModelDefinition = {
   indexes: [{ name: 'spec.enabled' }, { name: 'status.phase' }],
 };
 
-/** The spec a manifest gives, with the desired state. */
-export function specOf(manifest: PluginManifest, enabled: boolean): PluginSpec {
-  return { ...structuredClone(manifest.spec), enabled };
+/** The spec a manifest gives, with the desired state (and the archive the code comes from, if one). */
+export function specOf(manifest: PluginManifest, enabled: boolean, archiveDigest?: string): PluginSpec {
+  return { ...structuredClone(manifest.spec), enabled, ...(archiveDigest ? { archiveDigest } : {}) };
+}
+
+/** The start request a Plugin carries ('' when none was made). */
+export function startRequestOf(object: { metadata: { annotations?: Record<string, string> } }): string {
+  return object.metadata.annotations?.[START_REQUEST_ANNOTATION] ?? '';
 }
 
 /** The status after a transition; the Ready condition keeps its transition time while its status stays the same. */

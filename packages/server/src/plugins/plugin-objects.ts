@@ -5,9 +5,9 @@ import type { ServedModel } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
 import type { PluginRecord } from './plugin-host.js';
 import {
-  ARCHIVE_DIGEST_ANNOTATION,
   PLUGIN_API_VERSION,
   type PluginStatus,
+  START_REQUEST_ANNOTATION,
   specOf,
   UNINSTALL_FINALIZER,
 } from './plugin-model.js';
@@ -15,8 +15,8 @@ import { type PluginObject, readPluginObject } from './plugin-object.js';
 
 /**
  * The Plugin objects, read and written through the object service (so admission and watches see every change) and
- * handed out as typed views. Spec follows the plugin's manifest plus the caller's `enabled`; what status to write is
- * plugin-status.ts's to say.
+ * handed out as typed views. Spec follows the plugin's manifest and the archive its code came from, plus the caller's
+ * `enabled`; what status to write is plugin-status.ts's to say.
  */
 export class PluginObjects {
   constructor(
@@ -36,39 +36,66 @@ export class PluginObjects {
     return object;
   }
 
-  /** Creates the Plugin object of a resolved plugin, or brings its spec in line with the manifest (keeping `enabled`). */
-  async ensure(record: PluginRecord, options: { digest?: string; enabled?: boolean } = {}): Promise<void> {
-    const existing = await this.fetch(record.name);
-    const annotations: Record<string, string> = options.digest ? { [ARCHIVE_DIGEST_ANNOTATION]: options.digest } : {};
-    if (!existing) {
-      const object: PluginObject = {
-        apiVersion: PLUGIN_API_VERSION,
-        kind: 'Plugin',
-        metadata: { name: record.name, finalizers: [UNINSTALL_FINALIZER], annotations },
-        // A folder of SVC_PLUGINS_DIR runs at first sight; an uploaded archive waits to be enabled.
-        spec: specOf(record.manifest, options.enabled ?? record.source === 'directory'),
-      };
-      await this.objects.create(this.served, object, { actor: SYSTEM });
-      return;
-    }
-    const spec = specOf(record.manifest, existing.spec.enabled);
-    const merged = { ...existing.metadata.annotations, ...annotations };
-    if (isDeepStrictEqual(existing.spec, spec) && isDeepStrictEqual(existing.metadata.annotations ?? {}, merged))
-      return;
-    await this.objects.update(
-      this.served,
-      record.name,
-      { ...existing, metadata: { ...existing.metadata, annotations: merged }, spec },
-      { actor: SYSTEM },
-    );
+  /**
+   * Creates the Plugin object of code just resolved, with the status this server reports of it: one write, where a
+   * create and then a first report would be two.
+   */
+  async create(record: PluginRecord, enabled: boolean, status: PluginStatus): Promise<PluginObject> {
+    const object: PluginObject = {
+      apiVersion: PLUGIN_API_VERSION,
+      kind: 'Plugin',
+      metadata: { name: record.name, finalizers: [UNINSTALL_FINALIZER] },
+      spec: specOf(record.manifest, enabled, record.digest),
+      status,
+    };
+    const written = await this.objects.create(this.served, object, { actor: SYSTEM, withStatus: true });
+    return readPluginObject(written.object);
   }
 
-  /** Sets `spec.enabled` as `actor` (an ordinary update, checked by admission). */
-  async setEnabled(name: string, enabled: boolean, actor: Actor): Promise<void> {
+  /**
+   * Brings the spec in line with the code (its manifest and archive), keeping `enabled`, and with `requestStart` asks
+   * for a start of that code (START_REQUEST_ANNOTATION); answers the object as stored.
+   */
+  async updateSpec(
+    existing: PluginObject,
+    record: PluginRecord,
+    options: { requestStart?: boolean } = {},
+  ): Promise<PluginObject> {
+    if (
+      !options.requestStart &&
+      isDeepStrictEqual(existing.spec, specOf(record.manifest, existing.spec.enabled, record.digest))
+    ) {
+      return existing;
+    }
+    const written = await this.objects.patch(
+      this.served,
+      record.name,
+      (current) => {
+        const plugin = readPluginObject(current);
+        const spec = specOf(record.manifest, plugin.spec.enabled, record.digest);
+        return options.requestStart ? withStartRequest({ ...plugin, spec }) : { ...plugin, spec };
+      },
+      { actor: SYSTEM },
+    );
+    return readPluginObject(written.object);
+  }
+
+  /** Sets `spec.enabled` as `actor` (an ordinary update, checked by admission); answers the object as stored. */
+  async setEnabled(name: string, enabled: boolean, actor: Actor): Promise<PluginObject> {
     // Read-modify-write under the object's lock: a status write landing meanwhile is not a conflict for the caller.
-    await this.objects.patch(this.served, name, (current) => ({ ...current, spec: { ...current.spec, enabled } }), {
-      actor,
-    });
+    const written = await this.objects.patch(
+      this.served,
+      name,
+      (current) => ({ ...current, spec: { ...current.spec, enabled } }),
+      { actor },
+    );
+    return readPluginObject(written.object);
+  }
+
+  /** Asks for another start (START_REQUEST_ANNOTATION) as `actor`, checked by admission as enabling is. */
+  async requestStart(name: string, actor: Actor): Promise<PluginObject> {
+    const written = await this.objects.patch(this.served, name, (current) => withStartRequest(current), { actor });
+    return readPluginObject(written.object);
   }
 
   /** Lets a deleted Plugin object go, once its plugin is stopped and its code removed. */
@@ -100,4 +127,10 @@ export class PluginObjects {
     );
     return readPluginObject(written.object);
   }
+}
+
+/** `object` asking for another start: the annotation holds the time of the request. */
+function withStartRequest<T extends { metadata: { annotations?: Record<string, string> } }>(object: T): T {
+  const annotations = { ...object.metadata.annotations, [START_REQUEST_ANNOTATION]: new Date().toISOString() };
+  return { ...object, metadata: { ...object.metadata, annotations } };
 }

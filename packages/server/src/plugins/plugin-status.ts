@@ -1,19 +1,26 @@
 import { isDeepStrictEqual } from 'node:util';
 import { isApiError } from '@svc/plugin-api';
+import type { LastReport } from './plugin-decision.js';
 import type { PluginRecord } from './plugin-host.js';
-import { nextStatus, type PluginStatus, type ReplicaReport } from './plugin-model.js';
+import { nextStatus, type PluginPhase, type PluginStatus, type ReplicaReport, startRequestOf } from './plugin-model.js';
 import type { PluginObject } from './plugin-object.js';
 import type { PluginObjects } from './plugin-objects.js';
 
-/** What a Plugin's status reads of the host's record of it. */
-export type ReportedState = Pick<
-  PluginRecord,
-  'phase' | 'folder' | 'source' | 'failure' | 'reason' | 'startedAt' | 'models'
->;
+/** What a Plugin's status says of a plugin on this server: its phase (the reconciler's), and of its code and start. */
+export interface ReportedState extends Pick<PluginRecord, 'folder' | 'source' | 'digest' | 'startedAt' | 'models'> {
+  phase: PluginPhase;
+  /** Why it FAILED: the machine-readable cause, and the message. */
+  failure?: string;
+  reason?: string;
+}
 
-/** The status that reports what the host runs of a plugin whose desired state is `enabled`. */
+/** The status that reports what this server runs of a plugin whose desired state is `enabled`. */
 export function statusOf(record: ReportedState, enabled: boolean, previous: PluginStatus | undefined): PluginStatus {
-  const extra: Partial<PluginStatus> = { loadLocation: record.folder, source: record.source };
+  const extra: Partial<PluginStatus> = {
+    loadLocation: record.folder,
+    source: record.source,
+    ...(record.digest ? { archiveDigest: record.digest } : {}),
+  };
   switch (record.phase) {
     case 'STARTED':
       return nextStatus(
@@ -89,22 +96,45 @@ export function replicaStatus(
   const ready = own.conditions.find((condition) => condition.type === 'Ready');
   const entry: ReplicaReport = { name: replica.id, phase: own.phase };
   if (ready && ready.status === 'False') Object.assign(entry, { reason: ready.reason, message: ready.message });
+  if (own.archiveDigest) entry.archiveDigest = own.archiveDigest;
   const others = (current?.replicas ?? []).filter((report) => report.name !== replica.id);
   const replicas = [...others, entry].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const { replicas: _ignored, ...base } = replica.leads() || !current ? own : current;
   return { ...base, replicas };
 }
 
+/** This server's own last report in a Plugin's status: its entry among replicas', or the status itself. */
+export function ownReport(
+  status: PluginStatus | undefined,
+  replicaId: string | undefined,
+): (LastReport & { message?: string; archiveDigest?: string }) | undefined {
+  if (!status) return undefined;
+  if (replicaId !== undefined) return status.replicas?.find((entry) => entry.name === replicaId);
+  const ready = status.conditions?.find((condition) => condition.type === 'Ready');
+  return { phase: status.phase, reason: ready?.reason, message: ready?.message, archiveDigest: status.archiveDigest };
+}
+
+/** The status to write: this server's own report, as its entry beside the other replicas' when the store is shared. */
+export function withOwnReport(
+  previous: PluginStatus | undefined,
+  own: PluginStatus,
+  replica: ReplicaIdentity | undefined,
+): PluginStatus {
+  return replica ? replicaStatus(previous, own, replica) : own;
+}
+
 /**
  * Writes status when it changed, on the freshest version of the object; returns the object as stored. A conflict
- * (a spec write, or another replica's report, landed meanwhile) is retried a few times on the object read again,
- * with the status made again from it: status is svc's own to write.
+ * with another replica's report is retried a few times on the object read again, with the status made again from it.
+ * A conflict with a change of the desired state (spec, a start request, the deletion) is not: the status was made for
+ * the state before, and the reconcile that change queued reports instead. So a report committed after a change of the
+ * desired state always reflects it, which is what callers waiting on status rely on. Answers undefined then.
  */
 export async function writeStatus(
   plugins: PluginObjects,
   object: PluginObject,
   make: (previous: PluginStatus | undefined) => PluginStatus,
-): Promise<PluginObject> {
+): Promise<PluginObject | undefined> {
   let current = object;
   for (let attempt = 0; ; attempt++) {
     const status = make(current.status);
@@ -113,7 +143,14 @@ export async function writeStatus(
       return await plugins.updateStatus(current, status);
     } catch (error) {
       if (!isApiError(error) || error.status !== 409 || attempt >= 5) throw error;
-      current = (await plugins.fetch(current.metadata.name)) ?? current;
+      const fresh = await plugins.fetch(current.metadata.name);
+      if (!fresh || !isDeepStrictEqual(desiredStateOf(fresh), desiredStateOf(object))) return undefined;
+      current = fresh;
     }
   }
+}
+
+/** The part of a Plugin a reconcile acts on. */
+export function desiredStateOf(object: PluginObject): unknown[] {
+  return [object.spec, startRequestOf(object), Boolean(object.metadata.deletionTimestamp)];
 }

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { type StaticFile, StaticFiles } from '../api/static-files.js';
 import type { PluginManifest } from './manifest.js';
-import type { PluginRecord } from './plugin-host.js';
+import type { PluginHost, PluginRecord } from './plugin-host.js';
 
 /** What the console loads of a started plugin with a UI (`GET …/plugins/-/uis`). */
 export interface PluginUi {
@@ -67,12 +67,12 @@ interface Served {
 export class PluginUis {
   private readonly served = new Map<string, { key: string; made: Promise<Served | undefined> }>();
 
-  constructor(private readonly plugins: () => PluginRecord[]) {}
+  constructor(private readonly host: Pick<PluginHost, 'list' | 'get' | 'isRunning'>) {}
 
   /** The UIs of STARTED plugins whose bundle exists, by plugin name. */
   async list(): Promise<PluginUi[]> {
     const uis: PluginUi[] = [];
-    for (const record of this.plugins().filter((r) => r.phase === 'STARTED' && r.manifest.spec.ui)) {
+    for (const record of this.host.list().filter((r) => this.host.isRunning(r.name) && r.manifest.spec.ui)) {
       const served = await this.servedOf(record);
       if (!served) continue;
       const { spec } = record.manifest;
@@ -94,8 +94,8 @@ export class PluginUis {
    * not in the bundle's folder (only listed files are served: no `..`, no links out).
    */
   async file(name: string, tag: string, file: string): Promise<StaticFile | undefined> {
-    const record = this.plugins().find((r) => r.name === name);
-    if (record?.phase !== 'STARTED' || !record.manifest.spec.ui) return undefined;
+    const record = this.host.get(name);
+    if (!record || !this.host.isRunning(name) || !record.manifest.spec.ui) return undefined;
     const served = await this.servedOf(record);
     if (!served || served.tag !== tag) return undefined;
     return served.files.get(file);

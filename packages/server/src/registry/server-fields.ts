@@ -14,7 +14,7 @@ export function stampNew(
   model: Pick<NormalizedModel, 'finalizers' | 'statusSubresource'>,
   object: ExtensionObject,
   made: { uid: string; now: Date },
-  options: Pick<WriteOptions, 'applied'>,
+  options: Pick<WriteOptions, 'applied' | 'withStatus'>,
 ): ExtensionObject {
   const meta = object.metadata;
   meta.uid = made.uid;
@@ -24,7 +24,7 @@ export function stampNew(
   if (model.finalizers.length > 0) meta.finalizers = withFinalizers(meta.finalizers, model.finalizers);
   // Field managers are recorded by server-side apply only.
   if (!options.applied) delete meta.managedFields;
-  if (model.statusSubresource) delete object.status;
+  if (model.statusSubresource && !options.withStatus) delete object.status;
   return object;
 }
 

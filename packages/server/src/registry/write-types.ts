@@ -46,4 +46,9 @@ export interface WriteOptions {
   annotations?: Record<string, string>;
   /** Set by `apply`: the object's `metadata.managedFields` are the apply's, not the stored ones. */
   applied?: boolean;
+  /**
+   * A create by svc of an object whose first status it already knows: stored with that status (a model with a status
+   * subresource otherwise drops it on create), one write instead of a create and a status update.
+   */
+  withStatus?: boolean;
 }
