@@ -71,7 +71,7 @@ describe.skipIf(!browserAvailable)('users, roles and access review in Chromium',
     const dialog = admin.getByRole('dialog', { name: 'Roles of dora' });
     await dialog.getByRole('group', { name: 'Users' }).waitFor();
     const groups = await dialog.locator('legend').allTextContents();
-    expect(groups).toEqual(['Predefined and custom roles', 'People', 'Plugins', 'Posts', 'Roles', 'Users']);
+    expect(groups).toEqual(['Predefined and custom roles', 'Audit', 'People', 'Plugins', 'Posts', 'Roles', 'Users']);
     expect(await dialog.getByRole('group', { name: 'Users' }).getByRole('checkbox').count()).toBe(2);
     // Hidden self-service templates, anonymous and authenticated are never offered.
     expect(await dialog.getByText('Own personal access tokens').count()).toBe(0);
