@@ -1,12 +1,25 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/** The console's component tests run in a DOM, with Vue's compiler: a project of their own (its vitest.config.ts). */
+const COMPONENT_TESTS = 'packages/console/test/components/**';
 
 export default defineConfig({
   test: {
-    include: [
-      'packages/*/src/**/*.test.ts',
-      'plugins/*/src/**/*.test.ts',
-      'packages/*/test/**/*.test.ts',
-      'test/**/*.test.ts',
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'node',
+          include: [
+            'packages/*/src/**/*.test.ts',
+            'plugins/*/src/**/*.test.ts',
+            'packages/*/test/**/*.test.ts',
+            'test/**/*.test.ts',
+          ],
+          exclude: [...configDefaults.exclude, COMPONENT_TESTS],
+        },
+      },
+      'packages/console/vitest.config.ts',
     ],
     testTimeout: 30_000,
     hookTimeout: 60_000,

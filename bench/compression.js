@@ -23,7 +23,14 @@ try {
       const before = threadCpuSeconds(svc.child.pid);
       const load = wrkGets(`${svc.url}${PAGE}`, DURATION, headers);
       const cpuUs = ((threadCpuSeconds(svc.child.pid) - before) * 1e6) / (load.rps * DURATION);
-      const args = ['-s', '-o', '/dev/null', '-w', '%{size_download}', ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`])];
+      const args = [
+        '-s',
+        '-o',
+        '/dev/null',
+        '-w',
+        '%{size_download}',
+        ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]),
+      ];
       const bytes = Number(execFileSync('curl', [...args, `${svc.url}${PAGE}`], { encoding: 'utf8' }));
       results[encoding].push({ rps: load.rps, cpuUs, bytes });
       console.log(

@@ -19,7 +19,8 @@ const release = path.join(root, 'release');
 const stage = mkdtempSync(path.join(tmpdir(), 'svc-release-'));
 const npm = (args, cwd) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
 const manifest = (dir) => JSON.parse(readFileSync(path.join(root, dir, 'package.json'), 'utf8'));
-const copy = (from, to) => cpSync(path.join(root, from), to, { recursive: true, filter: (f) => !f.endsWith('.tsbuildinfo') });
+const copy = (from, to) =>
+  cpSync(path.join(root, from), to, { recursive: true, filter: (f) => !f.endsWith('.tsbuildinfo') });
 
 if (!process.argv.includes('--no-build')) npm(['run', 'build'], root);
 rmSync(release, { recursive: true, force: true });
@@ -55,7 +56,13 @@ function staged(dir, files, bundled, edit = (m) => m) {
 const pack = (dir) => npm(['pack', '--pack-destination', release, '--silent'], dir).trim();
 
 const packed = [
-  pack(staged('packages/plugin-api', ['dist', 'README.md'].filter((file) => existsSync(path.join(root, 'packages/plugin-api', file))), [])),
+  pack(
+    staged(
+      'packages/plugin-api',
+      ['dist', 'README.md'].filter((file) => existsSync(path.join(root, 'packages/plugin-api', file))),
+      [],
+    ),
+  ),
   pack(staged('packages/client', ['dist'], [['@svc/plugin-api', 'packages/plugin-api']])),
 ];
 const server = staged(
@@ -80,4 +87,3 @@ for (const file of ['plugin.yaml', 'extensions', 'dist', 'ui/dist', 'package.jso
 packed.push(pack(server));
 rmSync(stage, { recursive: true, force: true });
 for (const file of packed) console.log(`release/${file}`);
-

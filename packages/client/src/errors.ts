@@ -1,4 +1,4 @@
-import type { FieldError } from '@svc/plugin-api';
+import { type FieldError, KIND } from '@svc/plugin-api';
 
 /** An RFC 9457 problem as svc answers it (docs/api.md "Errors"). */
 export interface Problem {
@@ -52,7 +52,7 @@ export function problemOf(status: number, statusText: string, body: unknown): Pr
       errors: Array.isArray(fields.errors) ? (fields.errors as FieldError[]) : undefined,
     };
   }
-  if (fields.kind === 'Status') {
+  if (fields.kind === KIND.Status) {
     const causes = (fields.details as { causes?: Array<{ field?: string; message?: string }> } | undefined)?.causes;
     return {
       status,

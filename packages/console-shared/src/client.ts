@@ -1,5 +1,8 @@
 import { SvcApiError, SvcClient } from '@svc/client';
 
+/** The console's own API group version, for plugin UIs (which import this module only). */
+export { CONSOLE_API } from '@svc/plugin-api';
+
 /**
  * The one client of the console and of every plugin UI: same origin, the browser's session cookie, and the
  * `X-XSRF-TOKEN` header on writes.
@@ -8,9 +11,6 @@ export const client = new SvcClient({
   baseUrl: window.location.origin,
   documentCookies: () => document.cookie,
 });
-
-/** The console's own API group version. */
-export const CONSOLE_API = '/apis/api.console.svc.run/v1alpha1';
 
 /** What a person reads when a call failed: svc's own words (problem+json detail), or why svc could not be reached. */
 export function errorMessage(error: unknown): string {

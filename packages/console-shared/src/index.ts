@@ -8,4 +8,4 @@ export { allows } from './allows.js';
 export { CONSOLE_API, client, errorMessage, fieldErrors } from './client.js';
 export { hasPermission } from './permissions.js';
 export { definePlugin, type MenuEntry, type PluginModule, type PluginRoute } from './plugin.js';
-export { type HeldRule, loadSession, type SignedInUser, session, signIn, signOut } from './session.js';
+export { loadSession, type SignedInUser, session, signIn, signOut } from './session.js';

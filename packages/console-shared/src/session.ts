@@ -1,28 +1,10 @@
 import { SvcApiError } from '@svc/client';
+import type { UserPermissions } from '@svc/plugin-api';
 import { reactive } from 'vue';
 import { CONSOLE_API, client } from './client.js';
 
-/** A rule the user holds, with the role it came from (`users/-/permissions`). */
-export interface HeldRule {
-  role: string;
-  apiGroups?: string[];
-  resources?: string[];
-  resourceNames?: string[];
-  nonResourceURLs?: string[];
-  verbs: string[];
-}
-
 /** What `users/-/permissions` answers about the signed-in user. */
-export interface SignedInUser {
-  username: string;
-  /** Roles bound to the user directly. */
-  roles: string[];
-  /** Every role the user holds, expanded, without hidden ones. */
-  permissions: string[];
-  /** UI permissions (`plugin:<plugin>:<scope>`); `*` for a super administrator. */
-  uiPermissions: string[];
-  rules: HeldRule[];
-}
+export type SignedInUser = UserPermissions;
 
 /** The signed-in user (null when nobody is), read once at start and again whenever it may have changed. */
 export const session = reactive<{ user: SignedInUser | null; loaded: boolean }>({ user: null, loaded: false });

@@ -10,7 +10,9 @@ import { installPluginUis } from './plugin-uis';
 import { router } from './router';
 import { ConsoleTheme } from './theme';
 import 'primeicons/primeicons.css';
-import './style.css';
+import './styles/base.css';
+import './styles/pages.css';
+import './styles/forms.css';
 
 // svc serves index.html with a fresh nonce in its Content-Security-Policy and on this tag; PrimeVue puts it on the
 // <style> elements its theme injects, which the policy would refuse otherwise.

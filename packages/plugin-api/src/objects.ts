@@ -1,3 +1,5 @@
+import type { KIND } from './vocabulary.js';
+
 /** The common shape of every object svc serves: the seed's "Custom model object" table. */
 export interface ObjectMeta {
   name: string;
@@ -69,7 +71,7 @@ export type AnyExtensionObject = ExtensionObject<object, object>;
 
 /** The Kubernetes Status a watch's ERROR event carries (410 when its revision was compacted away). */
 export interface WatchStatus {
-  kind: 'Status';
+  kind: typeof KIND.Status;
   apiVersion: 'v1';
   status: 'Failure';
   code: number;

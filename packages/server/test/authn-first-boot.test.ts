@@ -1,8 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { CREDENTIALS_RECORDS } from '@svc/plugin-api';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CREDENTIALS_RESOURCE } from '../src/authn/internal-records.js';
 import { loadConfig } from '../src/config.js';
 import { createServer, type Server } from '../src/main.js';
 import { setCookies, signIn } from './authn-helpers.js';
@@ -102,7 +102,7 @@ describe('sessions survive a restart', () => {
     const cookies = setCookies({ status: 200, headers: login.headers, body: undefined, text: '' });
     const cookie = `SVC_SESSION=${cookies.SVC_SESSION}; XSRF-TOKEN=${cookies['XSRF-TOKEN']}`;
     // A server given no test cost hashes at OWASP's scrypt figure (N=2^15, r=8, p=3), recorded in the hash.
-    const stored = await server.store.secrets.get(CREDENTIALS_RESOURCE, 'admin');
+    const stored = await server.store.secrets.get(CREDENTIALS_RECORDS, 'admin');
     expect(JSON.parse(stored!.toString('utf8')).passwordHash).toMatch(/^scrypt\$32768\$8\$3\$[\w-]{22}\$[\w-]{43}$/);
     await server.close();
 

@@ -2,6 +2,7 @@ import { definePlugin } from '@svc/plugin-api';
 import { ownPersonRoutes } from './own-persons.js';
 import { GENDERS, personModel } from './person.js';
 import { personReconciler } from './reconciler.js';
+import { CONSOLE_API_VERSION } from './vocabulary.js';
 
 export default definePlugin({
   async start(ctx) {
@@ -11,7 +12,7 @@ export default definePlugin({
 
     // Answered from the spec.gender index alone: no object is read.
     ctx.routes.add({
-      apiVersion: 'console.api.people.svc.run/v1alpha1',
+      apiVersion: CONSOLE_API_VERSION,
       method: 'GET',
       path: '/stats',
       summary: 'How many persons there are, in all and by gender',

@@ -1,9 +1,6 @@
 import { type CustomRoute, type PluginContext, type RouteRequest, respond, unauthorized } from '@svc/plugin-api';
 import { type Person, type PersonSpec, personModel, personSpecSchema } from './person.js';
-
-/** The label naming the user a person belongs to, set by the personal-center routes below. */
-export const OWNER_LABEL = 'people.svc.run/owner';
-const UC = 'uc.api.people.svc.run/v1alpha1';
+import { OWNER_LABEL, PEOPLE_API_VERSION, PERSON_KIND, USER_API_VERSION } from './vocabulary.js';
 
 /**
  * The personal center's persons (the seed's `uc.api.<group>` convention): each signed-in user lists and creates the
@@ -13,7 +10,7 @@ const UC = 'uc.api.people.svc.run/v1alpha1';
 export function ownPersonRoutes(ctx: Pick<PluginContext, 'client'>): CustomRoute[] {
   return [
     {
-      apiVersion: UC,
+      apiVersion: USER_API_VERSION,
       method: 'GET',
       path: '/persons',
       summary: 'The persons that belong to you',
@@ -27,7 +24,7 @@ export function ownPersonRoutes(ctx: Pick<PluginContext, 'client'>): CustomRoute
       },
     },
     {
-      apiVersion: UC,
+      apiVersion: USER_API_VERSION,
       method: 'POST',
       path: '/persons',
       summary: 'Create a person that belongs to you',
@@ -37,8 +34,8 @@ export function ownPersonRoutes(ctx: Pick<PluginContext, 'client'>): CustomRoute
         const owner = ownerOf(request);
         const body = request.body as { metadata: { name: string }; spec: PersonSpec };
         const created = await ctx.client.create<Person>({
-          apiVersion: 'people.svc.run/v1alpha1',
-          kind: 'Person',
+          apiVersion: PEOPLE_API_VERSION,
+          kind: PERSON_KIND,
           metadata: { name: body.metadata.name, labels: { [OWNER_LABEL]: owner } },
           spec: body.spec,
         });
@@ -66,7 +63,7 @@ const NEW_OWN_PERSON = {
 
 const OWN_PERSON = {
   type: 'object',
-  description: 'A Person labelled with its owner (people.svc.run/owner).',
+  description: `A Person labelled with its owner (${OWNER_LABEL}).`,
   properties: {
     apiVersion: { type: 'string' },
     kind: { type: 'string' },

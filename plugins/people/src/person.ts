@@ -1,4 +1,5 @@
 import type { ExtensionObject, ModelDefinition } from '@svc/plugin-api';
+import { FAREWELL_FINALIZER, PEOPLE_GROUP, PEOPLE_VERSION, PERSON_KIND } from './vocabulary.js';
 
 export interface PersonSpec {
   name?: string;
@@ -10,9 +11,6 @@ export interface PersonSpec {
 export type Person = ExtensionObject<PersonSpec>;
 
 export const GENDERS = ['MALE', 'FEMALE'] as const;
-
-/** Held by the person controller (reconciler.ts), which says farewell before a deleted person goes. */
-export const FAREWELL_FINALIZER = 'people.svc.run/farewell';
 
 const SPEC_FIELDS = {
   name: { type: 'string', maxLength: 100 },
@@ -32,9 +30,9 @@ export const personSpecSchema = {
 
 /** The seed's example model: group people.svc.run, version v1alpha1, kind Person. */
 export const personModel: ModelDefinition<Person> = {
-  group: 'people.svc.run',
-  version: 'v1alpha1',
-  kind: 'Person',
+  group: PEOPLE_GROUP,
+  version: PEOPLE_VERSION,
+  kind: PERSON_KIND,
   plural: 'persons',
   singular: 'person',
   schema: {

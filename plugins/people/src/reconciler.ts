@@ -10,9 +10,8 @@ import {
   type ReconcileRequest,
   type ReconcilerDefinition,
 } from '@svc/plugin-api';
-import { FAREWELL_FINALIZER, type Person, personModel } from './person.js';
-
-export { FAREWELL_FINALIZER };
+import { type Person, personModel } from './person.js';
+import { FAREWELL_FINALIZER } from './vocabulary.js';
 
 export type AgeGroup = 'unknown' | 'child' | 'teen' | 'adult' | 'senior';
 

@@ -1,4 +1,5 @@
 import type { ExtensionObject, ResourceRef } from '@svc/client';
+import { PLUGIN_GROUP, type PluginPhase, type PluginSpec, type PluginStatus, SERVICE_VERSION } from '@svc/plugin-api';
 
 /**
  * What installing, upgrading or enabling a plugin means, said wherever the console offers it: a plugin is not
@@ -8,55 +9,10 @@ export const PLUGIN_TRUST =
   "A plugin runs inside svc with all of the server's rights (its settings, files and database), and its pages run " +
   "in every console user's browser: install only plugins you trust.";
 
-/** `plugin.svc.run/v1alpha1` Plugin, as the server writes it (packages/server/src/plugins/plugin-model.ts). */
-export type PluginPhase = 'RESOLVED' | 'STARTING' | 'STARTED' | 'STOPPING' | 'STOPPED' | 'FAILED';
-
-export interface PluginCondition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  reason: string;
-  message: string;
-  lastTransitionTime: string;
-}
-
-export interface PluginSpec {
-  version: string;
-  requires: string;
-  main: string;
-  enabled: boolean;
-  displayName?: string;
-  description?: string;
-  author?: string | { name?: string; website?: string };
-  logo?: string;
-  ui?: string;
-  pluginDependencies?: Record<string, string>;
-}
-
-export interface PluginStatus {
-  phase?: PluginPhase;
-  conditions?: PluginCondition[];
-  lastStartTime?: string;
-  loadLocation?: string;
-  source?: 'directory' | 'archive';
-  /** The store resources of the models it registered since it was installed. */
-  models?: string[];
-}
-
-/** What an uninstall does with the plugin's data (`DELETE …/plugins/{name}?data=`). */
-export type UninstallData = 'keep' | 'delete';
-
+/** A Plugin object as the server writes it (its types: @svc/plugin-api). */
 export type Plugin = ExtensionObject<PluginSpec, PluginStatus>;
 
-export interface PluginLogEntry {
-  time: string;
-  level: 'debug' | 'info' | 'warn' | 'error';
-  message: string;
-  fields?: Record<string, unknown>;
-}
-
-export const PLUGINS: ResourceRef = { group: 'plugin.svc.run', version: 'v1alpha1', plural: 'plugins' };
-/** The label the host puts on every object a plugin declares (its role templates among them). */
-export const OWNER_LABEL = 'plugin.svc.run/plugin-name';
+export const PLUGINS: ResourceRef = { group: PLUGIN_GROUP, version: SERVICE_VERSION, plural: 'plugins' };
 
 /** What people call a plugin: its display name, else its name. */
 export function titleOf(plugin: Plugin): string {
@@ -66,6 +22,25 @@ export function titleOf(plugin: Plugin): string {
 export function authorOf(plugin: Plugin): string | undefined {
   const author = plugin.spec?.author;
   return typeof author === 'string' ? author : author?.name;
+}
+
+/** What the detail page says of a plugin, as `[name, value]` pairs; facts it does not have are left out. */
+export function factsOf(p: Plugin): [string, string][] {
+  const deps = Object.entries(p.spec?.pluginDependencies ?? {});
+  return [
+    ['Name', p.metadata.name],
+    ['Version', p.spec?.version],
+    ['Requires svc', p.spec?.requires],
+    ['Author', authorOf(p)],
+    ['Entry module', p.spec?.main],
+    ['Console UI bundle', p.spec?.ui],
+    ['Depends on', deps.length ? deps.map(([n, range]) => `${n} ${range}`).join(', ') : 'No other plugin'],
+    ['Enabled', p.spec?.enabled ? 'Yes' : 'No'],
+    ['Installed from', p.status?.source === 'archive' ? 'an uploaded archive' : p.status?.source && 'a plugins folder'],
+    ['Loaded from', p.status?.loadLocation],
+    ['Last started', p.status?.lastStartTime && new Date(p.status.lastStartTime).toLocaleString()],
+    ['Installed', p.metadata.creationTimestamp && new Date(p.metadata.creationTimestamp).toLocaleString()],
+  ].filter((f): f is [string, string] => typeof f[1] === 'string' && f[1] !== '');
 }
 
 /** The Tag severity of a phase; the Tag always shows the phase's name too, so colour is never the only sign. */

@@ -1,11 +1,12 @@
 import { CONSOLE_API, client, errorMessage } from '@svc/console-shared';
+import { apisPath, PLUGIN_GROUP, type UninstallData } from '@svc/plugin-api';
 import { useConfirm } from 'primevue/useconfirm';
 import { useToast } from 'primevue/usetoast';
 import { ref } from 'vue';
-import { PLUGIN_TRUST, type Plugin, titleOf, type UninstallData } from './plugin';
+import { PLUGIN_TRUST, type Plugin, titleOf } from './plugin';
 
 const MANAGE = `${CONSOLE_API}/plugins`;
-const PLUGIN_OBJECTS = '/apis/plugin.svc.run/v1alpha1/plugins';
+const PLUGIN_OBJECTS = `${apisPath(PLUGIN_GROUP)}/plugins`;
 
 /** A call svc answered well whose outcome is still a failure (a plugin that did not start): said as it is. */
 class Outcome extends Error {}

@@ -1,9 +1,7 @@
-import type { ExtensionObject } from '@svc/client';
 import { CONSOLE_API, client, errorMessage, hasPermission } from '@svc/console-shared';
+import { PLUGIN_NAME_LABEL, type PluginLogEntry } from '@svc/plugin-api';
 import { ref } from 'vue';
-import { OWNER_LABEL, type PluginLogEntry } from './plugin';
-
-const ROLES = { group: '', version: 'v1alpha1', plural: 'roles' };
+import { ROLES, type RoleObject } from '../users-roles/roles';
 
 /** What the log endpoint answers: the latest start attempt's lines and the host's verdict. */
 export interface PluginLogs {
@@ -37,13 +35,15 @@ export function usePluginLogs(name: () => string) {
  * creates them at start and removes them at stop). Reading them needs the Roles view.
  */
 export function usePluginRoles(name: () => string) {
-  const roles = ref<ExtensionObject[]>([]);
+  const roles = ref<RoleObject[]>([]);
   const error = ref('');
   const allowed = () => hasPermission(['system:roles:view']);
   async function refresh() {
     if (!allowed()) return;
     try {
-      roles.value = (await client.resource(ROLES).list({ labelSelector: `${OWNER_LABEL}=${name()}` })).items;
+      roles.value = (
+        await client.resource<RoleObject>(ROLES).list({ labelSelector: `${PLUGIN_NAME_LABEL}=${name()}` })
+      ).items;
       error.value = '';
     } catch (e) {
       error.value = errorMessage(e);

@@ -137,3 +137,8 @@ export function withValueAt(object: Record<string, unknown>, path: readonly stri
   else result[head] = next;
   return result;
 }
+
+/** Every field's JSON pointer, nested ones included: where the form shows svc's errors. */
+export function pointersOf(fields: readonly FormField[]): string[] {
+  return fields.flatMap((f) => [f.pointer, ...pointersOf(f.children ?? [])]);
+}

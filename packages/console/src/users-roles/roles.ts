@@ -1,22 +1,25 @@
 import type { ExtensionObject } from '@svc/client';
-import { CONSOLE_API, client, type HeldRule } from '@svc/console-shared';
+import { CONSOLE_API, client } from '@svc/console-shared';
+import {
+  ANONYMOUS_ROLE,
+  AUTHENTICATED_ROLE,
+  BUILT_IN_LABEL,
+  DISPLAY_NAME_ANNOTATION,
+  type EffectivePermissions,
+  HIDDEN_LABEL,
+  PLUGIN_NAME_LABEL,
+  type PolicyRule,
+  type ReachedBy,
+  ROLE_TEMPLATE_LABEL,
+  SERVICE_VERSION,
+} from '@svc/plugin-api';
 
-/** The seed's labels and annotations on a Role that the console reads. */
-export const ROLE_TEMPLATE_LABEL = 'svc.run/role-template';
-export const HIDDEN_LABEL = 'svc.run/hidden';
-export const BUILT_IN_LABEL = 'svc.run/built-in';
-export const OWNER_LABEL = 'plugin.svc.run/plugin-name';
-export const DEPENDENCIES_ANNOTATION = 'rbac.authorization.svc.run/dependencies';
-export const MODULE_ANNOTATION = 'rbac.authorization.svc.run/module';
-export const DISPLAY_NAME_ANNOTATION = 'rbac.authorization.svc.run/display-name';
-export const UI_PERMISSIONS_ANNOTATION = 'rbac.authorization.svc.run/ui-permissions';
 /** Held by every visitor and every signed-in user: never listed, never picked (the seed). */
-export const IMPLICIT_ROLES = new Set(['anonymous', 'authenticated']);
+export const IMPLICIT_ROLES = new Set([ANONYMOUS_ROLE, AUTHENTICATED_ROLE]);
 
-export type RoleObject = ExtensionObject & { rules?: Omit<HeldRule, 'role'>[] };
-export type Rule = Omit<HeldRule, 'role'>;
+export type RoleObject = ExtensionObject & { rules?: PolicyRule[] };
 
-export const ROLES = { group: '', version: 'v1alpha1', plural: 'roles' } as const;
+export const ROLES = { group: '', version: SERVICE_VERSION, plural: 'roles' } as const;
 
 export const label = (role: RoleObject, key: string) => role.metadata.labels?.[key];
 export const annotation = (role: RoleObject, key: string) => role.metadata.annotations?.[key];
@@ -28,7 +31,7 @@ export const displayNameOf = (role: RoleObject | undefined, name = role?.metadat
 /** Who keeps a role: svc itself and a plugin's own roles change only with them; the rest are custom. */
 export function sourceOf(role: RoleObject): { kind: 'built-in' | 'plugin' | 'custom'; text: string } {
   if (label(role, BUILT_IN_LABEL) === 'true') return { kind: 'built-in', text: 'Built into svc' };
-  const plugin = label(role, OWNER_LABEL);
+  const plugin = label(role, PLUGIN_NAME_LABEL);
   if (plugin) return { kind: 'plugin', text: `Plugin ${plugin}` };
   return { kind: 'custom', text: 'Custom' };
 }
@@ -49,22 +52,6 @@ export async function loadRoles(): Promise<Map<string, RoleObject>> {
   return new Map(list.items.map((r) => [r.metadata.name, r]));
 }
 
-/** How expansion first reached a role (`POST effectivepermissions`, `users/{name}/permissions`). */
-export interface ReachedBy {
-  through: 'dependency' | 'aggregation';
-  from: string;
-}
-
-/** What a set of roles amounts to, as svc's authorization expands it. */
-export interface EffectivePermissions {
-  roles: string[];
-  /** Every role reached, without hidden ones. */
-  permissions: string[];
-  uiPermissions: string[];
-  rules: HeldRule[];
-  reachedBy: Record<string, ReachedBy>;
-}
-
 export function effectivePermissions(roles: readonly string[]): Promise<EffectivePermissions> {
   return client.request<EffectivePermissions>('POST', `${CONSOLE_API}/effectivepermissions`, { body: { roles } });
 }
@@ -76,7 +63,7 @@ export function reachedText(how: ReachedBy, roles: ReadonlyMap<string, RoleObjec
 }
 
 /** A rule in words: "get, list on users (core group)", "* on /healthz". */
-export function ruleText(rule: Rule): string {
+export function ruleText(rule: PolicyRule): string {
   const verbs = rule.verbs.join(', ');
   if (rule.nonResourceURLs) return `${verbs} on ${rule.nonResourceURLs.join(', ')}`;
   const groups = (rule.apiGroups ?? []).map((g) => (g === '' ? 'core group' : g === '*' ? 'every group' : g));

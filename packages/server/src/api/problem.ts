@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import { type FieldError, isApiError } from '@svc/plugin-api';
+import { type FieldError, isApiError, KIND, PROBLEM_TYPE_BASE } from '@svc/plugin-api';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** RFC 9457 problem details, the body of every error svc answers with (docs/api.md "Errors"). */
@@ -29,7 +29,7 @@ const TITLES: Record<number, string> = {
   500: 'Internal Server Error',
 };
 
-const typeFor = (title: string) => `https://svc.run/problems/${title.toLowerCase().replace(/[^a-z]+/g, '-')}`;
+const typeFor = (title: string) => `${PROBLEM_TYPE_BASE}${title.toLowerCase().replace(/[^a-z]+/g, '-')}`;
 
 /** Maps Fastify's own client errors (body parsing, limits, media types) to a status and a readable detail. */
 function fastifyClientError(error: { code?: string; statusCode?: number; message: string }) {
@@ -137,7 +137,7 @@ const STATUS_REASONS: Record<number, string> = {
 export function kubernetesStatus(problem: Problem, reason?: string) {
   const known: Record<string, string> = { Gone: 'Expired', PayloadTooLarge: 'RequestEntityTooLarge' };
   const status: Record<string, unknown> = {
-    kind: 'Status',
+    kind: KIND.Status,
     apiVersion: 'v1',
     metadata: {},
     status: 'Failure',

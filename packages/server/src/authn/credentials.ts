@@ -1,5 +1,6 @@
+import { CREDENTIALS_RECORDS } from '@svc/plugin-api';
 import type { Store } from '../store/types.js';
-import { CREDENTIALS_RESOURCE, InternalRecords } from './internal-records.js';
+import { InternalRecords } from './internal-records.js';
 import { PasswordHasher } from './passwords.js';
 
 interface CredentialRecord {
@@ -24,7 +25,7 @@ export class Credentials {
     readonly hasher: PasswordHasher = new PasswordHasher(),
     private readonly now: () => number = Date.now,
   ) {
-    this.records = new InternalRecords(store.secrets, CREDENTIALS_RESOURCE);
+    this.records = new InternalRecords(store.secrets, CREDENTIALS_RECORDS);
   }
 
   async setPassword(username: string, password: string): Promise<void> {

@@ -1,4 +1,10 @@
-import { forbidden } from '@svc/plugin-api';
+import {
+  CREDENTIALS_RECORDS,
+  forbidden,
+  SESSIONS_RECORDS,
+  SIGN_IN_FAILURES_RECORDS,
+  TOKEN_DIGESTS_RECORDS,
+} from '@svc/plugin-api';
 import type { Logger } from 'pino';
 import type { DynamicRoute } from '../api/dynamic-router.js';
 import type { HttpContext } from '../api/http-context.js';
@@ -10,7 +16,6 @@ import { type Authenticator, createAuthenticator } from './authenticator.js';
 import { BasicCredentials } from './basic-auth.js';
 import { Credentials } from './credentials.js';
 import { FirstRunSetup } from './first-run.js';
-import { CREDENTIALS_RESOURCE, SESSIONS_RESOURCE, TOKEN_DIGESTS_RESOURCE } from './internal-records.js';
 import { DEFAULT_LOGIN_LIMITS, type LoginClock, LoginLimiter, type LoginLimits } from './login-limiter.js';
 import { loginRoutes } from './login-routes.js';
 import { personalAccessTokenModel, userModel } from './models.js';
@@ -18,7 +23,7 @@ import { PasswordHasher } from './passwords.js';
 import type { ManageUser, RoleManagement } from './ports.js';
 import { type SessionPolicy, Sessions } from './sessions.js';
 import { setupRoutes } from './setup-routes.js';
-import { SharedSignInFailures, SIGN_IN_FAILURES_KIND } from './shared-failures.js';
+import { SharedSignInFailures } from './shared-failures.js';
 import { ensureSuperAdministrator, type SuperAdministratorResult } from './super-admin.js';
 import { tokenRoutes } from './token-routes.js';
 import { PersonalAccessTokens } from './tokens.js';
@@ -143,10 +148,10 @@ export async function setupAuthentication(deps: AuthenticationDeps): Promise<Aut
       void tokens.reloadDigests().catch(onBackgroundError);
       void sharedFailures?.reload().catch(onBackgroundError);
     } else if (notice.type === 'secret') {
-      if (notice.kind === SIGN_IN_FAILURES_KIND) sharedFailures?.heard(notice.name);
-      if (notice.kind === SESSIONS_RESOURCE) void sessions.changedElsewhere(notice.name).catch(onBackgroundError);
-      else if (notice.kind === CREDENTIALS_RESOURCE) credentials.changedElsewhere(notice.name);
-      else if (notice.kind === TOKEN_DIGESTS_RESOURCE)
+      if (notice.kind === SIGN_IN_FAILURES_RECORDS) sharedFailures?.heard(notice.name);
+      if (notice.kind === SESSIONS_RECORDS) void sessions.changedElsewhere(notice.name).catch(onBackgroundError);
+      else if (notice.kind === CREDENTIALS_RECORDS) credentials.changedElsewhere(notice.name);
+      else if (notice.kind === TOKEN_DIGESTS_RECORDS)
         void tokens.digestChangedElsewhere(notice.name).catch(onBackgroundError);
     }
   });

@@ -1,16 +1,13 @@
 import type { SecretStore } from '../store/types.js';
 
 /**
- * Kinds of authentication's own records in the store's secret store, outside the revisioned history: password hashes,
- * session records and token digests never reach a watch, a list or a history scan (a backup, `svc export`, carries the
- * password hashes and token digests, never sessions). The names are those of the store resources earlier versions
- * kept them in, which the store moves here on open (store/records.ts, SECRET_RESOURCES_ONCE_IN_HISTORY).
- */
-export const CREDENTIALS_RESOURCE = 'security.svc.run/credentials';
-export const SESSIONS_RESOURCE = 'security.svc.run/sessions';
-export const TOKEN_DIGESTS_RESOURCE = 'security.svc.run/tokendigests';
-
-/** JSON records of one kind, last writer wins (only this process's own code writes them). */
+ * Authentication keeps its own records in the store's secret store, outside the revisioned history: password hashes
+ * (CREDENTIALS_RECORDS), session records (SESSIONS_RECORDS) and token digests (TOKEN_DIGESTS_RECORDS) never reach a
+ * watch, a list or a history scan (a backup, `svc export`, carries the password hashes and token digests, never
+ * sessions). The kinds are named as the store resources earlier versions kept them in, which the store moves here on
+ * open (store/records.ts, SECRET_RESOURCES_ONCE_IN_HISTORY).
+ *
+ * JSON records of one kind, last writer wins (only this process's own code writes them). */
 export class InternalRecords<T> {
   constructor(
     private readonly secrets: SecretStore,

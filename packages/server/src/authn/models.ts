@@ -1,4 +1,4 @@
-import type { ExtensionObject, ModelDefinition } from '@svc/plugin-api';
+import { type ExtensionObject, KIND, type ModelDefinition, SECURITY_GROUP } from '@svc/plugin-api';
 
 /**
  * The models authentication serves. Neither holds a secret: password hashes and token digests live in internal store
@@ -11,7 +11,7 @@ const timestamp = { type: 'string', format: 'date-time' };
 export const userModel: ModelDefinition = {
   group: '',
   version: 'v1alpha1',
-  kind: 'User',
+  kind: KIND.User,
   plural: 'users',
   singular: 'user',
   // Status (last login) is the server's record: clients cannot write it through the main resource.
@@ -45,15 +45,11 @@ export interface UserSpec {
 
 export type UserObject = ExtensionObject<UserSpec, { lastLoginAt?: string }>;
 
-export const TOKEN_GROUP = 'security.svc.run';
-/** The annotation carrying a new token's secret, in the create response only. */
-export const ACCESS_TOKEN_ANNOTATION = 'security.svc.run/access-token';
-
 /** A personal access token, without its secret. `/apis/security.svc.run/v1alpha1/personalaccesstokens`. */
 export const personalAccessTokenModel: ModelDefinition = {
-  group: TOKEN_GROUP,
+  group: SECURITY_GROUP,
   version: 'v1alpha1',
-  kind: 'PersonalAccessToken',
+  kind: KIND.PersonalAccessToken,
   plural: 'personalaccesstokens',
   singular: 'personalaccesstoken',
   statusSubresource: true,

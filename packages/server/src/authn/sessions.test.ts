@@ -1,7 +1,7 @@
+import { SESSIONS_RECORDS } from '@svc/plugin-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../store/sqlite.js';
 import type { Store } from '../store/types.js';
-import { SESSIONS_RESOURCE } from './internal-records.js';
 import { Sessions } from './sessions.js';
 
 const policy = { sessionIdleTimeoutMs: 30 * 60_000, sessionMaxAgeMs: 12 * 3_600_000 };
@@ -23,7 +23,7 @@ describe('sessions', () => {
     const { store, sessions } = setup();
     const { id, xsrfToken } = await sessions().create('alice');
     const records = [];
-    for await (const batch of store.secrets.scan(SESSIONS_RESOURCE)) records.push(...batch);
+    for await (const batch of store.secrets.scan(SESSIONS_RECORDS)) records.push(...batch);
     expect(records).toHaveLength(1);
     const bytes = records[0]![1].toString() + records[0]![0];
     expect(bytes).not.toContain(id);

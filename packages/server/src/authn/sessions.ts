@@ -1,6 +1,7 @@
+import { SESSIONS_RECORDS } from '@svc/plugin-api';
 import { LRUCache } from 'lru-cache';
 import type { Store } from '../store/types.js';
-import { InternalRecords, SESSIONS_RESOURCE } from './internal-records.js';
+import { InternalRecords } from './internal-records.js';
 import { digestOf, randomSecret, sameSecret } from './secrets.js';
 
 export interface SessionPolicy {
@@ -47,7 +48,7 @@ export class Sessions {
     private readonly onBackgroundError: (error: unknown) => void = () => undefined,
     private readonly now: () => number = Date.now,
   ) {
-    this.records = new InternalRecords(store.secrets, SESSIONS_RESOURCE);
+    this.records = new InternalRecords(store.secrets, SESSIONS_RECORDS);
   }
 
   /** Starts a session; the id and CSRF token returned go to the client only (as cookies). */

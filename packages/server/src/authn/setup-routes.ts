@@ -1,4 +1,4 @@
-import { type FieldError, forbidden, invalid, isApiError } from '@svc/plugin-api';
+import { CONSOLE_API, type FieldError, forbidden, invalid, isApiError } from '@svc/plugin-api';
 import type { DynamicRoute } from '../api/dynamic-router.js';
 import { type HttpContext, JSON_TYPE } from '../api/http-context.js';
 import { nameProblems } from '../objects/names.js';
@@ -9,7 +9,7 @@ import { checkPasswordRules, MIN_PASSWORD_LENGTH } from './passwords.js';
 import type { Sessions } from './sessions.js';
 import { createSuperAdministrator, type SuperAdministratorDeps } from './super-admin.js';
 
-export const SETUP_PATH = '/apis/api.console.svc.run/v1alpha1/setup';
+export const SETUP_PATH = `${CONSOLE_API}/setup`;
 
 const SETUP_BODY = {
   type: 'object',

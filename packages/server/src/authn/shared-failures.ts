@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { SIGN_IN_FAILURES_RECORDS } from '@svc/plugin-api';
 import type { SecretStore } from '../store/types.js';
 import { KeyedQueue } from '../util/keyed-queue.js';
 import type { FailureSharing } from './login-tallies.js';
 import { digestOf } from './secrets.js';
 
 /** The secret records of sign-in failures, one per replica and tally key; never in a backup (cli/export-command.ts). */
-export const SIGN_IN_FAILURES_KIND = 'security.svc.run/sign-in-failures';
 
 interface FailureRecord {
   /** The tally key (`c:<client>`, `p:<client> <username>`, `u:<username>`). */
@@ -62,12 +62,12 @@ export class SharedSignInFailures implements FailureSharing {
     const name = `${this.instance}.${digestOf(key)}`;
     if (failures.length === 0) {
       if (!this.own.delete(name)) return;
-      this.write(name, () => this.secrets.delete(SIGN_IN_FAILURES_KIND, name));
+      this.write(name, () => this.secrets.delete(SIGN_IN_FAILURES_RECORDS, name));
       return;
     }
     this.own.set(name, { key, last: failures[failures.length - 1]! });
     const value = Buffer.from(JSON.stringify({ key, failures: [...failures] } satisfies FailureRecord));
-    this.write(name, () => this.secrets.put(SIGN_IN_FAILURES_KIND, name, value));
+    this.write(name, () => this.secrets.put(SIGN_IN_FAILURES_RECORDS, name, value));
   }
 
   forgetElsewhere(key: string): void {
@@ -76,14 +76,14 @@ export class SharedSignInFailures implements FailureSharing {
     this.others.delete(key);
     for (const name of records.keys()) {
       this.keyOfRecord.delete(name);
-      this.write(name, () => this.secrets.delete(SIGN_IN_FAILURES_KIND, name));
+      this.write(name, () => this.secrets.delete(SIGN_IN_FAILURES_RECORDS, name));
     }
   }
 
   /** A notice: record `name` changed, here or on another replica. */
   heard(name: string): void {
     this.write(name, async () => {
-      const value = await this.secrets.get(SIGN_IN_FAILURES_KIND, name);
+      const value = await this.secrets.get(SIGN_IN_FAILURES_RECORDS, name);
       const mine = this.own.get(name);
       if (mine) {
         // Gone while this process still counts it: another replica's right password deleted it.
@@ -103,7 +103,7 @@ export class SharedSignInFailures implements FailureSharing {
   /** Reads every record again (at start, and when notices may have been missed); drops expired leftovers. */
   async reload(): Promise<void> {
     const now = this.now();
-    for await (const batch of this.secrets.scan(SIGN_IN_FAILURES_KIND)) {
+    for await (const batch of this.secrets.scan(SIGN_IN_FAILURES_RECORDS)) {
       for (const [name, value] of batch) {
         if (name.startsWith(`${this.instance}.`)) continue;
         const record = parseRecord(value);
@@ -111,7 +111,7 @@ export class SharedSignInFailures implements FailureSharing {
         else {
           // A replica that stopped left it behind, expired: nobody else will remove it.
           this.drop(name);
-          this.write(name, () => this.secrets.delete(SIGN_IN_FAILURES_KIND, name));
+          this.write(name, () => this.secrets.delete(SIGN_IN_FAILURES_RECORDS, name));
         }
       }
     }
@@ -146,7 +146,7 @@ export class SharedSignInFailures implements FailureSharing {
     for (const [name, { last }] of this.own) {
       if (now - last < this.windowMs) continue;
       this.own.delete(name);
-      this.write(name, () => this.secrets.delete(SIGN_IN_FAILURES_KIND, name));
+      this.write(name, () => this.secrets.delete(SIGN_IN_FAILURES_RECORDS, name));
     }
     for (const [name, key] of this.keyOfRecord) {
       const failures = this.others.get(key)?.get(name) ?? [];

@@ -1,4 +1,4 @@
-import { isApiError } from '@svc/plugin-api';
+import { isApiError, KIND, SUPER_ROLE } from '@svc/plugin-api';
 import type { Logger } from 'pino';
 import { nameProblems } from '../objects/names.js';
 import type { ModelRegistry } from '../registry/model-registry.js';
@@ -6,8 +6,6 @@ import type { ObjectService } from '../registry/object-service.js';
 import type { Credentials } from './credentials.js';
 import { MIN_PASSWORD_LENGTH } from './passwords.js';
 import type { UserDirectory } from './user-directory.js';
-
-export const SUPER_ROLE = 'super-role';
 
 export interface SuperAdministratorDeps {
   registry: ModelRegistry;
@@ -55,16 +53,16 @@ export async function createSuperAdministrator(
   username: string,
   password: string,
 ): Promise<void> {
-  const bindings = deps.registry.findByKind('v1alpha1', 'RoleBinding');
+  const bindings = deps.registry.findByKind('v1alpha1', KIND.RoleBinding);
   if (!bindings) throw new Error('the RoleBinding model must be registered before the super administrator is created');
 
   await tolerateExisting(() =>
     deps.objects.create(bindings, {
       apiVersion: 'v1alpha1',
-      kind: 'RoleBinding',
+      kind: KIND.RoleBinding,
       metadata: { name: `${username}-${SUPER_ROLE}` },
-      roleRef: { apiGroup: '', kind: 'Role', name: SUPER_ROLE },
-      subjects: [{ apiGroup: '', kind: 'User', name: username }],
+      roleRef: { apiGroup: '', kind: KIND.Role, name: SUPER_ROLE },
+      subjects: [{ apiGroup: '', kind: KIND.User, name: username }],
     }),
   );
   await deps.credentials.setPassword(username, password);

@@ -1,4 +1,4 @@
-import { type FieldError, forbidden, invalid } from '@svc/plugin-api';
+import { apisPath, type FieldError, forbidden, invalid, USER_SECURITY_GROUP } from '@svc/plugin-api';
 import type { AdmissionRequest } from '../registry/admission.js';
 import type { TokenSpec } from './models.js';
 
@@ -49,9 +49,7 @@ export function readTokenRequest(body: unknown, now: () => number): TokenRequest
 export function admitTokenWrite(request: AdmissionRequest): void {
   if (request.actor.kind === 'system' || request.operation === 'delete') return;
   if (request.operation === 'create') {
-    throw forbidden(
-      'create personal access tokens with POST /apis/uc.api.security.svc.run/v1alpha1/personalaccesstokens',
-    );
+    throw forbidden(`create personal access tokens with POST ${apisPath(USER_SECURITY_GROUP)}/personalaccesstokens`);
   }
   const before = (request.prevObject?.spec ?? {}) as Partial<TokenSpec>;
   const after = (request.object.spec ?? {}) as Partial<TokenSpec>;

@@ -1,4 +1,4 @@
-import { badRequest } from '@svc/plugin-api';
+import { apisPath, badRequest, USER_SECURITY_GROUP } from '@svc/plugin-api';
 import type { DynamicRoute } from '../api/dynamic-router.js';
 import { callerOf, type HttpContext, JSON_TYPE } from '../api/http-context.js';
 import { sendList } from '../api/list-envelope.js';
@@ -7,7 +7,7 @@ import type { ObjectService } from '../registry/object-service.js';
 import type { Authenticator } from './authenticator.js';
 import type { PersonalAccessTokens } from './tokens.js';
 
-const BASE = '/apis/uc.api.security.svc.run/v1alpha1/personalaccesstokens';
+const BASE = `${apisPath(USER_SECURITY_GROUP)}/personalaccesstokens`;
 
 /**
  * A user's own personal access tokens (docs/api.md "Security"): create (the secret is in the response, once), list

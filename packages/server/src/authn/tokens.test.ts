@@ -1,3 +1,4 @@
+import { ACCESS_TOKEN_ANNOTATION } from '@svc/plugin-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Principal } from '../authz/principal.js';
 import { normalizeModelDefinition } from '../objects/model-definition.js';
@@ -5,7 +6,7 @@ import { ModelRegistry } from '../registry/model-registry.js';
 import { ObjectService } from '../registry/object-service.js';
 import { openSqliteStore } from '../store/sqlite.js';
 import type { Store } from '../store/types.js';
-import { ACCESS_TOKEN_ANNOTATION, personalAccessTokenModel, userModel } from './models.js';
+import { personalAccessTokenModel, userModel } from './models.js';
 import { PersonalAccessTokens } from './tokens.js';
 import { UserDirectory } from './user-directory.js';
 

@@ -1,11 +1,20 @@
-import { type ExtensionObject, forbidden, isNotFound, notFound, unauthorized } from '@svc/plugin-api';
+import {
+  ACCESS_TOKEN_ANNOTATION,
+  type ExtensionObject,
+  forbidden,
+  isNotFound,
+  notFound,
+  SUPER_ROLE,
+  TOKEN_DIGESTS_RECORDS,
+  unauthorized,
+} from '@svc/plugin-api';
 import type { Principal } from '../authz/principal.js';
-import { PLUGIN_MANAGEMENT_TEMPLATE, SUPER_ROLE } from '../authz/roles.js';
+import { PLUGIN_MANAGEMENT_TEMPLATE } from '../authz/roles.js';
 import type { ServedModel } from '../registry/model-registry.js';
 import type { CommittedChange, ObjectService } from '../registry/object-service.js';
 import type { Store } from '../store/types.js';
-import { InternalRecords, TOKEN_DIGESTS_RESOURCE } from './internal-records.js';
-import { ACCESS_TOKEN_ANNOTATION, type TokenObject, type TokenSpec } from './models.js';
+import { InternalRecords } from './internal-records.js';
+import type { TokenObject, TokenSpec } from './models.js';
 import type { RolesOf } from './ports.js';
 import { digestOf, randomSecret } from './secrets.js';
 import { admitTokenWrite, readTokenRequest } from './token-requests.js';
@@ -51,7 +60,7 @@ export class PersonalAccessTokens {
       now?: () => number;
     },
   ) {
-    this.digests = new InternalRecords(deps.store.secrets, TOKEN_DIGESTS_RESOURCE);
+    this.digests = new InternalRecords(deps.store.secrets, TOKEN_DIGESTS_RECORDS);
   }
 
   private get now(): number {

@@ -1,4 +1,4 @@
-import { type FieldError, invalid, notFound } from '@svc/plugin-api';
+import { CONSOLE_API, type FieldError, invalid, notFound } from '@svc/plugin-api';
 import type { DynamicRoute } from '../api/dynamic-router.js';
 import { callerOf, type HttpContext, JSON_TYPE } from '../api/http-context.js';
 import type { Principal } from '../authz/principal.js';
@@ -26,7 +26,7 @@ export interface ConsoleUserRouteDeps {
   onBackgroundError?: (error: unknown) => void;
 }
 
-const BASE = '/apis/api.console.svc.run/v1alpha1/users';
+const BASE = `${CONSOLE_API}/users`;
 
 /**
  * The console's user endpoints that need passwords (docs/api.md "Security"): create a user, change one's own

@@ -1,8 +1,9 @@
+import { AGGREGATE_TO_LABEL_PREFIX, DEPENDENCIES_ANNOTATION } from '@svc/plugin-api';
 import { describe, expect, it } from 'vitest';
 import { type AuthorizeOptions, authorize, type Decision } from './authorizer.js';
 import { classifyRequest } from './request-info.js';
 import { parseRequestTarget } from './request-target.js';
-import { AGGREGATE_TO_LABEL_PREFIX, DEPENDENCIES_ANNOTATION, expandRoles, type Role } from './roles.js';
+import { expandRoles, type Role } from './roles.js';
 
 const roleList: Role[] = [
   { name: 'super-role', labels: {}, annotations: {}, rules: [] },

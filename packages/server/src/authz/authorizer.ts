@@ -4,7 +4,8 @@
  * so access reviews and logs can show it.
  */
 
-import { type ExpandedRoles, SUPER_ROLE } from './roles.js';
+import { SUPER_ROLE } from '@svc/plugin-api';
+import type { ExpandedRoles } from './roles.js';
 import { type Attributes, renderRule, ruleAllows } from './rules.js';
 
 export interface Decision {

@@ -1,3 +1,4 @@
+import { AGGREGATE_TO_LABEL_PREFIX, DEPENDENCIES_ANNOTATION } from '@svc/plugin-api';
 import { describe, expect, it } from 'vitest';
 import {
   atomicRules,
@@ -7,7 +8,7 @@ import {
   type EscalationResult,
   missingDependencies,
 } from './escalation.js';
-import { AGGREGATE_TO_LABEL_PREFIX, DEPENDENCIES_ANNOTATION, expandRoles, type Role } from './roles.js';
+import { expandRoles, type Role } from './roles.js';
 import type { PolicyRule } from './rules.js';
 
 const P = 'people.svc.run';

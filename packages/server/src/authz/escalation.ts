@@ -6,21 +6,14 @@
  * `super-role`, or anything reaching it (the plugin management template does), needs `super-role`.
  */
 
-import {
-  annotationList,
-  DEPENDENCIES_ANNOTATION,
-  type ExpandedRoles,
-  expandRoles,
-  PLUGIN_MANAGEMENT_TEMPLATE,
-  type Role,
-  SUPER_ROLE,
-} from './roles.js';
+import { ANONYMOUS_ROLE, AUTHENTICATED_ROLE, DEPENDENCIES_ANNOTATION, SUPER_ROLE } from '@svc/plugin-api';
+import { annotationList, type ExpandedRoles, expandRoles, PLUGIN_MANAGEMENT_TEMPLATE, type Role } from './roles.js';
 import { ALL, nonResourceURLMatches, type PolicyRule } from './rules.js';
 
 export const BUILT_IN_ROLE_NAMES = [
-  'super-role',
-  'anonymous',
-  'authenticated',
+  SUPER_ROLE,
+  ANONYMOUS_ROLE,
+  AUTHENTICATED_ROLE,
   'guest',
   'contributor',
   'author',

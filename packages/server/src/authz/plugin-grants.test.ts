@@ -1,7 +1,7 @@
+import { AGGREGATE_TO_LABEL_PREFIX, DEPENDENCIES_ANNOTATION, PLUGIN_NAME_LABEL } from '@svc/plugin-api';
 import { describe, expect, it } from 'vitest';
-import { OWNER_LABEL } from '../objects/ownership.js';
 import { bindingProblems, type PluginScope, roleProblems, ruleProblems, urlIsOwned } from './plugin-grants.js';
-import { AGGREGATE_TO_LABEL_PREFIX, DEPENDENCIES_ANNOTATION, type Role } from './roles.js';
+import type { Role } from './roles.js';
 import type { PolicyRule } from './rules.js';
 
 const scope: PluginScope = {
@@ -21,7 +21,7 @@ const role = (name: string, extra: Partial<Role> = {}): Role => ({
   rules: [],
   ...extra,
 });
-const owned = (name: string, owner: string) => role(name, { labels: { [OWNER_LABEL]: owner } });
+const owned = (name: string, owner: string) => role(name, { labels: { [PLUGIN_NAME_LABEL]: owner } });
 const roles = new Map<string, Role>(
   [
     role('super-role'),

@@ -11,10 +11,10 @@
  *   to `editor`), or into a role of its own; its rules are already bounded as above.
  * - Bindings: only to roles of its own.
  */
-import { OWNER_LABEL } from '../objects/ownership.js';
+import { DEPENDENCIES_ANNOTATION, PLUGIN_NAME_LABEL, SUPER_ROLE } from '@svc/plugin-api';
 import { isBuiltInRole } from './escalation.js';
 import { isDotSegment } from './request-target.js';
-import { aggregationTargets, annotationList, DEPENDENCIES_ANNOTATION, type Role, SUPER_ROLE } from './roles.js';
+import { aggregationTargets, annotationList, type Role } from './roles.js';
 import { ALL, type PolicyRule } from './rules.js';
 
 /** A plugin as the check sees it: its name and the API groups it owns (its `svc.run` groups, domains it serves). */
@@ -67,7 +67,7 @@ export function roleProblems(scope: PluginScope, role: Role, roles: ReadonlyMap<
 /** Why the plugin may not bind `roleName`; empty when it may (a role of its own). */
 export function bindingProblems(scope: PluginScope, roleName: string, roles: ReadonlyMap<string, Role>): string[] {
   const role = roles.get(roleName);
-  if (role?.labels[OWNER_LABEL] === scope.plugin) return [];
+  if (role?.labels[PLUGIN_NAME_LABEL] === scope.plugin) return [];
   return [`it binds role "${roleName}", which is not a role of plugin "${scope.plugin}"`];
 }
 
@@ -81,6 +81,6 @@ function foreignRole(
   if (name === SUPER_ROLE) return `${SUPER_ROLE}, which nothing may reach`;
   const role = roles.get(name);
   if (role === undefined) return mayBeMissing ? undefined : `role "${name}", which does not exist`;
-  if (role.labels[OWNER_LABEL] === scope.plugin) return undefined;
+  if (role.labels[PLUGIN_NAME_LABEL] === scope.plugin) return undefined;
   return `role "${name}", which is not a role of plugin "${scope.plugin}"`;
 }

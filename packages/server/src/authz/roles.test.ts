@@ -1,15 +1,12 @@
-import { describe, expect, it } from 'vitest';
 import {
   AGGREGATE_TO_LABEL_PREFIX,
-  aggregationIndex,
   DEPENDENCIES_ANNOTATION,
-  expandRoles,
   HIDDEN_LABEL,
   ROLE_TEMPLATE_LABEL,
-  type Role,
   UI_PERMISSIONS_ANNOTATION,
-  validateRoleAnnotations,
-} from './roles.js';
+} from '@svc/plugin-api';
+import { describe, expect, it } from 'vitest';
+import { aggregationIndex, expandRoles, type Role, validateRoleAnnotations } from './roles.js';
 import type { PolicyRule } from './rules.js';
 
 interface Spec {

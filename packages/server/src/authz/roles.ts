@@ -6,23 +6,20 @@
  * stops after one level of aggregation; svc does not. Cycles are harmless (each role is visited once) and names
  * with no stored role are skipped. The server precomputes `aggregationIndex` once per role change.
  */
-import type { FieldError } from '@svc/plugin-api';
-import type { PolicyRule } from './rules.js';
+import {
+  AGGREGATE_TO_LABEL_PREFIX,
+  DEPENDENCIES_ANNOTATION,
+  type FieldError,
+  type PolicyRule,
+  type ReachedBy,
+  UI_PERMISSIONS_ANNOTATION,
+} from '@svc/plugin-api';
 
-export const SUPER_ROLE = 'super-role';
-export const ANONYMOUS_ROLE = 'anonymous';
-export const AUTHENTICATED_ROLE = 'authenticated';
 /**
  * The core template that installs, upgrades and enables plugins. Plugin code runs inside the server with all of its
  * rights, so whoever holds this template can do anything: it depends on `super-role`, and granting it is granting that.
  */
 export const PLUGIN_MANAGEMENT_TEMPLATE = 'role-template-manage-plugins';
-
-export const DEPENDENCIES_ANNOTATION = 'rbac.authorization.svc.run/dependencies';
-export const UI_PERMISSIONS_ANNOTATION = 'rbac.authorization.svc.run/ui-permissions';
-export const AGGREGATE_TO_LABEL_PREFIX = 'rbac.authorization.svc.run/aggregate-to-';
-export const ROLE_TEMPLATE_LABEL = 'svc.run/role-template';
-export const HIDDEN_LABEL = 'svc.run/hidden';
 
 /** A role as authorization sees it; the server maps stored Role objects to this. */
 export interface Role {
@@ -37,12 +34,6 @@ export interface ExpandedRule {
   /** Position of the rule in its role's `rules`, for reasons. */
   index: number;
   rule: PolicyRule;
-}
-
-/** How expansion first reached a role it was not started from: as a dependency of `from`, or aggregated into it. */
-export interface ReachedBy {
-  through: 'dependency' | 'aggregation';
-  from: string;
 }
 
 export interface ExpandedRoles {

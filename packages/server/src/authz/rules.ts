@@ -6,20 +6,12 @@
  * counts, and `*\/<subresource>` matches.
  */
 
+import type { PolicyRule } from '@svc/plugin-api';
 import { isDotSegment } from './request-target.js';
 
 export const ALL = '*';
 
-export interface PolicyRule {
-  apiGroups?: readonly string[];
-  /** `<plural>`, `<plural>/<sub>`, `*\/<sub>`, `*`, `<plugin_name>/<plural>`, `<plugin_name>/<plural>/<sub>`. */
-  resources?: readonly string[];
-  /** Empty or absent means every name; otherwise the request must carry one of these names (or any, with `*`). */
-  resourceNames?: readonly string[];
-  verbs: readonly string[];
-  /** Exact paths, or a prefix ending in `*` (that path and everything below it). */
-  nonResourceURLs?: readonly string[];
-}
+export type { PolicyRule };
 
 /** What a rule is matched against: a classified request, plus the plugin that owns the resource (if any). */
 export interface Attributes {

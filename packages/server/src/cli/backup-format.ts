@@ -18,6 +18,9 @@
 import { stringify } from 'yaml';
 
 export const BACKUP_API_VERSION = 'backup.svc.run/v1';
+/** The kinds of a backup's first and last documents. */
+export const HEADER_KIND = 'Backup';
+export const TRAILER_KIND = 'BackupTrailer';
 
 /**
  * One document of the file. Written as YAML 1.1 would need it, so strings such as `yes`, `on` or a timestamp are quoted
@@ -35,7 +38,7 @@ export interface ResourceEntry {
 
 export interface BackupHeader {
   apiVersion: typeof BACKUP_API_VERSION;
-  kind: 'Backup';
+  kind: typeof HEADER_KIND;
   metadata: { creationTimestamp: string };
   source: { dialect: string; revision: number; hostVersion: string };
   /** Present when a BackupTrailer ends the file (every backup of this version). */
@@ -53,7 +56,7 @@ export interface BackupCounts {
 
 export interface BackupTrailer extends BackupCounts {
   apiVersion: typeof BACKUP_API_VERSION;
-  kind: 'BackupTrailer';
+  kind: typeof TRAILER_KIND;
   /** Hex SHA-256 of every byte of the file before the trailer's `---` line. */
   sha256: string;
 }
@@ -138,7 +141,7 @@ export function readHeader(document: unknown): {
   revision: number;
   announcesTrailer: boolean;
 } {
-  if (!isObject(document) || document.apiVersion !== BACKUP_API_VERSION || document.kind !== 'Backup') {
+  if (!isObject(document) || document.apiVersion !== BACKUP_API_VERSION || document.kind !== HEADER_KIND) {
     throw new Error(`not an svc backup: the first document must be apiVersion ${BACKUP_API_VERSION}, kind Backup`);
   }
   const resources = new Map<string, string>();
@@ -160,7 +163,7 @@ export function readHeader(document: unknown): {
  * The trailer, when `document` is one (apiVersion and kind say so); throws when it claims to be one and is not whole.
  */
 export function readTrailer(document: unknown): BackupTrailer | undefined {
-  if (!isObject(document) || document.apiVersion !== BACKUP_API_VERSION || document.kind !== 'BackupTrailer') {
+  if (!isObject(document) || document.apiVersion !== BACKUP_API_VERSION || document.kind !== TRAILER_KIND) {
     return undefined;
   }
   for (const count of ['documents', 'objects', 'secretRecords', 'plugins'] as const) {

@@ -14,6 +14,7 @@ import {
   type BackupTrailer,
   readHeader,
   readTrailer,
+  TRAILER_KIND,
   yamlDocument,
 } from './backup-format.js';
 
@@ -34,7 +35,7 @@ export class BackupDigest {
   trailer(counts: Omit<BackupCounts, 'documents'>): string {
     const trailer: BackupTrailer = {
       apiVersion: BACKUP_API_VERSION,
-      kind: 'BackupTrailer',
+      kind: TRAILER_KIND,
       documents: this.documents,
       objects: counts.objects,
       secretRecords: counts.secretRecords,

@@ -1,15 +1,16 @@
 /** `svc export`: every stored object, secret record and installed plugin's code as multi-document YAML. */
+
 import { open } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
-import { SESSIONS_RESOURCE } from '../authn/internal-records.js';
-import { SIGN_IN_FAILURES_KIND } from '../authn/shared-failures.js';
+import { INDEX_SNAPSHOTS_RECORDS, SESSIONS_RECORDS, SIGN_IN_FAILURES_RECORDS } from '@svc/plugin-api';
 import { openStore, type StoreLocation } from '../store/open-store.js';
-import { INDEX_SNAPSHOTS_KIND, type Store } from '../store/types.js';
+import type { Store } from '../store/types.js';
 import { HOST_VERSION } from '../version.js';
 import {
   authorityDocument,
   BACKUP_API_VERSION,
   type BackupHeader,
+  HEADER_KIND,
   objectIdentity,
   pluginCodeDocument,
   type ResourceEntry,
@@ -108,7 +109,7 @@ async function writeBackup(
   const entries = await resourceEntries(store);
   const header: BackupHeader = {
     apiVersion: BACKUP_API_VERSION,
-    kind: 'Backup',
+    kind: HEADER_KIND,
     metadata: { creationTimestamp: new Date().toISOString() },
     source: { dialect: store.dialect, revision: await store.currentRevision(), hostVersion: HOST_VERSION },
     integrity: { algorithm: 'sha256' },
@@ -125,7 +126,7 @@ async function writeBackup(
   if (include.secrets) {
     // Sessions stay behind (a restore signs everyone out, and a backup needs no live sign-ins), and so do index
     // snapshots (derived from the objects, and bound to this store's history) and sign-in failures (minutes long).
-    const left = new Set([SESSIONS_RESOURCE, INDEX_SNAPSHOTS_KIND, SIGN_IN_FAILURES_KIND]);
+    const left = new Set([SESSIONS_RECORDS, INDEX_SNAPSHOTS_RECORDS, SIGN_IN_FAILURES_RECORDS]);
     const carried = (kind: string) => !left.has(kind);
     for (const kind of (await store.secrets.kinds()).filter(carried)) {
       for await (const batch of store.secrets.scan(kind)) {

@@ -1,4 +1,4 @@
-import type { ExtensionObject, ModelDefinition } from '@svc/plugin-api';
+import { CONTENT_GROUP, type ExtensionObject, KIND, type ModelDefinition } from '@svc/plugin-api';
 
 export interface PostSpec {
   title: string;
@@ -13,9 +13,9 @@ export type Post = ExtensionObject<PostSpec>;
 
 /** Posts, the content the built-in contributor, author and editor roles act on. `content.svc.run/v1alpha1`. */
 export const postModel: ModelDefinition = {
-  group: 'content.svc.run',
+  group: CONTENT_GROUP,
   version: 'v1alpha1',
-  kind: 'Post',
+  kind: KIND.Post,
   plural: 'posts',
   singular: 'post',
   schema: {

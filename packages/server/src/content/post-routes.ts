@@ -1,4 +1,12 @@
-import { badRequest, notFound } from '@svc/plugin-api';
+import {
+  apisPath,
+  badRequest,
+  CONTENT_API_VERSION,
+  KIND,
+  notFound,
+  PUBLIC_CONTENT_GROUP,
+  USER_CONTENT_GROUP,
+} from '@svc/plugin-api';
 import type { DynamicRoute } from '../api/dynamic-router.js';
 import { callerOf, type HttpContext, JSON_TYPE } from '../api/http-context.js';
 import { sendList } from '../api/list-envelope.js';
@@ -7,8 +15,8 @@ import type { ServedModel } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
 import type { Post } from './post-model.js';
 
-const UC = '/apis/uc.api.content.svc.run/v1alpha1/posts';
-const PUBLIC = '/apis/api.content.svc.run/v1alpha1/posts';
+const UC = `${apisPath(USER_CONTENT_GROUP)}/posts`;
+const PUBLIC = `${apisPath(PUBLIC_CONTENT_GROUP)}/posts`;
 
 /**
  * Posts for their owners (user center: a user works on their own posts only, the server sets the owner) and for
@@ -66,7 +74,7 @@ export function postRoutes(objects: ObjectService, posts: ServedModel): DynamicR
       delete (spec as { publishedAt?: string }).publishedAt;
       const created = await objects.create(
         posts,
-        { ...post, apiVersion: 'content.svc.run/v1alpha1', kind: 'Post', spec },
+        { ...post, apiVersion: CONTENT_API_VERSION, kind: KIND.Post, spec },
         writeOptionsOf(ctx),
       );
       ctx.reply.header('location', `${UC}/${created.object.metadata.name}`);

@@ -2,10 +2,8 @@
  * Which `svc.run` domains belong to the service and which to plugins. Used for model groups, custom route groups and
  * label prefixes, so the three never disagree (docs/api.md "Objects" and "Plugins").
  */
+import { RBAC_DOMAIN, SERVICE_DOMAIN } from '@svc/plugin-api';
 import { DNS_SUBDOMAIN_PATTERN, NAME_PATTERN } from './names.js';
-
-/** The reserved suffix of the seed: the empty group and groups ending in it belong to the service. */
-export const SERVICE_DOMAIN = 'svc.run';
 
 /**
  * Plugin names a plugin may not take because `<name>.svc.run` (and its `api.` forms) is a service domain. Names with
@@ -29,7 +27,7 @@ export const RESERVED_PLUGIN_NAMES: readonly string[] = Object.freeze([
  */
 export const SERVICE_DOMAINS: readonly string[] = Object.freeze([
   SERVICE_DOMAIN,
-  `rbac.authorization.${SERVICE_DOMAIN}`,
+  RBAC_DOMAIN,
   ...RESERVED_PLUGIN_NAMES.map((name) => `${name}.${SERVICE_DOMAIN}`),
 ]);
 

@@ -3,7 +3,18 @@
  * the service's own prefixes only keys the service defines are accepted, so a plugin cannot forge, say, a role
  * template flag the service would act on under a name it never defined.
  */
-import type { FieldError } from '@svc/plugin-api';
+import {
+  AGGREGATE_TO_LABEL_PREFIX,
+  BUILT_IN_LABEL,
+  type FieldError,
+  HIDDEN_LABEL,
+  PLUGIN_NAME_LABEL,
+  POST_OWNER_LABEL,
+  POST_PUBLISHED_LABEL,
+  ROLE_TEMPLATE_LABEL,
+  SERVICE_DOMAIN,
+  TOKEN_USER_LABEL,
+} from '@svc/plugin-api';
 import { isServiceDomain, SERVICE_DOMAINS } from './domains.js';
 import { qualifiedNameProblems } from './names.js';
 import { joinPointer } from './pointer.js';
@@ -12,18 +23,19 @@ import { joinPointer } from './pointer.js';
 export const RESERVED_LABEL_PREFIXES = SERVICE_DOMAINS;
 
 /**
- * Every label key the service defines under a reserved prefix: exact keys or patterns. Extend here when the service
- * starts using a new label.
+ * Every label key the service defines under a reserved prefix (named in @svc/plugin-api's vocabulary): exact keys or
+ * patterns. A label the service starts using is added there and here.
  */
 export const WELL_KNOWN_LABEL_KEYS: readonly (string | RegExp)[] = Object.freeze([
-  'svc.run/role-template',
-  'svc.run/hidden',
-  'svc.run/built-in',
-  /^rbac\.authorization\.svc\.run\/aggregate-to-[a-z0-9]([-a-z0-9]*[a-z0-9])?$/,
-  'plugin.svc.run/plugin-name',
-  'content.svc.run/owner',
-  'content.svc.run/published',
-  'security.svc.run/user',
+  ROLE_TEMPLATE_LABEL,
+  HIDDEN_LABEL,
+  BUILT_IN_LABEL,
+  // The prefix holds no regular-expression syntax but its dots.
+  new RegExp(`^${AGGREGATE_TO_LABEL_PREFIX.replaceAll('.', '\\.')}[a-z0-9]([-a-z0-9]*[a-z0-9])?$`),
+  PLUGIN_NAME_LABEL,
+  POST_OWNER_LABEL,
+  POST_PUBLISHED_LABEL,
+  TOKEN_USER_LABEL,
 ]);
 
 /** Keys that would reach Object.prototype if a map were ever copied with plain assignment. */
@@ -68,7 +80,7 @@ export function validateLabels(labels: unknown, options: LabelOptions, path = '/
     if (!key.includes('/') && !options.allowUnprefixed) {
       errors.push({
         path: at,
-        message: `label key "${key}" has no prefix; unprefixed keys cannot be used by plugins (use a domain you own, such as <plugin>.svc.run/${key})`,
+        message: `label key "${key}" has no prefix; unprefixed keys cannot be used by plugins (use a domain you own, such as <plugin>.${SERVICE_DOMAIN}/${key})`,
       });
     }
     const prefix = key.includes('/') ? key.slice(0, key.indexOf('/')) : undefined;

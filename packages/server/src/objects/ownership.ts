@@ -4,13 +4,11 @@
  * own. So only the host writes it (docs/api.md "Objects"): a user can neither set, change nor remove it, and a plugin
  * can set only its own name, on objects it creates.
  */
-import type { ExtensionObject } from '@svc/plugin-api';
-
-export const OWNER_LABEL = 'plugin.svc.run/plugin-name';
+import { type ExtensionObject, PLUGIN_NAME_LABEL } from '@svc/plugin-api';
 
 /** The plugin that owns `object`, or undefined when none does (it was made through the API or by the service). */
 export function ownerOf(object: Pick<ExtensionObject, 'metadata'> | undefined): string | undefined {
-  return object?.metadata.labels?.[OWNER_LABEL];
+  return object?.metadata.labels?.[PLUGIN_NAME_LABEL];
 }
 
 /** How an owner reads in a message: `plugin "people"`, or what an object without one is. */
@@ -37,5 +35,5 @@ export function ownerLabelProblem(
   if (after === before) return undefined;
   if (writer.kind === 'plugin' && prev === undefined && after === writer.plugin) return undefined;
   const what = prev === undefined ? 'set' : after === undefined ? 'removed' : 'changed';
-  return `label ${OWNER_LABEL} says which plugin declared an object; svc sets it, and it cannot be ${what} through the API`;
+  return `label ${PLUGIN_NAME_LABEL} says which plugin declared an object; svc sets it, and it cannot be ${what} through the API`;
 }

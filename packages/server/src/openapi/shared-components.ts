@@ -1,3 +1,5 @@
+import { KIND } from '@svc/plugin-api';
+
 /**
  * The component schemas every document shares: object metadata, the list metadata, the error bodies, DeleteOptions
  * and the security schemes. Written once in the subset both OpenAPI dialects read (no type lists, no `const`).
@@ -93,7 +95,7 @@ const STATUS: Schema = {
     code: { type: 'integer' },
     details: { type: 'object' },
   },
-  'x-kubernetes-group-version-kind': [{ group: '', kind: 'Status', version: 'v1' }],
+  'x-kubernetes-group-version-kind': [{ group: '', kind: KIND.Status, version: 'v1' }],
 };
 
 const DELETE_OPTIONS: Schema = {

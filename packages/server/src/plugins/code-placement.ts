@@ -5,10 +5,10 @@
  * resolved. The manifest is read once per placement, from the staged code, and handed to the host with it. Callers
  * run these under the plugin lifecycle's one-at-a-time lock, so a placement never meets a start or stop half done.
  */
-import { badRequest } from '@svc/plugin-api';
+import { badRequest, type PluginManifest } from '@svc/plugin-api';
 import { ArchiveError } from './archive.js';
 import type { InstalledCode, StagedCode } from './installed-code.js';
-import { ManifestError, type PluginManifest, readManifest } from './manifest.js';
+import { ManifestError, readManifest } from './manifest.js';
 import type { PluginHost, PluginRecord } from './plugin-host.js';
 
 export interface CodePlacementDeps {

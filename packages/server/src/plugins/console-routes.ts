@@ -1,4 +1,12 @@
-import { badRequest, invalid, payloadTooLarge, unsupportedMediaType } from '@svc/plugin-api';
+import {
+  apisPath,
+  badRequest,
+  CONSOLE_API,
+  invalid,
+  PLUGIN_GROUP,
+  payloadTooLarge,
+  unsupportedMediaType,
+} from '@svc/plugin-api';
 import type { FastifyRequest } from 'fastify';
 import type { DynamicRoute } from '../api/dynamic-router.js';
 import { actorOf, type HttpContext, JSON_TYPE } from '../api/http-context.js';
@@ -7,8 +15,8 @@ import type { ObjectService } from '../registry/object-service.js';
 import { checkMayRunPluginCode, type MayRunPluginCode } from './plugin-admission.js';
 import type { PluginLifecycle } from './plugin-lifecycle.js';
 
-const BASE = '/apis/api.console.svc.run/v1alpha1/plugins';
-const OBJECT_PATH = '/apis/plugin.svc.run/v1alpha1/plugins';
+const BASE = `${CONSOLE_API}/plugins`;
+const OBJECT_PATH = `${apisPath(PLUGIN_GROUP)}/plugins`;
 /** Largest archive accepted for install or upgrade. */
 export const MAX_UPLOAD_BYTES = 64 * 1024 * 1024;
 

@@ -1,7 +1,7 @@
-import type { ExtensionObject } from '@svc/plugin-api';
+import { DECLARED_DIGEST_ANNOTATION, type ExtensionObject } from '@svc/plugin-api';
 import { describe, expect, it } from 'vitest';
 import { normalizeModelDefinition } from '../objects/model-definition.js';
-import { contentDigest, DECLARED_DIGEST_ANNOTATION, storedDigest } from './declared-digest.js';
+import { contentDigest, storedDigest } from './declared-digest.js';
 
 const ada: ExtensionObject = {
   apiVersion: 'people.svc.run/v1alpha1',

@@ -4,12 +4,9 @@
  * An object whose content still has that digest is as svc left it; any other content is a user's (or someone's) edit.
  */
 import { createHash } from 'node:crypto';
-import type { ExtensionObject } from '@svc/plugin-api';
+import { DECLARED_DIGEST_ANNOTATION, type ExtensionObject } from '@svc/plugin-api';
 import { stringify } from 'safe-stable-stringify';
 import type { NormalizedModel } from '../objects/model-definition.js';
-
-/** On every object svc writes from a plugin's `extensions/`: the digest of its content as that write stored it. */
-export const DECLARED_DIGEST_ANNOTATION = 'plugin.svc.run/declared-digest';
 
 /**
  * The digest of what an object says: everything but status, server-kept metadata and finalizers (controllers and users

@@ -7,16 +7,22 @@
  * the exception: nobody but the plugin changes them (rbac/role-admission.ts), they are deleted when it stops (what
  * they grant lapses with its API) and written as declared when it starts. Everything else stays when it stops.
  */
-import type { ExtensionClient, ExtensionObject, Logger } from '@svc/plugin-api';
-import { ROLE_TEMPLATE_LABEL } from '../authz/roles.js';
+import {
+  DECLARED_DIGEST_ANNOTATION,
+  type ExtensionClient,
+  type ExtensionObject,
+  KIND,
+  type Logger,
+  PLUGIN_NAME_LABEL,
+  ROLE_TEMPLATE_LABEL,
+} from '@svc/plugin-api';
 import { withFinalizers } from '../objects/metadata.js';
 import { describeOwner, ownerOf } from '../objects/ownership.js';
 import { createExtensionClient } from '../registry/client.js';
 import type { ModelRegistry } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
-import { contentDigest, DECLARED_DIGEST_ANNOTATION, recordedDigest, storedDigest } from './declared-digest.js';
+import { contentDigest, recordedDigest, storedDigest } from './declared-digest.js';
 import { pluginActor } from './plugin-context.js';
-import { PLUGIN_NAME_LABEL } from './plugin-model.js';
 
 export interface DeclaredObjectsDeps {
   registry: ModelRegistry;
@@ -40,7 +46,7 @@ const FINALIZE_WAIT_MS = 5000;
 
 /** Roles (the RBAC model's): removed at each stop and written as declared at each start. */
 export function isRole(object: Pick<ExtensionObject, 'apiVersion' | 'kind'>): boolean {
-  return object.kind === 'Role' && object.apiVersion === 'v1alpha1';
+  return object.kind === KIND.Role && object.apiVersion === 'v1alpha1';
 }
 
 /**
@@ -220,7 +226,7 @@ function warnOnTemplateName(
   object: ExtensionObject,
   logger: { warn(m: string): void },
 ) {
-  if (object.kind !== 'Role' || object.metadata.labels?.[ROLE_TEMPLATE_LABEL] !== 'true') return;
+  if (object.kind !== KIND.Role || object.metadata.labels?.[ROLE_TEMPLATE_LABEL] !== 'true') return;
   if (new RegExp(`^${plugin}-role-(view|manage)-[a-z0-9]`).test(object.metadata.name)) return;
   logger.warn(
     `${source}: role template "${object.metadata.name}" should be named ${plugin}-role-<view|manage>-<resources>`,

@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { ExtensionObject } from '@svc/plugin-api';
-import { annotationList, DEPENDENCIES_ANNOTATION } from '../authz/roles.js';
+import { DEPENDENCIES_ANNOTATION, type ExtensionObject, KIND } from '@svc/plugin-api';
+import { annotationList } from '../authz/roles.js';
 import { readYamlDocuments } from '../objects/untrusted-yaml.js';
 
 export interface DeclaredObject {
@@ -69,5 +69,5 @@ export function inDependencyOrder(declared: DeclaredObject[]): DeclaredObject[] 
 }
 
 function isRole(object: ExtensionObject): boolean {
-  return object.kind === 'Role' && object.apiVersion === 'v1alpha1';
+  return object.kind === KIND.Role && object.apiVersion === 'v1alpha1';
 }

@@ -1,31 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { KIND, PLUGIN_API_VERSION, type PluginManifest } from '@svc/plugin-api';
 import semver from 'semver';
 import { validateName } from '../objects/metadata.js';
 import { RESERVED_PLUGIN_NAMES } from '../objects/model-definition.js';
 import { readYamlDocument } from '../objects/untrusted-yaml.js';
 import { uiProblems } from './plugin-ui.js';
-
-/** `plugin.yaml` (docs/api.md "Plugins"). */
-export interface PluginManifest {
-  apiVersion: 'plugin.svc.run/v1alpha1';
-  kind: 'Plugin';
-  metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
-  spec: {
-    version: string;
-    requires: string;
-    main: string;
-    displayName?: string;
-    description?: string;
-    author?: { name?: string; website?: string } | string;
-    logo?: string;
-    /** The plugin UI's ESM entry, inside a folder of the plugin served publicly (plugin-ui.ts). */
-    ui?: string;
-    /** The plugin UI's stylesheet, in the same folder as `ui`. */
-    uiStyle?: string;
-    pluginDependencies?: Record<string, string>;
-  };
-}
 
 export class ManifestError extends Error {
   constructor(
@@ -56,8 +36,8 @@ export function manifestProblems(raw: unknown, hostVersion: string): string[] {
   const problems: string[] = [];
   if (typeof raw !== 'object' || raw === null) return ['must be a YAML mapping'];
   const m = raw as Partial<PluginManifest>;
-  if (m.apiVersion !== 'plugin.svc.run/v1alpha1') problems.push('apiVersion must be plugin.svc.run/v1alpha1');
-  if (m.kind !== 'Plugin') problems.push('kind must be Plugin');
+  if (m.apiVersion !== PLUGIN_API_VERSION) problems.push(`apiVersion must be ${PLUGIN_API_VERSION}`);
+  if (m.kind !== KIND.Plugin) problems.push(`kind must be ${KIND.Plugin}`);
   const name = m.metadata?.name;
   if (typeof name !== 'string') problems.push('metadata.name is required');
   else {

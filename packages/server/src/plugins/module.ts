@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { PLUGIN_ARCHIVES_RECORDS } from '@svc/plugin-api';
 import { httpRef } from '../api/module.js';
 import { controllersRef } from '../controllers/module.js';
 import { defineModule, ref } from '../kernel/module.js';
@@ -27,9 +28,6 @@ export interface Plugins {
 }
 
 export const pluginsRef = ref<Plugins>('plugins');
-
-/** The secret-record kind holding uploaded plugin archives on a shared store. */
-const PLUGIN_ARCHIVES = 'plugin.svc.run/archives';
 
 /**
  * The plugin host and the lifecycle that drives it from Plugin objects: at boot, the plugins found are installed and
@@ -77,9 +75,9 @@ export const pluginsModule = defineModule({
     // Replicas share uploaded archives through the store's secret records (outside the history: no watch carries them).
     const archives: PluginArchives | undefined = store.shared
       ? {
-          put: (name, archive) => store.secrets.put(PLUGIN_ARCHIVES, name, archive),
-          get: (name) => store.secrets.get(PLUGIN_ARCHIVES, name),
-          delete: async (name) => void (await store.secrets.delete(PLUGIN_ARCHIVES, name)),
+          put: (name, archive) => store.secrets.put(PLUGIN_ARCHIVES_RECORDS, name, archive),
+          get: (name) => store.secrets.get(PLUGIN_ARCHIVES_RECORDS, name),
+          delete: async (name) => void (await store.secrets.delete(PLUGIN_ARCHIVES_RECORDS, name)),
         }
       : undefined;
     const plugins = new PluginLifecycle({

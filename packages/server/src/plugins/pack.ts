@@ -3,13 +3,15 @@
  * SVC_PLUGINS_DIR accept. Every entry sits under one top folder `<name>/`; the archive holds no links, and packing
  * the same files twice gives the same bytes (portable headers, one fixed mtime, sorted entries).
  */
+
 import { lstat, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { PluginManifest } from '@svc/plugin-api';
 import semver from 'semver';
 import { create } from 'tar';
 import { readYamlDocument } from '../objects/untrusted-yaml.js';
 import { HOST_VERSION } from '../version.js';
-import { manifestProblems, type PluginManifest } from './manifest.js';
+import { manifestProblems } from './manifest.js';
 
 export interface PackResult {
   /** Absolute path of the archive written. */

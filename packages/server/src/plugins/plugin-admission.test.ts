@@ -1,7 +1,6 @@
-import { type ExtensionObject, isApiError } from '@svc/plugin-api';
+import { type ExtensionObject, isApiError, type PluginManifest } from '@svc/plugin-api';
 import { describe, expect, it } from 'vitest';
 import type { Actor } from '../registry/admission.js';
-import type { PluginManifest } from './manifest.js';
 import {
   admitPluginWrite,
   checkDependenciesInstalled,

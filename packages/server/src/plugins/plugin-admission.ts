@@ -3,17 +3,21 @@
  * the checks of an install or upgrade made before any code is put in place.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { conflict, forbidden, invalid, methodNotAllowed } from '@svc/plugin-api';
-import semver from 'semver';
-import type { Actor, AdmissionRequest } from '../registry/admission.js';
-import type { PluginManifest } from './manifest.js';
-import type { PluginHost } from './plugin-host.js';
 import {
+  CONSOLE_API,
+  conflict,
+  forbidden,
+  invalid,
+  methodNotAllowed,
+  type PluginManifest,
   type PluginSpec,
   START_REQUEST_ANNOTATION,
   UNINSTALL_DATA_ANNOTATION,
   UNINSTALL_FINALIZER,
-} from './plugin-model.js';
+} from '@svc/plugin-api';
+import semver from 'semver';
+import type { Actor, AdmissionRequest } from '../registry/admission.js';
+import type { PluginHost } from './plugin-host.js';
 import { readPluginObject } from './plugin-object.js';
 
 /** Whether an actor may put plugin code to work (a super administrator, or svc itself). */
@@ -53,9 +57,7 @@ export function admitPluginWrite(
   if (request.actor.kind === 'system') return;
   const name = request.object.metadata.name;
   if (request.operation === 'create') {
-    throw methodNotAllowed(
-      'plugins are installed with POST /apis/api.console.svc.run/v1alpha1/plugins/install (multipart field "file")',
-    );
+    throw methodNotAllowed(`plugins are installed with POST ${CONSOLE_API}/plugins/install (multipart field "file")`);
   }
   if (request.subresource === 'status') throw forbidden(`the status of plugin "${name}" is written by svc alone`);
   const dependents = runningDependents(name);

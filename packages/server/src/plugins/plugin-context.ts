@@ -10,6 +10,7 @@ import { customRouteProblem, groupOf } from '../api/custom-routes.js';
 
 export { pluginLogger } from '../controllers/logger.js';
 
+import { pluginServiceGroups } from '../objects/domains.js';
 import { isGroupOwnedBy, normalizeModelDefinition } from '../objects/model-definition.js';
 import { pluginOwner } from '../objects/owner.js';
 import type { Actor } from '../registry/admission.js';
@@ -70,7 +71,7 @@ export function createPluginContext(
         if (!isGroupOwnedBy(groupOf(route), name)) {
           throw new Error(
             `custom route ${describe(route)} is in group "${groupOf(route)}", which plugin "${name}" does not own; ` +
-              `use ${name}.svc.run, console.api.${name}.svc.run, uc.api.${name}.svc.run, api.${name}.svc.run or a domain of your own`,
+              `use ${pluginServiceGroups(name).join(', ')} or a domain of your own`,
           );
         }
         refuseTakenGroup(deps.groupTakenBy, groupOf(route), `custom route ${describe(route)}`, name);

@@ -3,13 +3,12 @@
  * every object it owns in other models (what it declared in `extensions/`, whichever version declared it, and what
  * its code labelled as its own). Users' bindings to its role templates are users' objects and stay, as at any stop.
  */
-import { isNotFound, type Logger } from '@svc/plugin-api';
+import { isNotFound, type Logger, PLUGIN_NAME_LABEL } from '@svc/plugin-api';
 import { pluginOwner } from '../objects/owner.js';
 import { createExtensionClient } from '../registry/client.js';
 import type { ModelRegistry, ServedModel } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
 import { pluginActor } from './plugin-context.js';
-import { PLUGIN_NAME_LABEL } from './plugin-model.js';
 
 export interface PluginDataDeps {
   registry: ModelRegistry;

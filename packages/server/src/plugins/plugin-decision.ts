@@ -4,7 +4,7 @@
  * they give the one step that brings the second in line with the first. plugin-reconciler.ts reads, asks, acts and
  * reports the outcome in status.
  */
-import type { PluginPhase } from './plugin-model.js';
+import type { PluginPhase } from '@svc/plugin-api';
 
 /** What the decision reads of a Plugin object. */
 export interface DesiredState {

@@ -1,4 +1,4 @@
-import type { ExtensionClient, ExtensionObject, Plugin, ReconcilerDefinition } from '@svc/plugin-api';
+import type { ExtensionClient, ExtensionObject, Plugin, PluginManifest, ReconcilerDefinition } from '@svc/plugin-api';
 import type { Logger as PinoLogger } from 'pino';
 import { type CallerRoles, customRoutes, groupOf } from '../api/custom-routes.js';
 import type { DynamicRouter } from '../api/dynamic-router.js';
@@ -10,7 +10,6 @@ import type { ModelRegistry } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
 import { type AppliedDeclaration, applyDeclared, isRole, removeDeclared } from './declared-objects.js';
 import { inDependencyOrder, readDeclaredObjects } from './extensions.js';
-import type { PluginManifest } from './manifest.js';
 import { createPluginContext, type PluginContributions, pluginActor } from './plugin-context.js';
 import * as dependencies from './plugin-dependencies.js';
 import { loadPluginEntry, withTimeout } from './plugin-entry.js';

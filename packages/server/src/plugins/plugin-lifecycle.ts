@@ -1,3 +1,4 @@
+import type { PluginLogEntry } from '@svc/plugin-api';
 import type { Logger as PinoLogger } from 'pino';
 import type { ControllerManager } from '../controllers/controller-manager.js';
 import { normalizeModelDefinition } from '../objects/model-definition.js';
@@ -13,7 +14,6 @@ import { pluginLogger } from './plugin-context.js';
 import { waitingOn } from './plugin-decision.js';
 import { discoverPlugins } from './plugin-discovery.js';
 import type { PluginHost, PluginRecord } from './plugin-host.js';
-import type { PluginLogEntry } from './plugin-logs.js';
 import { PluginManagement } from './plugin-management.js';
 import { pluginModel, UNINSTALL_DATA_PARAMETER } from './plugin-model.js';
 import type { PluginObject } from './plugin-object.js';

@@ -1,13 +1,6 @@
-import type { Logger } from '@svc/plugin-api';
+import type { Logger, PluginLogEntry } from '@svc/plugin-api';
 import type { Logger as PinoLogger } from 'pino';
 import { pluginLogger } from './plugin-context.js';
-
-export interface PluginLogEntry {
-  time: string;
-  level: 'debug' | 'info' | 'warn' | 'error';
-  message: string;
-  fields?: Record<string, unknown>;
-}
 
 /** Lines kept per plugin, and characters per line: a chatty or hostile plugin cannot grow the host's memory. */
 const MAX_ENTRIES = 200;

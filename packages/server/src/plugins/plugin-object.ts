@@ -1,5 +1,4 @@
-import type { ExtensionObject } from '@svc/plugin-api';
-import { PLUGIN_API_VERSION, type PluginSpec, type PluginStatus } from './plugin-model.js';
+import { type ExtensionObject, KIND, PLUGIN_API_VERSION, type PluginSpec, type PluginStatus } from '@svc/plugin-api';
 
 /** A Plugin as stored: it always has a spec. */
 export type PluginObject = ExtensionObject<PluginSpec, PluginStatus> & { spec: PluginSpec };
@@ -18,7 +17,7 @@ export function readPluginObject(value: unknown): PluginObject {
 /** What keeps `value` from being read as a Plugin object, or undefined when nothing does. */
 export function pluginObjectProblem(value: unknown): string | undefined {
   if (!isMapping(value)) return 'it is not a mapping';
-  if (value.apiVersion !== PLUGIN_API_VERSION || value.kind !== 'Plugin') {
+  if (value.apiVersion !== PLUGIN_API_VERSION || value.kind !== KIND.Plugin) {
     return `it is a ${String(value.kind)} of ${String(value.apiVersion)}`;
   }
   if (!isMapping(value.metadata) || typeof value.metadata.name !== 'string') return 'metadata.name is missing';

@@ -1,16 +1,16 @@
 import { isDeepStrictEqual } from 'node:util';
-import { notFound } from '@svc/plugin-api';
+import {
+  notFound,
+  PLUGIN_API_VERSION,
+  type PluginStatus,
+  START_REQUEST_ANNOTATION,
+  UNINSTALL_FINALIZER,
+} from '@svc/plugin-api';
 import { type Actor, SYSTEM } from '../registry/admission.js';
 import type { ServedModel } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
 import type { PluginRecord } from './plugin-host.js';
-import {
-  PLUGIN_API_VERSION,
-  type PluginStatus,
-  START_REQUEST_ANNOTATION,
-  specOf,
-  UNINSTALL_FINALIZER,
-} from './plugin-model.js';
+import { specOf } from './plugin-model.js';
 import { type PluginObject, readPluginObject } from './plugin-object.js';
 
 /**

@@ -1,3 +1,4 @@
+import { type PluginStatus, UNINSTALL_FINALIZER } from '@svc/plugin-api';
 import type { Logger as PinoLogger } from 'pino';
 import type { ModelRegistry } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
@@ -7,7 +8,7 @@ import { pluginLogger } from './plugin-context.js';
 import { deleteServedData, purgeModels } from './plugin-data.js';
 import { decide, type PluginStep, restingPhase } from './plugin-decision.js';
 import type { PluginHost, PluginRecord } from './plugin-host.js';
-import { type PluginStatus, startRequestOf, UNINSTALL_FINALIZER, uninstallDataOf } from './plugin-model.js';
+import { startRequestOf, uninstallDataOf } from './plugin-model.js';
 import type { PluginObject } from './plugin-object.js';
 import type { PluginObjects } from './plugin-objects.js';
 import {

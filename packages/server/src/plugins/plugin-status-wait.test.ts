@@ -1,3 +1,4 @@
+import type { PluginPhase } from '@svc/plugin-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normalizeModelDefinition } from '../objects/model-definition.js';
 import { ModelRegistry } from '../registry/model-registry.js';
@@ -5,7 +6,7 @@ import { ObjectService } from '../registry/object-service.js';
 import { openSqliteStore } from '../store/sqlite.js';
 import type { Store } from '../store/types.js';
 import type { PluginRecord } from './plugin-host.js';
-import { nextStatus, type PluginPhase, pluginModel } from './plugin-model.js';
+import { nextStatus, pluginModel } from './plugin-model.js';
 import type { PluginObject } from './plugin-object.js';
 import { PluginObjects } from './plugin-objects.js';
 import { writeStatus } from './plugin-status.js';

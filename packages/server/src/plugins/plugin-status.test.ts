@@ -1,5 +1,5 @@
+import type { PluginStatus } from '@svc/plugin-api';
 import { describe, expect, it } from 'vitest';
-import type { PluginStatus } from './plugin-model.js';
 import { codeMissingStatus, type ReportedState, startingStatus, statusOf } from './plugin-status.js';
 
 const FOLDER = '/data/plugins/people';

@@ -1,8 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
-import { isApiError } from '@svc/plugin-api';
+import { isApiError, type PluginPhase, type PluginStatus, type ReplicaReport } from '@svc/plugin-api';
 import type { LastReport } from './plugin-decision.js';
 import type { PluginRecord } from './plugin-host.js';
-import { nextStatus, type PluginPhase, type PluginStatus, type ReplicaReport, startRequestOf } from './plugin-model.js';
+import { nextStatus, startRequestOf } from './plugin-model.js';
 import type { PluginObject } from './plugin-object.js';
 import type { PluginObjects } from './plugin-objects.js';
 

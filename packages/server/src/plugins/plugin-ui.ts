@@ -4,10 +4,11 @@
  * secrets) while the plugin is STARTED, at `/plugins/<name>/ui/<tag>/<file>`, where the tag is a digest of the entry
  * and stylesheet: a new build gets new URLs, so every file is cached as immutable.
  */
+
 import { createHash } from 'node:crypto';
 import path from 'node:path';
+import type { PluginManifest } from '@svc/plugin-api';
 import { type StaticFile, StaticFiles } from '../api/static-files.js';
-import type { PluginManifest } from './manifest.js';
 import type { PluginHost, PluginRecord } from './plugin-host.js';
 
 /** What the console loads of a started plugin with a UI (`GET …/plugins/-/uis`). */

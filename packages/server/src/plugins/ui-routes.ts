@@ -1,4 +1,4 @@
-import { notFound } from '@svc/plugin-api';
+import { CONSOLE_API, notFound } from '@svc/plugin-api';
 import { type DynamicRoute, publicGet } from '../api/dynamic-router.js';
 import { type HttpContext, JSON_TYPE } from '../api/http-context.js';
 import type { PluginUis } from './plugin-ui.js';
@@ -22,7 +22,7 @@ export function pluginUiRoutes(uis: PluginUis): DynamicRoute<HttpContext>[] {
   return [
     {
       method: 'GET',
-      path: '/apis/api.console.svc.run/v1alpha1/plugins/-/uis',
+      path: `${CONSOLE_API}/plugins/-/uis`,
       owner: 'core',
       doc: { summary: 'The UIs of the started plugins, for the console to load' },
       handler: async (ctx) =>

@@ -5,12 +5,18 @@
  * record taken off (it is no longer a declaration, so later starts leave it alone), and the plugin's log says so.
  * A role is always deleted: nobody but the plugin changes one.
  */
-import { type ExtensionObject, isApiError, isNotFound, type Logger } from '@svc/plugin-api';
+import {
+  DECLARED_DIGEST_ANNOTATION,
+  type ExtensionObject,
+  isApiError,
+  isNotFound,
+  type Logger,
+  PLUGIN_NAME_LABEL,
+} from '@svc/plugin-api';
 import { createExtensionClient } from '../registry/client.js';
-import { contentDigest, DECLARED_DIGEST_ANNOTATION, recordedDigest } from './declared-digest.js';
+import { contentDigest, recordedDigest } from './declared-digest.js';
 import { type DeclaredObjectsDeps, isRole } from './declared-objects.js';
 import { pluginActor } from './plugin-context.js';
-import { PLUGIN_NAME_LABEL } from './plugin-model.js';
 
 const keyOf = (object: ExtensionObject) => `${object.apiVersion}|${object.kind}|${object.metadata.name}`;
 

@@ -1,22 +1,27 @@
 import {
   AGGREGATE_TO_LABEL_PREFIX,
+  ANONYMOUS_ROLE,
+  AUTHENTICATED_ROLE,
+  BUILT_IN_LABEL,
+  CONSOLE_GROUP,
+  CONTENT_GROUP,
   DEPENDENCIES_ANNOTATION,
+  DISPLAY_NAME_ANNOTATION,
   HIDDEN_LABEL,
-  PLUGIN_MANAGEMENT_TEMPLATE,
+  KIND,
+  MODULE_ANNOTATION,
+  PLUGIN_GROUP,
+  type PolicyRule,
+  PUBLIC_CONTENT_GROUP,
   ROLE_TEMPLATE_LABEL,
   SUPER_ROLE,
   UI_PERMISSIONS_ANNOTATION,
-} from '../authz/roles.js';
-import type { PolicyRule } from '../authz/rules.js';
+  USER_CONTENT_GROUP,
+  USER_SECURITY_GROUP,
+} from '@svc/plugin-api';
+import { PLUGIN_MANAGEMENT_TEMPLATE } from '../authz/roles.js';
 import type { RoleObject } from './models.js';
 
-export const MODULE_ANNOTATION = 'rbac.authorization.svc.run/module';
-export const DISPLAY_NAME_ANNOTATION = 'rbac.authorization.svc.run/display-name';
-/** Marks the service's own roles (built-in roles and core templates), which the API does not let anyone change. */
-export const BUILT_IN_LABEL = 'svc.run/built-in';
-
-const CONSOLE = 'api.console.svc.run';
-const CONTENT = 'content.svc.run';
 const READ = ['get', 'list', 'watch'];
 const WRITE = ['create', 'update', 'patch', 'delete', 'deletecollection'];
 
@@ -46,7 +51,7 @@ function role(spec: RoleSpec): RoleObject {
   }
   return {
     apiVersion: 'v1alpha1',
-    kind: 'Role',
+    kind: KIND.Role,
     metadata: { name: spec.name, labels, annotations },
     rules: spec.rules,
   };
@@ -82,12 +87,12 @@ function pluginTemplates(): RoleObject[] {
     'Plugins',
     'plugins',
     [
-      { apiGroups: ['plugin.svc.run'], resources: ['plugins'], verbs: READ },
-      { apiGroups: [CONSOLE], resources: ['plugins', 'plugins/logs'], verbs: ['get', 'list'] },
+      { apiGroups: [PLUGIN_GROUP], resources: ['plugins'], verbs: READ },
+      { apiGroups: [CONSOLE_GROUP], resources: ['plugins', 'plugins/logs'], verbs: ['get', 'list'] },
     ],
     [
-      { apiGroups: ['plugin.svc.run'], resources: ['plugins'], verbs: WRITE },
-      { apiGroups: [CONSOLE], resources: ['plugins', 'plugins/upgrade', 'plugins/plugin-state'], verbs: ['*'] },
+      { apiGroups: [PLUGIN_GROUP], resources: ['plugins'], verbs: WRITE },
+      { apiGroups: [CONSOLE_GROUP], resources: ['plugins', 'plugins/upgrade', 'plugins/plugin-state'], verbs: ['*'] },
     ],
   ) as [RoleObject, RoleObject];
   const annotations = manage.metadata.annotations!;
@@ -105,7 +110,7 @@ function pluginTemplates(): RoleObject[] {
  */
 export const BUILT_IN_ROLES: RoleObject[] = [
   role({
-    name: 'super-role',
+    name: SUPER_ROLE,
     displayName: 'Super administrator',
     rules: [
       { apiGroups: ['*'], resources: ['*'], verbs: ['*'] },
@@ -113,7 +118,7 @@ export const BUILT_IN_ROLES: RoleObject[] = [
     ],
   }),
   role({
-    name: 'anonymous',
+    name: ANONYMOUS_ROLE,
     displayName: 'Anonymous',
     hidden: true,
     rules: [
@@ -123,13 +128,13 @@ export const BUILT_IN_ROLES: RoleObject[] = [
       // discovery itself is public by route (api/discovery.ts). Reading only: a non-resource HEAD is the verb `head`.
       { nonResourceURLs: ['/healthz', '/livez', '/readyz', '/version'], verbs: ['get', 'head'] },
       // The first-run setup: whether it is pending, and completing it with the printed link's token (authn/setup-routes.ts).
-      { apiGroups: [CONSOLE], resources: ['setup'], verbs: ['list', 'create'] },
+      { apiGroups: [CONSOLE_GROUP], resources: ['setup'], verbs: ['list', 'create'] },
       // Published posts are public.
-      { apiGroups: [`api.${CONTENT}`], resources: ['posts'], verbs: ['get', 'list'] },
+      { apiGroups: [PUBLIC_CONTENT_GROUP], resources: ['posts'], verbs: ['get', 'list'] },
     ],
   }),
-  role({ name: 'authenticated', displayName: 'Authenticated', hidden: true, rules: [] }),
-  role({ name: 'guest', displayName: 'Guest', dependencies: ['anonymous', 'authenticated'], rules: [] }),
+  role({ name: AUTHENTICATED_ROLE, displayName: 'Authenticated', hidden: true, rules: [] }),
+  role({ name: 'guest', displayName: 'Guest', dependencies: [ANONYMOUS_ROLE, AUTHENTICATED_ROLE], rules: [] }),
   role({
     name: 'contributor',
     displayName: 'Contributor',
@@ -137,7 +142,7 @@ export const BUILT_IN_ROLES: RoleObject[] = [
     // The personal center's "My posts".
     ui: ['uc:posts:own'],
     rules: [
-      { apiGroups: [`uc.api.${CONTENT}`], resources: ['posts'], verbs: ['create', 'get', 'list', 'update', 'delete'] },
+      { apiGroups: [USER_CONTENT_GROUP], resources: ['posts'], verbs: ['create', 'get', 'list', 'update', 'delete'] },
     ],
   }),
   role({
@@ -145,7 +150,7 @@ export const BUILT_IN_ROLES: RoleObject[] = [
     displayName: 'Author',
     dependencies: ['contributor'],
     ui: ['uc:posts:publish'],
-    rules: [{ apiGroups: [`uc.api.${CONTENT}`], resources: ['posts/publish', 'posts/unpublish'], verbs: ['update'] }],
+    rules: [{ apiGroups: [USER_CONTENT_GROUP], resources: ['posts/publish', 'posts/unpublish'], verbs: ['update'] }],
   }),
   role({
     name: 'editor',
@@ -153,7 +158,7 @@ export const BUILT_IN_ROLES: RoleObject[] = [
     dependencies: ['author'],
     // The console's "Posts".
     ui: ['system:posts:manage'],
-    rules: [{ apiGroups: [CONTENT], resources: ['posts', 'posts/status'], verbs: ['*'] }],
+    rules: [{ apiGroups: [CONTENT_GROUP], resources: ['posts', 'posts/status'], verbs: ['*'] }],
   }),
 ];
 
@@ -163,19 +168,19 @@ export const CORE_TEMPLATES: RoleObject[] = [
     'users',
     [
       { apiGroups: [''], resources: ['users'], verbs: READ },
-      { apiGroups: [CONSOLE], resources: ['users'], verbs: ['list'] },
-      { apiGroups: [CONSOLE], resources: ['users/permissions'], verbs: ['get'] },
+      { apiGroups: [CONSOLE_GROUP], resources: ['users'], verbs: ['list'] },
+      { apiGroups: [CONSOLE_GROUP], resources: ['users/permissions'], verbs: ['get'] },
     ],
     [
       { apiGroups: [''], resources: ['users'], verbs: WRITE },
       {
-        apiGroups: [CONSOLE],
+        apiGroups: [CONSOLE_GROUP],
         resources: ['users', 'users/permissions', 'users/password'],
         verbs: ['create', 'update'],
       },
       // Assigning roles is picking them: reading the roles, and previewing what a choice of them amounts to.
       { apiGroups: [''], resources: ['roles'], verbs: READ },
-      { apiGroups: [CONSOLE], resources: ['effectivepermissions'], verbs: ['create'] },
+      { apiGroups: [CONSOLE_GROUP], resources: ['effectivepermissions'], verbs: ['create'] },
     ],
   ),
   ...viewAndManage(
@@ -184,19 +189,19 @@ export const CORE_TEMPLATES: RoleObject[] = [
     [
       { apiGroups: [''], resources: ['roles', 'rolebindings'], verbs: READ },
       // Where a role's rules come from (its dependencies, what aggregates into it) is part of reading it.
-      { apiGroups: [CONSOLE], resources: ['effectivepermissions'], verbs: ['create'] },
+      { apiGroups: [CONSOLE_GROUP], resources: ['effectivepermissions'], verbs: ['create'] },
     ],
     [
       { apiGroups: [''], resources: ['roles', 'rolebindings'], verbs: WRITE },
-      { apiGroups: [CONSOLE], resources: ['accessreviews'], verbs: ['create'] },
+      { apiGroups: [CONSOLE_GROUP], resources: ['accessreviews'], verbs: ['create'] },
     ],
   ),
   ...pluginTemplates(),
   ...viewAndManage(
     'Posts',
     'posts',
-    [{ apiGroups: [CONTENT], resources: ['posts'], verbs: READ }],
-    [{ apiGroups: [CONTENT], resources: ['posts', 'posts/status'], verbs: WRITE }],
+    [{ apiGroups: [CONTENT_GROUP], resources: ['posts'], verbs: READ }],
+    [{ apiGroups: [CONTENT_GROUP], resources: ['posts', 'posts/status'], verbs: WRITE }],
   ),
   role({
     name: 'role-template-view-audit',
@@ -209,32 +214,32 @@ export const CORE_TEMPLATES: RoleObject[] = [
     name: 'role-template-own-permissions',
     displayName: 'Own profile, permissions and password',
     rules: [
-      { apiGroups: [CONSOLE], resources: ['users'], resourceNames: ['-'], verbs: ['get'] },
+      { apiGroups: [CONSOLE_GROUP], resources: ['users'], resourceNames: ['-'], verbs: ['get'] },
       {
-        apiGroups: [CONSOLE],
+        apiGroups: [CONSOLE_GROUP],
         resources: ['users/permissions', 'users/console-events'],
         resourceNames: ['-'],
         verbs: ['get'],
       },
       // The console loads the UIs of started plugins for everyone; each route's permissions decide what shows.
-      { apiGroups: [CONSOLE], resources: ['plugins/uis'], resourceNames: ['-'], verbs: ['get'] },
-      { apiGroups: [CONSOLE], resources: ['users/password'], resourceNames: ['-'], verbs: ['update'] },
+      { apiGroups: [CONSOLE_GROUP], resources: ['plugins/uis'], resourceNames: ['-'], verbs: ['get'] },
+      { apiGroups: [CONSOLE_GROUP], resources: ['users/password'], resourceNames: ['-'], verbs: ['update'] },
       // The models one may browse: an answer about one's own access only.
-      { apiGroups: [CONSOLE], resources: ['models'], verbs: ['list'] },
+      { apiGroups: [CONSOLE_GROUP], resources: ['models'], verbs: ['list'] },
     ],
-    template: { module: 'Self-service', hidden: true, aggregateTo: ['authenticated'] },
+    template: { module: 'Self-service', hidden: true, aggregateTo: [AUTHENTICATED_ROLE] },
   }),
   role({
     name: 'role-template-own-tokens',
     displayName: 'Own personal access tokens',
     rules: [
       {
-        apiGroups: ['uc.api.security.svc.run'],
+        apiGroups: [USER_SECURITY_GROUP],
         resources: ['personalaccesstokens', 'personalaccesstokens/revocation'],
         verbs: ['*'],
       },
     ],
-    template: { module: 'Self-service', hidden: true, aggregateTo: ['authenticated'] },
+    template: { module: 'Self-service', hidden: true, aggregateTo: [AUTHENTICATED_ROLE] },
   }),
 ];
 

@@ -6,7 +6,7 @@
  * sign-out, session expiry, a revoked token, a disabled user, a changed password under HTTP Basic (an ERROR event with
  * a 401 first).
  */
-import { tooManyRequests, unauthorized } from '@svc/plugin-api';
+import { CONSOLE_API, tooManyRequests, unauthorized, type WatchStatus } from '@svc/plugin-api';
 import type { DynamicRoute } from '../api/dynamic-router.js';
 import { callerOf, type HttpContext } from '../api/http-context.js';
 import { type NdjsonStream, openNdjsonStream } from '../api/ndjson-stream.js';
@@ -21,7 +21,7 @@ export type ConsoleEvent =
   | { type: 'PING' }
   | {
       type: 'ERROR';
-      object: { kind: 'Status'; apiVersion: 'v1'; status: 'Failure'; code: number; reason: string; message: string };
+      object: WatchStatus;
     };
 
 export interface ConsoleEventDeps {
@@ -37,7 +37,7 @@ export interface ConsoleEventDeps {
   streams?: PerKeyLimit;
 }
 
-const PATH = '/apis/api.console.svc.run/v1alpha1/users/-/console-events';
+const PATH = `${CONSOLE_API}/users/-/console-events`;
 
 export class ConsoleEvents {
   /** Each open stream, with what ends it. */

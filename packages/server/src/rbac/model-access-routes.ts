@@ -1,4 +1,4 @@
-import type { JsonSchema, PrinterColumn } from '@svc/plugin-api';
+import { CONSOLE_API, type JsonSchema, type PrinterColumn } from '@svc/plugin-api';
 import { VERBS } from '../api/discovery-documents.js';
 import type { DynamicRoute } from '../api/dynamic-router.js';
 import { callerOf, type HttpContext, JSON_TYPE } from '../api/http-context.js';
@@ -13,7 +13,7 @@ import type { ModelRegistry, ServedModel } from '../registry/model-registry.js';
 import type { createAttributeResolver } from './authorization-hook.js';
 import type { RoleService } from './role-service.js';
 
-const BASE = '/apis/api.console.svc.run/v1alpha1';
+const BASE = CONSOLE_API;
 
 /** An index a list may select on (`fieldSelector`) and sort by. */
 export interface BrowsableIndex {

@@ -1,4 +1,4 @@
-import type { ExtensionObject, ModelDefinition } from '@svc/plugin-api';
+import { type ExtensionObject, KIND, type ModelDefinition } from '@svc/plugin-api';
 import type { Role } from '../authz/roles.js';
 import type { PolicyRule } from '../authz/rules.js';
 
@@ -8,7 +8,7 @@ const stringList = { type: 'array', items: { type: 'string', minLength: 1 } };
 export const roleModel: ModelDefinition = {
   group: '',
   version: 'v1alpha1',
-  kind: 'Role',
+  kind: KIND.Role,
   plural: 'roles',
   singular: 'role',
   schema: {
@@ -38,7 +38,7 @@ export const roleModel: ModelDefinition = {
 export const roleBindingModel: ModelDefinition = {
   group: '',
   version: 'v1alpha1',
-  kind: 'RoleBinding',
+  kind: KIND.RoleBinding,
   plural: 'rolebindings',
   singular: 'rolebinding',
   schema: {
@@ -51,7 +51,7 @@ export const roleBindingModel: ModelDefinition = {
         required: ['kind', 'name'],
         properties: {
           apiGroup: { const: '' },
-          kind: { const: 'Role' },
+          kind: { const: KIND.Role },
           name: { type: 'string', minLength: 1 },
         },
       },
@@ -63,7 +63,7 @@ export const roleBindingModel: ModelDefinition = {
           required: ['kind', 'name'],
           properties: {
             apiGroup: { const: '' },
-            kind: { const: 'User' },
+            kind: { const: KIND.User },
             name: { type: 'string', minLength: 1 },
           },
         },
@@ -81,8 +81,8 @@ export interface RoleObject extends ExtensionObject {
 }
 
 export interface RoleBindingObject extends ExtensionObject {
-  roleRef: { apiGroup?: string; kind: 'Role'; name: string };
-  subjects: Array<{ apiGroup?: string; kind: 'User'; name: string }>;
+  roleRef: { apiGroup?: string; kind: typeof KIND.Role; name: string };
+  subjects: Array<{ apiGroup?: string; kind: typeof KIND.User; name: string }>;
 }
 
 /** The stored object as the pure authorization code sees it. */

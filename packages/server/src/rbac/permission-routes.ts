@@ -1,16 +1,26 @@
-import { badRequest, type FieldError, invalid, notFound } from '@svc/plugin-api';
+import {
+  type AccessReview,
+  badRequest,
+  CONSOLE_API,
+  type EffectivePermissions,
+  type FieldError,
+  HIDDEN_LABEL,
+  invalid,
+  notFound,
+  type UserPermissions,
+} from '@svc/plugin-api';
 import type { DynamicRoute } from '../api/dynamic-router.js';
 import { actorOf, callerOf, type HttpContext, JSON_TYPE } from '../api/http-context.js';
 import type { Principal } from '../authz/principal.js';
 import { classifyRequest } from '../authz/request-info.js';
 import { parseRequestTarget } from '../authz/request-target.js';
-import { type ExpandedRoles, HIDDEN_LABEL } from '../authz/roles.js';
+import type { ExpandedRoles } from '../authz/roles.js';
 import type { createAttributeResolver } from './authorization-hook.js';
 import type { RoleService } from './role-service.js';
 import { uiPermissionsOf } from './ui-permissions.js';
 import type { SetUserRoles } from './user-roles.js';
 
-const BASE = '/apis/api.console.svc.run/v1alpha1';
+const BASE = CONSOLE_API;
 
 export interface PermissionRouteDeps {
   roles: RoleService;
@@ -39,7 +49,7 @@ export function permissionRoutes(deps: PermissionRouteDeps): DynamicRoute<HttpCo
     return username;
   };
 
-  const permissionsOf = (username: string) => {
+  const permissionsOf = (username: string): UserPermissions => {
     const principal: Principal = { username, via: 'session' };
     return {
       username,
@@ -107,7 +117,11 @@ export function permissionRoutes(deps: PermissionRouteDeps): DynamicRoute<HttpCo
         });
         if (errors.length > 0) throw invalid(errors.map((e) => e.message).join('; '), errors);
         const requested = [...new Set(wanted)].sort();
-        return send(ctx, { roles: requested, ...describe(roles, roles.expand(requested), deps.mayBrowseModels) });
+        const answer: EffectivePermissions = {
+          roles: requested,
+          ...describe(roles, roles.expand(requested), deps.mayBrowseModels),
+        };
+        return send(ctx, answer);
       },
     },
     {
@@ -139,13 +153,14 @@ export function permissionRoutes(deps: PermissionRouteDeps): DynamicRoute<HttpCo
         const method = body.method.toUpperCase();
         const info = classifyRequest({ method, target: parsed.target });
         const decision = roles.authorize(principal, deps.attributesOf(info, method, parsed.target.routePath));
-        return send(ctx, {
+        const answer: AccessReview = {
           user: username ?? null,
           allowed: decision.allowed,
           reason: decision.reason,
           role: decision.role,
           rule: decision.ruleIndex,
-        });
+        };
+        return send(ctx, answer);
       },
     },
   ];
@@ -156,7 +171,11 @@ export function permissionRoutes(deps: PermissionRouteDeps): DynamicRoute<HttpCo
  * every rule with the role it came from, and how each role not started from was reached (a dependency of, or
  * aggregated into, another).
  */
-function describe(roles: RoleService, expanded: ExpandedRoles, mayBrowseModels: (expanded: ExpandedRoles) => boolean) {
+function describe(
+  roles: RoleService,
+  expanded: ExpandedRoles,
+  mayBrowseModels: (expanded: ExpandedRoles) => boolean,
+): Omit<EffectivePermissions, 'roles'> {
   const visible = [...expanded.roleNames].filter((name) => roles.role(name)?.labels[HIDDEN_LABEL] !== 'true').sort();
   return {
     permissions: visible,

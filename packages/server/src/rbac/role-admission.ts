@@ -1,20 +1,22 @@
-import { conflict, type ExtensionObject, forbidden, invalid } from '@svc/plugin-api';
-import { canBind, canWriteRole, type EscalationResult, missingDependencies } from '../authz/escalation.js';
-import { bindingProblems, type PluginScope, roleProblems } from '../authz/plugin-grants.js';
 import {
   AGGREGATE_TO_LABEL_PREFIX,
+  BUILT_IN_LABEL,
+  conflict,
   DEPENDENCIES_ANNOTATION,
+  type ExtensionObject,
+  forbidden,
   HIDDEN_LABEL,
-  PLUGIN_MANAGEMENT_TEMPLATE,
-  type Role,
+  invalid,
   SUPER_ROLE,
-  validateRoleAnnotations,
-} from '../authz/roles.js';
+} from '@svc/plugin-api';
+import { canBind, canWriteRole, type EscalationResult, missingDependencies } from '../authz/escalation.js';
+import { bindingProblems, type PluginScope, roleProblems } from '../authz/plugin-grants.js';
+import { PLUGIN_MANAGEMENT_TEMPLATE, type Role, validateRoleAnnotations } from '../authz/roles.js';
 import { renderRule } from '../authz/rules.js';
 import { describeOwner, ownerOf } from '../objects/ownership.js';
 import type { Actor, AdmissionRequest } from '../registry/admission.js';
 import type { ObjectService } from '../registry/object-service.js';
-import { BUILT_IN_LABEL, SYSTEM_ROLE_NAMES } from './built-in-roles.js';
+import { SYSTEM_ROLE_NAMES } from './built-in-roles.js';
 import { type RoleBindingObject, toRole } from './models.js';
 import type { RoleService } from './role-service.js';
 

@@ -1,5 +1,5 @@
-import { type ExtensionObject, isNotFound } from '@svc/plugin-api';
-import { annotationList, DEPENDENCIES_ANNOTATION } from '../authz/roles.js';
+import { DEPENDENCIES_ANNOTATION, type ExtensionObject, isNotFound } from '@svc/plugin-api';
+import { annotationList } from '../authz/roles.js';
 import { ownerOf } from '../objects/ownership.js';
 import { SYSTEM } from '../registry/admission.js';
 import type { ServedModel } from '../registry/model-registry.js';

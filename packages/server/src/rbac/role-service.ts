@@ -1,17 +1,20 @@
-import type { ExtensionObject } from '@svc/plugin-api';
+import {
+  ANONYMOUS_ROLE,
+  AUTHENTICATED_ROLE,
+  DEPENDENCIES_ANNOTATION,
+  type ExtensionObject,
+  KIND,
+  SUPER_ROLE,
+} from '@svc/plugin-api';
 import { authorize, type Decision } from '../authz/authorizer.js';
 import type { Principal } from '../authz/principal.js';
 import {
   type AggregationIndex,
-  ANONYMOUS_ROLE,
-  AUTHENTICATED_ROLE,
   aggregationIndex,
   annotationList,
-  DEPENDENCIES_ANNOTATION,
   type ExpandedRoles,
   expandRoles,
   type Role,
-  SUPER_ROLE,
 } from '../authz/roles.js';
 import type { Attributes } from '../authz/rules.js';
 import type { ServedModel } from '../registry/model-registry.js';
@@ -111,7 +114,9 @@ export class RoleService {
   }
 
   bindingsOf(username: string): RoleBindingObject[] {
-    return [...this.bindings.values()].filter((b) => b.subjects.some((s) => s.kind === 'User' && s.name === username));
+    return [...this.bindings.values()].filter((b) =>
+      b.subjects.some((s) => s.kind === KIND.User && s.name === username),
+    );
   }
 
   /** The bindings naming role `roleName`, whether or not it exists. */
@@ -196,7 +201,7 @@ function rolesByUser(bindings: Iterable<RoleBindingObject>): Map<string, Set<str
   const byUser = new Map<string, Set<string>>();
   for (const binding of bindings) {
     for (const subject of binding.subjects ?? []) {
-      if (subject.kind !== 'User') continue;
+      if (subject.kind !== KIND.User) continue;
       let set = byUser.get(subject.name);
       if (!set) byUser.set(subject.name, (set = new Set()));
       set.add(binding.roleRef.name);

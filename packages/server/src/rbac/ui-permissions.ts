@@ -1,4 +1,5 @@
-import { type ExpandedRoles, SUPER_ROLE } from '../authz/roles.js';
+import { SUPER_ROLE } from '@svc/plugin-api';
+import type { ExpandedRoles } from '../authz/roles.js';
 
 /** The UI permission of the console's resource browser, held by whoever may list at least one model. */
 export const BROWSE_RESOURCES_UI_PERMISSION = 'system:resources:view';

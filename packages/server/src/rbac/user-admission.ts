@@ -1,6 +1,6 @@
-import type { ExtensionObject } from '@svc/plugin-api';
+import { DEPENDENCIES_ANNOTATION, type ExtensionObject, KIND } from '@svc/plugin-api';
 import { isActiveUser } from '../authn/user-directory.js';
-import { aggregationTargets, DEPENDENCIES_ANNOTATION } from '../authz/roles.js';
+import { aggregationTargets } from '../authz/roles.js';
 import type { AdmissionRequest } from '../registry/admission.js';
 import type { ServedModel } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
@@ -118,7 +118,7 @@ export function usersWhoseGrantsChange(request: AdmissionRequest): string[] {
   // A delete counts at once, finalizers or not: the binding is on its way out.
   const after = request.operation === 'delete' || isGone(request) ? undefined : (request.object as RoleBindingObject);
   const users = (binding: RoleBindingObject | undefined) =>
-    new Set((binding?.subjects ?? []).filter((s) => s.kind === 'User').map((s) => s.name));
+    new Set((binding?.subjects ?? []).filter((s) => s.kind === KIND.User).map((s) => s.name));
   const was = users(before);
   const is = users(after);
   if (!before || !after || JSON.stringify(before.roleRef) !== JSON.stringify(after.roleRef)) {

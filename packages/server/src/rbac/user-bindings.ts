@@ -1,4 +1,4 @@
-import { isNotFound } from '@svc/plugin-api';
+import { isNotFound, KIND } from '@svc/plugin-api';
 import { type Actor, SYSTEM } from '../registry/admission.js';
 import type { ServedModel } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
@@ -17,7 +17,7 @@ export async function removeSubject(
   username: string,
   actor: Actor = SYSTEM,
 ): Promise<void> {
-  const isThem = (s: RoleBindingObject['subjects'][number]) => s.kind === 'User' && s.name === username;
+  const isThem = (s: RoleBindingObject['subjects'][number]) => s.kind === KIND.User && s.name === username;
   const ignoreGone = (error: unknown) => {
     // Gone meanwhile: nothing of theirs is left in it.
     if (!isNotFound(error)) throw error;

@@ -1,13 +1,13 @@
+import { CONSOLE_API, CONSOLE_GROUP, DISPLAY_NAME_ANNOTATION, SERVICE_VERSION } from '@svc/plugin-api';
 import type { DynamicRoute } from '../api/dynamic-router.js';
 import { type HttpContext, JSON_TYPE } from '../api/http-context.js';
 import type { UserObject } from '../authn/models.js';
 import { pageInfo, parseListQuery, single } from '../registry/list-query.js';
 import type { ServedModel } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
-import { DISPLAY_NAME_ANNOTATION } from './built-in-roles.js';
 import type { RoleService } from './role-service.js';
 
-const PATH = '/apis/api.console.svc.run/v1alpha1/users';
+const PATH = `${CONSOLE_API}/users`;
 
 /** A user as the console's list shows them: the object, and the roles bound to them with their display names. */
 export interface ListedUser {
@@ -60,7 +60,7 @@ export function userListRoutes(deps: {
           }),
         }));
         const body = {
-          apiVersion: 'api.console.svc.run/v1alpha1',
+          apiVersion: `${CONSOLE_GROUP}/${SERVICE_VERSION}`,
           kind: 'ListedUserList',
           metadata: { resourceVersion: String(all.revision) },
           ...info,

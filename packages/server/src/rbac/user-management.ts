@@ -1,6 +1,5 @@
-import { conflict, forbidden } from '@svc/plugin-api';
+import { conflict, forbidden, SUPER_ROLE } from '@svc/plugin-api';
 import { canBind } from '../authz/escalation.js';
-import { SUPER_ROLE } from '../authz/roles.js';
 import { renderRule } from '../authz/rules.js';
 import type { Actor } from '../registry/admission.js';
 import type { RoleService, WhatIf } from './role-service.js';

@@ -1,6 +1,5 @@
-import { badRequest, forbidden } from '@svc/plugin-api';
+import { badRequest, forbidden, KIND, SUPER_ROLE } from '@svc/plugin-api';
 import { canBind } from '../authz/escalation.js';
-import { SUPER_ROLE } from '../authz/roles.js';
 import { renderRule } from '../authz/rules.js';
 import type { Actor } from '../registry/admission.js';
 import type { ServedModel } from '../registry/model-registry.js';
@@ -53,10 +52,10 @@ export function createSetUserRoles(
       if (bound.has(role)) continue;
       const binding: RoleBindingObject = {
         apiVersion: 'v1alpha1',
-        kind: 'RoleBinding',
+        kind: KIND.RoleBinding,
         metadata: { generateName: `${username}-${role}-`.slice(0, 200), name: '' },
-        roleRef: { apiGroup: '', kind: 'Role', name: role },
-        subjects: [{ apiGroup: '', kind: 'User', name: username }],
+        roleRef: { apiGroup: '', kind: KIND.Role, name: role },
+        subjects: [{ apiGroup: '', kind: KIND.User, name: username }],
       };
       delete (binding.metadata as { name?: string }).name;
       await objects.create(bindings, binding, { actor });

@@ -4,13 +4,13 @@
  * snapshot it cannot trust is not used, and is removed.
  */
 import { createHash } from 'node:crypto';
-import type { ModelDefinition } from '@svc/plugin-api';
+import { INDEX_SNAPSHOTS_RECORDS, type ModelDefinition } from '@svc/plugin-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { IndexQuery } from '../index/model-index.js';
 import { parseFieldSelector, parseLabelSelector, parseSort } from '../index/selectors.js';
 import { type NormalizedModel, normalizeModelDefinition } from '../objects/model-definition.js';
 import { openSqliteStore } from '../store/sqlite.js';
-import { INDEX_SNAPSHOTS_KIND, type Store } from '../store/types.js';
+import type { Store } from '../store/types.js';
 import { IndexSnapshots } from './index-snapshots.js';
 import { ModelRegistry } from './model-registry.js';
 import { ObjectService } from './object-service.js';
@@ -139,7 +139,7 @@ afterEach(() => store.close());
 describe('index snapshots', () => {
   it('reads the indexes back, replays the changes since, and answers as a build from the objects does', async () => {
     const revision = await snapshotThenChange();
-    const header = JSON.parse((await store.secrets.get(INDEX_SNAPSHOTS_KIND, RESOURCE))!.toString());
+    const header = JSON.parse((await store.secrets.get(INDEX_SNAPSHOTS_RECORDS, RESOURCE))!.toString());
     expect(header).toMatchObject({ revision, chunks: 4, records: 10 });
 
     logged = [];
@@ -213,10 +213,10 @@ describe('index snapshots', () => {
     [
       'a chunk was altered',
       async () => {
-        const header = JSON.parse((await store.secrets.get(INDEX_SNAPSHOTS_KIND, RESOURCE))!.toString());
+        const header = JSON.parse((await store.secrets.get(INDEX_SNAPSHOTS_RECORDS, RESOURCE))!.toString());
         const name = `${RESOURCE}#${header.token}#1`;
-        const chunk = (await store.secrets.get(INDEX_SNAPSHOTS_KIND, name))!.toString();
-        await store.secrets.put(INDEX_SNAPSHOTS_KIND, name, Buffer.from(chunk.replace('red', 'tan')));
+        const chunk = (await store.secrets.get(INDEX_SNAPSHOTS_RECORDS, name))!.toString();
+        await store.secrets.put(INDEX_SNAPSHOTS_RECORDS, name, Buffer.from(chunk.replace('red', 'tan')));
         return {};
       },
       /its chunks do not match its digest/,
@@ -224,8 +224,8 @@ describe('index snapshots', () => {
     [
       'a chunk is missing',
       async () => {
-        const header = JSON.parse((await store.secrets.get(INDEX_SNAPSHOTS_KIND, RESOURCE))!.toString());
-        await store.secrets.delete(INDEX_SNAPSHOTS_KIND, `${RESOURCE}#${header.token}#2`);
+        const header = JSON.parse((await store.secrets.get(INDEX_SNAPSHOTS_RECORDS, RESOURCE))!.toString());
+        await store.secrets.delete(INDEX_SNAPSHOTS_RECORDS, `${RESOURCE}#${header.token}#2`);
         return {};
       },
       /its chunk 2 is missing/,
@@ -261,8 +261,8 @@ describe('index snapshots', () => {
     );
     expect(logged.some((l) => l.message.startsWith('read indexes'))).toBe(false);
     expect(answers(registry)).toEqual(QUESTIONS.map(([, expected]) => expected));
-    expect(await store.secrets.get(INDEX_SNAPSHOTS_KIND, RESOURCE)).toBeUndefined();
-    expect((await all(store, INDEX_SNAPSHOTS_KIND)).length).toBe(0);
+    expect(await store.secrets.get(INDEX_SNAPSHOTS_RECORDS, RESOURCE)).toBeUndefined();
+    expect((await all(store, INDEX_SNAPSHOTS_RECORDS)).length).toBe(0);
   });
 
   it('writes nothing while writes keep going, and says so', async () => {
@@ -280,12 +280,12 @@ describe('index snapshots', () => {
       waitMs: 30,
     } as never);
     expect(warned).toEqual([expect.stringMatching(/^index snapshots not written: writes were still under way/)]);
-    expect(await store.secrets.kinds()).not.toContain(INDEX_SNAPSHOTS_KIND);
+    expect(await store.secrets.kinds()).not.toContain(INDEX_SNAPSHOTS_RECORDS);
   });
 
   it('replaces the snapshot at the next stop, and removes that of a model grown too small for one', async () => {
     await snapshotThenChange();
-    const first = JSON.parse((await store.secrets.get(INDEX_SNAPSHOTS_KIND, RESOURCE))!.toString());
+    const first = JSON.parse((await store.secrets.get(INDEX_SNAPSHOTS_RECORDS, RESOURCE))!.toString());
     const registry = await registerAgain();
     const objects = new ObjectService(store);
     const notes = await registry.register(
@@ -304,12 +304,12 @@ describe('index snapshots', () => {
         appliedRevision: () => store.currentRevision(),
       });
     await save(1);
-    const second = JSON.parse((await store.secrets.get(INDEX_SNAPSHOTS_KIND, RESOURCE))!.toString());
+    const second = JSON.parse((await store.secrets.get(INDEX_SNAPSHOTS_RECORDS, RESOURCE))!.toString());
     expect(second).toMatchObject({ revision: await store.currentRevision(), chunks: 3, records: 10 });
     expect(second.token).not.toBe(first.token);
     // The first snapshot's chunks are gone: only the new header and its three chunks are left of the gadgets'.
     const gadgetRecords = async () =>
-      (await all(store, INDEX_SNAPSHOTS_KIND)).filter((name) => name.startsWith(RESOURCE));
+      (await all(store, INDEX_SNAPSHOTS_RECORDS)).filter((name) => name.startsWith(RESOURCE));
     expect((await gadgetRecords()).sort()).toEqual(
       [RESOURCE, ...[0, 1, 2].map((i) => `${RESOURCE}#${second.token}#${i}`)].sort(),
     );
@@ -317,21 +317,21 @@ describe('index snapshots', () => {
     // Twelve notes still get one at a minimum of eleven; ten gadgets lose theirs.
     await save(11);
     expect(await gadgetRecords()).toEqual([]);
-    const notesHeader = JSON.parse((await store.secrets.get(INDEX_SNAPSHOTS_KIND, 'example.com/notes'))!.toString());
+    const notesHeader = JSON.parse((await store.secrets.get(INDEX_SNAPSHOTS_RECORDS, 'example.com/notes'))!.toString());
     expect(notesHeader).toMatchObject({ chunks: 3, records: 12 });
   });
 });
 
 /** Rewrites chunk `i` of the snapshot, and its header's digest to match, as a writer with a bug would leave them. */
 async function rewriteChunk(i: number, rewrite: (json: string) => string): Promise<void> {
-  const header = JSON.parse((await store.secrets.get(INDEX_SNAPSHOTS_KIND, RESOURCE))!.toString());
+  const header = JSON.parse((await store.secrets.get(INDEX_SNAPSHOTS_RECORDS, RESOURCE))!.toString());
   const name = (n: number) => `${RESOURCE}#${header.token}#${n}`;
-  const chunk = (await store.secrets.get(INDEX_SNAPSHOTS_KIND, name(i)))!.toString();
-  await store.secrets.put(INDEX_SNAPSHOTS_KIND, name(i), Buffer.from(rewrite(chunk)));
+  const chunk = (await store.secrets.get(INDEX_SNAPSHOTS_RECORDS, name(i)))!.toString();
+  await store.secrets.put(INDEX_SNAPSHOTS_RECORDS, name(i), Buffer.from(rewrite(chunk)));
   const hash = createHash('sha256');
-  for (let n = 0; n < header.chunks; n++) hash.update((await store.secrets.get(INDEX_SNAPSHOTS_KIND, name(n)))!);
+  for (let n = 0; n < header.chunks; n++) hash.update((await store.secrets.get(INDEX_SNAPSHOTS_RECORDS, name(n)))!);
   header.sha256 = hash.digest('hex');
-  await store.secrets.put(INDEX_SNAPSHOTS_KIND, RESOURCE, Buffer.from(JSON.stringify(header)));
+  await store.secrets.put(INDEX_SNAPSHOTS_RECORDS, RESOURCE, Buffer.from(JSON.stringify(header)));
 }
 
 async function all(store: Store, kind: string): Promise<string[]> {

@@ -18,9 +18,11 @@
  * after that revision may be in them too: replaying a change sets an object's record to what it says, so applying it
  * twice is harmless.
  */
+
 import { createHash, randomUUID } from 'node:crypto';
+import { INDEX_SNAPSHOTS_RECORDS } from '@svc/plugin-api';
 import type { NormalizedModel } from '../objects/model-definition.js';
-import { INDEX_SNAPSHOTS_KIND, type SecretStore } from '../store/types.js';
+import type { SecretStore } from '../store/types.js';
 import { HOST_VERSION } from '../version.js';
 
 /** Bumped whenever what a record holds, or how, changes. */
@@ -77,7 +79,7 @@ export class IndexSnapshots {
     oldestResumableRevision: number,
     take: (chunk: string) => void | Promise<void>,
   ): Promise<SnapshotRead> {
-    const header = parseHeader(await this.secrets.get(INDEX_SNAPSHOTS_KIND, resource));
+    const header = parseHeader(await this.secrets.get(INDEX_SNAPSHOTS_RECORDS, resource));
     if (!header) return { used: false, why: undefined };
     const unusable = async (why: string): Promise<SnapshotRead> => {
       await this.remove(resource, header);
@@ -91,7 +93,7 @@ export class IndexSnapshots {
     }
     const hash = createHash('sha256');
     for (let i = 0; i < header.chunks; i++) {
-      const chunk = await this.secrets.get(INDEX_SNAPSHOTS_KIND, chunkName(resource, header.token, i));
+      const chunk = await this.secrets.get(INDEX_SNAPSHOTS_RECORDS, chunkName(resource, header.token, i));
       if (!chunk) return unusable(`its chunk ${i} is missing`);
       hash.update(chunk);
       await take(chunk.toString('utf8'));
@@ -102,7 +104,7 @@ export class IndexSnapshots {
 
   /** Removes the snapshot of `resource`, if there is one (one that could not be read). */
   async discard(resource: string): Promise<void> {
-    const header = parseHeader(await this.secrets.get(INDEX_SNAPSHOTS_KIND, resource));
+    const header = parseHeader(await this.secrets.get(INDEX_SNAPSHOTS_RECORDS, resource));
     if (header) await this.remove(resource, header);
   }
 
@@ -112,14 +114,14 @@ export class IndexSnapshots {
    */
   async write(snapshots: ReadonlyArray<{ source: SnapshotSource; chunks: string[] | undefined }>, revision: number) {
     for (const { source, chunks } of snapshots) {
-      const previous = parseHeader(await this.secrets.get(INDEX_SNAPSHOTS_KIND, source.resource));
+      const previous = parseHeader(await this.secrets.get(INDEX_SNAPSHOTS_RECORDS, source.resource));
       if (chunks) {
         const token = randomUUID();
         const hash = createHash('sha256');
         for (let i = 0; i < chunks.length; i++) {
           const bytes = Buffer.from(chunks[i]!, 'utf8');
           hash.update(bytes);
-          await this.secrets.put(INDEX_SNAPSHOTS_KIND, chunkName(source.resource, token, i), bytes);
+          await this.secrets.put(INDEX_SNAPSHOTS_RECORDS, chunkName(source.resource, token, i), bytes);
         }
         const header: SnapshotHeader = {
           format: FORMAT,
@@ -130,7 +132,7 @@ export class IndexSnapshots {
           records: source.size,
           sha256: hash.digest('hex'),
         };
-        await this.secrets.put(INDEX_SNAPSHOTS_KIND, source.resource, Buffer.from(JSON.stringify(header)));
+        await this.secrets.put(INDEX_SNAPSHOTS_RECORDS, source.resource, Buffer.from(JSON.stringify(header)));
         if (previous) await this.removeChunks(source.resource, previous);
       } else if (previous) {
         await this.remove(source.resource, previous);
@@ -147,13 +149,13 @@ export class IndexSnapshots {
   }
 
   private async remove(resource: string, header: SnapshotHeader): Promise<void> {
-    await this.secrets.delete(INDEX_SNAPSHOTS_KIND, resource);
+    await this.secrets.delete(INDEX_SNAPSHOTS_RECORDS, resource);
     await this.removeChunks(resource, header);
   }
 
   private async removeChunks(resource: string, header: SnapshotHeader): Promise<void> {
     for (let i = 0; i < header.chunks; i++) {
-      await this.secrets.delete(INDEX_SNAPSHOTS_KIND, chunkName(resource, header.token, i));
+      await this.secrets.delete(INDEX_SNAPSHOTS_RECORDS, chunkName(resource, header.token, i));
     }
   }
 }

@@ -2,6 +2,7 @@
  * What the SQL dialects share: the table rows they read, their mapping to the interface's records, and the checks on
  * arguments that must behave the same whatever the database.
  */
+import { CREDENTIALS_RECORDS, SESSIONS_RECORDS, TOKEN_DIGESTS_RECORDS } from '@svc/plugin-api';
 import type { Change, ChangeType, StoredRecord } from './types.js';
 
 /**
@@ -10,9 +11,9 @@ import type { Change, ChangeType, StoredRecord } from './types.js';
  * authn/internal-records.ts) and erases them and their events from the history.
  */
 export const SECRET_RESOURCES_ONCE_IN_HISTORY: readonly string[] = Object.freeze([
-  'security.svc.run/credentials',
-  'security.svc.run/sessions',
-  'security.svc.run/tokendigests',
+  CREDENTIALS_RECORDS,
+  SESSIONS_RECORDS,
+  TOKEN_DIGESTS_RECORDS,
 ]);
 
 /** Rows per `scan` batch when the caller does not say. */

@@ -130,12 +130,6 @@ export class CompactedError extends Error {
  * (`svc export`, unless --no-secrets) reads them, on purpose. Last writer wins; the records of one `kind` are keyed by
  * `name`.
  */
-/**
- * The secret records holding index snapshots (registry/index-snapshots.ts): derived from the objects, rebuilt from them
- * when missing, so never carried by a backup.
- */
-export const INDEX_SNAPSHOTS_KIND = 'svc.run/index-snapshots';
-
 export interface SecretStore {
   get(kind: string, name: string): Promise<Buffer | undefined>;
   /** Creates or replaces the record. */

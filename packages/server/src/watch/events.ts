@@ -3,7 +3,7 @@
  * a newline. The same bytes serve both transports: a WebSocket text message (the newline is harmless JSON whitespace)
  * and one line of the `?watch=true` stream. Built around the object's stored bytes, so an object is never re-serialized.
  */
-import type { ApiError, ExtensionObject, WatchStatus } from '@svc/plugin-api';
+import { type ApiError, type ExtensionObject, KIND, type WatchStatus } from '@svc/plugin-api';
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
@@ -45,7 +45,7 @@ export type { WatchStatus };
 
 /** The Kubernetes Status object an ERROR event carries. */
 export function statusObject(code: number, reason: string, message: string): WatchStatus {
-  return { kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message };
+  return { kind: KIND.Status, apiVersion: 'v1', status: 'Failure', code, reason, message };
 }
 
 /** An API error as the Status an ERROR event carries: what a stream says once it can no longer answer with a status. */

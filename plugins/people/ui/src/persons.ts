@@ -1,5 +1,6 @@
 import type { ExtensionObject } from '@svc/client';
 import { client } from '@svc/console-shared';
+import { CONSOLE_API_VERSION, PEOPLE_GROUP, PEOPLE_VERSION } from '../../src/vocabulary';
 
 export const GENDERS = ['MALE', 'FEMALE'] as const;
 export type Gender = (typeof GENDERS)[number];
@@ -27,9 +28,9 @@ export interface PersonStats {
 }
 
 export const persons = () =>
-  client.resource<Person>({ group: 'people.svc.run', version: 'v1alpha1', plural: 'persons' });
+  client.resource<Person>({ group: PEOPLE_GROUP, version: PEOPLE_VERSION, plural: 'persons' });
 
-export const readStats = () => client.request<PersonStats>('GET', '/apis/console.api.people.svc.run/v1alpha1/stats');
+export const readStats = () => client.request<PersonStats>('GET', `/apis/${CONSOLE_API_VERSION}/stats`);
 
 /** The spec a draft writes: empty fields are left out, so the schema's own checks name what is wrong. */
 export function specOf(draft: PersonDraft): PersonSpec {

@@ -1,4 +1,5 @@
 /** Objects read from YAML files for `svc apply -f` and `svc delete -f`, and how apply compares them. Pure. */
+import { KIND } from '@svc/plugin-api';
 import { parseAllDocuments } from 'yaml';
 import { CommandError } from './report.js';
 
@@ -22,7 +23,7 @@ export function readManifests(text: string, source: string): Manifest[] {
       throw new CommandError(`${source}: each YAML document must be an object with apiVersion, kind and metadata`);
     }
     const object = value as Manifest;
-    if (object.kind === 'List' && Array.isArray(object.items)) objects.push(...(object.items as Manifest[]));
+    if (object.kind === KIND.List && Array.isArray(object.items)) objects.push(...(object.items as Manifest[]));
     else objects.push(object);
   }
   return objects.map((o) => withoutServerFields(o, source));

@@ -1,5 +1,7 @@
 /** How objects are printed: a table, YAML or JSON. Pure. */
+
 import type { ExtensionObject } from '@svc/client';
+import { KIND } from '@svc/plugin-api';
 import { stringify } from 'yaml';
 
 export type OutputFormat = 'table' | 'yaml' | 'json';
@@ -39,6 +41,6 @@ export function serverTableText(answer: ServerTable): string {
 
 /** One object, or a list of them as a Kubernetes `List` (which `svc apply -f` reads back). */
 export function render(value: ExtensionObject | ExtensionObject[], format: 'yaml' | 'json'): string {
-  const document = Array.isArray(value) ? { apiVersion: 'v1', kind: 'List', items: value } : value;
+  const document = Array.isArray(value) ? { apiVersion: 'v1', kind: KIND.List, items: value } : value;
   return format === 'json' ? `${JSON.stringify(document, null, 2)}\n` : stringify(document);
 }

@@ -1,9 +1,17 @@
 /** Making a personal access token for the signed-in user: `svc login`, `svc token create` and `svc kubeconfig`. */
+import {
+  ACCESS_TOKEN_ANNOTATION,
+  ANONYMOUS_ROLE,
+  AUTHENTICATED_ROLE,
+  apisPath,
+  CONSOLE_API,
+  USER_SECURITY_GROUP,
+} from '@svc/plugin-api';
 import { table } from './output.js';
 import { CommandError } from './report.js';
 
-export const TOKENS = '/apis/uc.api.security.svc.run/v1alpha1/personalaccesstokens';
-const PERMISSIONS = '/apis/api.console.svc.run/v1alpha1/users/-/permissions';
+export const TOKENS = `${apisPath(USER_SECURITY_GROUP)}/personalaccesstokens`;
+const PERMISSIONS = `${CONSOLE_API}/users/-/permissions`;
 
 /** One JSON request as the caller, answering the parsed body (an SvcClient's request, adapted). */
 export type Requester = (method: string, path: string, body?: unknown) => Promise<unknown>;
@@ -30,11 +38,11 @@ export async function createPersonalToken(
   const permissions = (await request('GET', PERMISSIONS)) as { username?: string; roles?: string[] };
   const roles = options.roles?.length
     ? [...options.roles]
-    : (permissions.roles ?? []).filter((r) => r !== 'anonymous' && r !== 'authenticated');
+    : (permissions.roles ?? []).filter((r) => r !== ANONYMOUS_ROLE && r !== AUTHENTICATED_ROLE);
   const spec: Record<string, unknown> = { name: options.name, roles };
   if (options.expiresAt) spec.expiresAt = options.expiresAt;
   const created = (await request('POST', TOKENS, { spec })) as TokenObject;
-  const secret = created.metadata.annotations?.['security.svc.run/access-token'];
+  const secret = created.metadata.annotations?.[ACCESS_TOKEN_ANNOTATION];
   if (!secret) throw new CommandError('the server created a token but did not answer its secret');
   return { name: created.metadata.name, displayName: created.spec.name, secret, username: permissions.username ?? '' };
 }

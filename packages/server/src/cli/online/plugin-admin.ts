@@ -1,7 +1,9 @@
 /** `svc plugin install|enable|disable|upgrade|uninstall|logs`: the console's plugin management, from a terminal. */
+
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SvcApiError, type SvcClient } from '@svc/client';
+import { apisPath, CONSOLE_API, PLUGIN_GROUP } from '@svc/plugin-api';
 import { columns } from '../../util/columns.js';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, parse, UsageError, wantsHelp } from './args.js';
 import { connect } from './connect.js';
@@ -21,8 +23,8 @@ ${CONNECTION_USAGE}`;
 
 export const PLUGIN_ADMIN_COMMANDS = ['install', 'enable', 'disable', 'upgrade', 'uninstall', 'logs'] as const;
 
-const CONSOLE = '/apis/api.console.svc.run/v1alpha1/plugins';
-const OBJECTS = '/apis/plugin.svc.run/v1alpha1/plugins';
+const CONSOLE = `${CONSOLE_API}/plugins`;
+const OBJECTS = `${apisPath(PLUGIN_GROUP)}/plugins`;
 /** How long `uninstall` waits to say it is done; the uninstall itself goes on after. */
 const UNINSTALL_WAIT_MS = 60_000;
 /** How many positionals each command takes. */

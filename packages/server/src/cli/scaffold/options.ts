@@ -1,3 +1,4 @@
+import { SERVICE_DOMAIN } from '@svc/plugin-api';
 /** What the scaffold templates are filled with. */
 export interface ScaffoldOptions {
   /** The plugin's name: a lowercase DNS label, already validated. */
@@ -15,7 +16,7 @@ export interface ScaffoldOptions {
 
 /** The API group of the plugin's own model and its console / public forms. */
 export function groupsOf(name: string) {
-  const own = `${name}.svc.run`;
+  const own = `${name}.${SERVICE_DOMAIN}`;
   return { own, console: `console.api.${own}`, public: `api.${own}`, version: 'v1alpha1' };
 }
 

@@ -1,9 +1,10 @@
 /** The scaffold's project files: manifest, package.json, tsconfig, vitest config, .gitignore. */
+import { CONSOLE_API, PLUGIN_API_VERSION } from '@svc/plugin-api';
 import { groupsOf, type ScaffoldOptions } from './options.js';
 import { UI_DEV_DEPENDENCIES } from './ui.js';
 
 export function pluginYaml(o: ScaffoldOptions): string {
-  return `apiVersion: plugin.svc.run/v1alpha1
+  return `apiVersion: ${PLUGIN_API_VERSION}
 kind: Plugin
 metadata:
   name: ${o.name}
@@ -100,7 +101,7 @@ npm run pack         # ${o.name}-0.1.0.tgz, ready to install (needs \`svc\` on t
 
 Try it without packing: \`svc serve --plugins-dir <the folder holding this one>\` loads the folder as it is (rebuild,
 then stop and start the plugin to run new code). Or install the archive:
-\`curl -H "$H" -F file=@${o.name}-0.1.0.tgz $S/apis/api.console.svc.run/v1alpha1/plugins/install\`.
+\`curl -H "$H" -F file=@${o.name}-0.1.0.tgz $S${CONSOLE_API}/plugins/install\`.
 
 ## What is inside
 

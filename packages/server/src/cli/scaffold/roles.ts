@@ -1,4 +1,12 @@
 /** The scaffold's `extensions/roles.yaml`: who may call the plugin's APIs. */
+import {
+  AGGREGATE_TO_LABEL_PREFIX,
+  DEPENDENCIES_ANNOTATION,
+  DISPLAY_NAME_ANNOTATION,
+  MODULE_ANNOTATION,
+  ROLE_TEMPLATE_LABEL,
+  UI_PERMISSIONS_ANNOTATION,
+} from '@svc/plugin-api';
 import { groupsOf, type ScaffoldOptions } from './options.js';
 
 export function rolesYaml(o: ScaffoldOptions): string {
@@ -11,11 +19,11 @@ kind: Role
 metadata:
   name: ${o.name}-role-view-notes
   labels:
-    svc.run/role-template: "true"
+    ${ROLE_TEMPLATE_LABEL}: "true"
   annotations:
-    rbac.authorization.svc.run/module: ${module}
-    rbac.authorization.svc.run/display-name: "Note view"
-    rbac.authorization.svc.run/ui-permissions: '["plugin:${o.name}:view"]'
+    ${MODULE_ANNOTATION}: ${module}
+    ${DISPLAY_NAME_ANNOTATION}: "Note view"
+    ${UI_PERMISSIONS_ANNOTATION}: '["plugin:${o.name}:view"]'
 rules:
   - apiGroups: ["${g.own}"]
     # <plugin>/<plural> names this plugin's notes only.
@@ -30,12 +38,12 @@ kind: Role
 metadata:
   name: ${o.name}-role-manage-notes
   labels:
-    svc.run/role-template: "true"
+    ${ROLE_TEMPLATE_LABEL}: "true"
   annotations:
-    rbac.authorization.svc.run/module: ${module}
-    rbac.authorization.svc.run/display-name: "Note management"
-    rbac.authorization.svc.run/ui-permissions: '["plugin:${o.name}:manage"]'
-    rbac.authorization.svc.run/dependencies: '["${o.name}-role-view-notes"]'
+    ${MODULE_ANNOTATION}: ${module}
+    ${DISPLAY_NAME_ANNOTATION}: "Note management"
+    ${UI_PERMISSIONS_ANNOTATION}: '["plugin:${o.name}:manage"]'
+    ${DEPENDENCIES_ANNOTATION}: '["${o.name}-role-view-notes"]'
 rules:
   - apiGroups: ["${g.own}"]
     resources: ["${o.name}/notes"]
@@ -48,11 +56,11 @@ kind: Role
 metadata:
   name: ${o.name}-role-view-public
   labels:
-    svc.run/role-template: "true"
-    rbac.authorization.svc.run/aggregate-to-anonymous: "true"
+    ${ROLE_TEMPLATE_LABEL}: "true"
+    ${AGGREGATE_TO_LABEL_PREFIX}anonymous: "true"
   annotations:
-    rbac.authorization.svc.run/module: ${module}
-    rbac.authorization.svc.run/display-name: "Published notes (public)"
+    ${MODULE_ANNOTATION}: ${module}
+    ${DISPLAY_NAME_ANNOTATION}: "Published notes (public)"
 rules:
   - apiGroups: ["${g.public}"]
     resources: ["${o.name}/notes"]

@@ -1,0 +1,55 @@
+import { SvcApiError } from '@svc/client';
+import { signIn } from '@svc/console-shared';
+import { onMounted, ref } from 'vue';
+import { useRoute, useRouter } from 'vue-router';
+import { setupPending } from './setup';
+
+/**
+ * Signing in: the throttle said in svc's words, and the visitor taken back where they were going (only to a page of
+ * this app). Says when svc has no user yet, so nobody can sign in until the printed setup link is opened.
+ */
+export function useSignIn() {
+  const route = useRoute();
+  const router = useRouter();
+  const username = ref('');
+  const password = ref('');
+  const error = ref('');
+  const busy = ref(false);
+  /** svc has no user yet: nobody can sign in until the printed setup link is opened. */
+  const pending = ref(false);
+
+  onMounted(async () => {
+    pending.value = await setupPending().catch(() => false);
+  });
+
+  /** What to tell a person whose sign-in failed: svc's own words for a throttle (429), a plain sentence otherwise. */
+  function messageOf(e: unknown): string {
+    if (e instanceof SvcApiError) {
+      if (e.status === 429) return e.detail || 'Too many failed sign-in attempts; try again later.';
+      if (e.status === 401 || e.status === 400) return 'Wrong username or password.';
+      return e.detail || e.title;
+    }
+    return `Cannot reach svc: ${(e as Error).message}`;
+  }
+
+  /** Back where the visitor was going, if that is a page of this app; else the console's overview. */
+  function destination(): string {
+    const redirect = route.query.redirect;
+    return typeof redirect === 'string' && /^\/(console|uc)(\/|$)/.test(redirect) ? redirect : '/console/';
+  }
+
+  async function submit() {
+    busy.value = true;
+    error.value = '';
+    try {
+      await signIn(username.value, password.value);
+      await router.push(destination());
+    } catch (e) {
+      error.value = messageOf(e);
+    } finally {
+      busy.value = false;
+    }
+  }
+
+  return { username, password, error, busy, pending, submit };
+}
