@@ -30,6 +30,10 @@ export const CONSOLE_GROUP = 'api.console.svc.run';
 /** Not a group: the prefix of the labels and annotations of roles. */
 export const RBAC_DOMAIN = 'rbac.authorization.svc.run';
 
+/** Kubernetes' own groups svc serves a part of: the access reviews (`kubectl auth can-i`) and who-am-I. */
+export const KUBERNETES_AUTHORIZATION_GROUP = 'authorization.k8s.io';
+export const KUBERNETES_AUTHENTICATION_GROUP = 'authentication.k8s.io';
+
 /** Where a group version's routes are served: `/apis/<group>/<version>`. */
 export const apisPath = (group: string, version: string = SERVICE_VERSION) => `/apis/${group}/${version}`;
 
@@ -109,6 +113,10 @@ export const KIND = Object.freeze({
   Status: 'Status',
   /** Kubernetes' list of objects of any kinds (`kubectl get -o yaml` of several). */
   List: 'List',
+  /** Kubernetes' reviews of the caller's own access (`kubectl auth can-i`, `--list`) and identity (`whoami`). */
+  SelfSubjectAccessReview: 'SelfSubjectAccessReview',
+  SelfSubjectRulesReview: 'SelfSubjectRulesReview',
+  SelfSubjectReview: 'SelfSubjectReview',
 } as const);
 
 // Records svc keeps in its store for itself, never served.

@@ -9,6 +9,8 @@ import {
   DISPLAY_NAME_ANNOTATION,
   HIDDEN_LABEL,
   KIND,
+  KUBERNETES_AUTHENTICATION_GROUP,
+  KUBERNETES_AUTHORIZATION_GROUP,
   MODULE_ANNOTATION,
   PLUGIN_GROUP,
   type PolicyRule,
@@ -226,6 +228,13 @@ export const CORE_TEMPLATES: RoleObject[] = [
       { apiGroups: [CONSOLE_GROUP], resources: ['users/password'], resourceNames: ['-'], verbs: ['update'] },
       // The models one may browse: an answer about one's own access only.
       { apiGroups: [CONSOLE_GROUP], resources: ['models'], verbs: ['list'] },
+      // kubectl auth can-i and whoami: questions about one's own access and identity, as Kubernetes' basic-user.
+      {
+        apiGroups: [KUBERNETES_AUTHORIZATION_GROUP],
+        resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'],
+        verbs: ['create'],
+      },
+      { apiGroups: [KUBERNETES_AUTHENTICATION_GROUP], resources: ['selfsubjectreviews'], verbs: ['create'] },
     ],
     template: { module: 'Self-service', hidden: true, aggregateTo: [AUTHENTICATED_ROLE] },
   }),
