@@ -18,6 +18,8 @@ export interface RouteDoc {
   response?: JsonSchema;
   /** The success status, when not 200 (201 for a create). */
   status?: number;
+  /** 4xx answers beyond those the route's shape implies (a 409 of a conflict, a 429 of a throttle). */
+  errors?: readonly number[];
 }
 
 export interface DynamicRoute<Ctx> {

@@ -42,6 +42,8 @@ function review(group: string, kind: string): DiscoveredResource {
   return { group, version: 'v1', kind, plural: `${singular}s`, singular, verbs: ['create'] };
 }
 
+const OPEN_OBJECT = { type: 'object', additionalProperties: true };
+
 export interface SelfReviewDeps {
   roles: RoleService;
   /** The plugin owning a group's resource, so `<plugin>/<plural>` rules match as they do at the gate. */
@@ -68,7 +70,8 @@ export function selfReviewRoutes({ roles, owningPlugin }: SelfReviewDeps): Dynam
     // Answers a question and writes nothing, so a dry run is the same request.
     dryRun: true,
     protobuf,
-    doc: { summary, status: 201, requestBody: { type: 'object' }, response: { type: 'object' } },
+    // Kubernetes' own kinds: their schemas are Kubernetes' (authorization.k8s.io/v1, authentication.k8s.io/v1).
+    doc: { summary, status: 201, requestBody: OPEN_OBJECT, response: OPEN_OBJECT },
     handler: (ctx) => send(ctx, handler(ctx, callerOf(ctx.request))),
   });
   return [
