@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -112,5 +112,32 @@ describe.each(BACKENDS)('kubectl auth with svc kubeconfig (%s)', (backend) => {
     const as = await kubectl(admin, ['auth', 'can-i', 'get', 'persons.people.svc.run', '--as', 'nemo']);
     expect(as.code).toBe(1);
     expect(as.stderr).toContain('impersonation (the Impersonate-User header, kubectl --as) is not supported');
+  });
+});
+
+describe('svc kubeconfig against a server without HTTPS', () => {
+  let t: TestServer;
+  let dir: string;
+  beforeAll(async () => {
+    t = await startTestServer({ backend: 'sqlite', env: { SVC_HTTPS_PORT: 'off' } });
+    await t.server.listen();
+    dir = await mkdtemp(path.join(tmpdir(), 'svc-kubeconfig-plain-'));
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('says it serves no HTTPS instead of writing a URL kubectl cannot use', async () => {
+    const ca = path.join(dir, 'ca.crt');
+    await writeFile(ca, 'not used: the server is reached over HTTP\n');
+    const out = await run(
+      process.execPath,
+      [CLI, 'kubeconfig', '--server', t.server.url!, '--certificate-authority', ca],
+      { HOME: dir, XDG_CONFIG_HOME: dir, SVC_PASSWORD: ADMIN.password },
+    );
+    expect(out.stdout).toBe('');
+    expect(out.code).toBe(1);
+    expect(out.stderr).toContain(`${t.server.url} serves no HTTPS (started with --https-port off?)`);
   });
 });
