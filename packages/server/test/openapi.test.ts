@@ -137,7 +137,7 @@ describe('OpenAPI (sqlite)', () => {
     expect(createUser.summary).toBe('Create a user');
     const body = (createUser.requestBody.content['application/json'].schema.$ref as string).split('/').pop()!;
     expect(doc.components.schemas[body].required).toEqual(['name', 'password']);
-    expect(Object.keys(createUser.responses)).toEqual(['201', '400', '401', '403', '413', '415', 'default']);
+    expect(Object.keys(createUser.responses)).toEqual(['201', '400', '401', '403', '409', '413', '415', 'default']);
     expect(createUser.responses['403']).toEqual({ $ref: '#/components/responses/Forbidden' });
   });
 
