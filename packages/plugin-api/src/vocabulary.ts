@@ -27,6 +27,8 @@ export const SECURITY_GROUP = 'security.svc.run';
 export const USER_SECURITY_GROUP = 'uc.api.security.svc.run';
 /** The console's endpoints: users, permissions, access reviews, plugin management, setup. */
 export const CONSOLE_GROUP = 'api.console.svc.run';
+/** The audit log's read API (docs/api.md "Audit"). */
+export const AUDIT_GROUP = 'audit.svc.run';
 /** Not a group: the prefix of the labels and annotations of roles. */
 export const RBAC_DOMAIN = 'rbac.authorization.svc.run';
 
@@ -117,6 +119,8 @@ export const KIND = Object.freeze({
   SelfSubjectAccessReview: 'SelfSubjectAccessReview',
   SelfSubjectRulesReview: 'SelfSubjectRulesReview',
   SelfSubjectReview: 'SelfSubjectReview',
+  /** An audit event (`audit.k8s.io/v1`). */
+  Event: 'Event',
 } as const);
 
 // Records svc keeps in its store for itself, never served.
@@ -131,5 +135,7 @@ export const TOKEN_DIGESTS_RECORDS = 'security.svc.run/tokendigests';
 export const SIGN_IN_FAILURES_RECORDS = 'security.svc.run/sign-in-failures';
 /** Large models' index snapshots, written at a stop: derived from the objects, so never carried by a backup. */
 export const INDEX_SNAPSHOTS_RECORDS = 'svc.run/index-snapshots';
+/** The replica that wrote an audit event (its annotation). */
+export const REPLICA_ANNOTATION = 'svc.run/replica';
 /** The archives installed plugins came from, so every replica can load them. */
 export const PLUGIN_ARCHIVES_RECORDS = 'plugin.svc.run/archives';

@@ -63,7 +63,7 @@ const option = (wrapper: Awaited<ReturnType<typeof mountPicker>>, role: string) 
 describe('the role picker', () => {
   it('offers the templates by module, never hidden ones or the roles everyone holds', async () => {
     const wrapper = await mountPicker();
-    expect(legends(wrapper)).toEqual(['Plugins', 'Posts', 'Roles', 'Users']);
+    expect(legends(wrapper)).toEqual(['Audit', 'Plugins', 'Posts', 'Roles', 'Users']);
     const offered = wrapper.findAll('label').map((l) => l.text());
     expect(offered).toContain('Users management');
     expect(offered).not.toContain('Own personal access tokens');
