@@ -13,11 +13,10 @@ import { CommandError, runCommand } from './report.js';
 export const KUBECONFIG_USAGE = `svc kubeconfig [--server URL] [--username U] [--password-stdin | --token T]
                       [--certificate-authority FILE] [--data-dir D] [--token-name N] [--expires 90d|never]
                       [--context NAME] [-o FILE]
-  Signs in to svc, creates a personal access token holding your roles, and writes a kubeconfig (default: to
-  standard output) naming the server's HTTPS URL and trusting svc's CA. The server: --server, SVC_SERVER, the one
-  \`svc login\` signed in to (and its token), else http://127.0.0.1:8090; given an http:// URL, the HTTPS port is
-  asked of the server. Defaults: the CA at <data dir>/tls/ca.crt (SVC_DATA_DIR or ./data), --username admin, the
-  password from SVC_PASSWORD or a prompt.`;
+  Signs in, makes a personal access token with your roles and writes a kubeconfig (stdout, or -o) naming svc's
+  HTTPS URL and CA. Server: --server, SVC_SERVER, \`svc login\`'s, else http://127.0.0.1:8090 (from http://, the
+  HTTPS port is asked of the server). CA: <data dir>/tls/ca.crt (SVC_DATA_DIR or ./data). Password: SVC_PASSWORD
+  or a prompt; --username defaults to admin.`;
 
 const OPTIONS = {
   server: { type: 'string' },
