@@ -83,6 +83,22 @@ describe.each(BACKENDS)('kubectl auth with svc kubeconfig (%s)', (backend) => {
     expect(parse(out.stdout).clusters[0].cluster.server).toBe(`https://127.0.0.1:${httpsPort}`);
   });
 
+  it('trusts the CA `svc login` kept for an https:// server when the data dir has none', async () => {
+    const caFile = path.join(t.dataDir, 'tls/ca.crt');
+    const logged = await svc(['login', t.server.httpsUrl!, '--certificate-authority', caFile], {
+      SVC_PASSWORD: ADMIN.password,
+    });
+    expect(logged.code).toBe(0);
+    const out = await svc(['kubeconfig', '--data-dir', path.join(dir, 'no-such-dir')], {});
+    expect(out.stderr).toBe('');
+    expect(out.code).toBe(0);
+    const cluster = parse(out.stdout).clusters[0].cluster;
+    expect(cluster.server).toBe(t.server.httpsUrl);
+    expect(Buffer.from(cluster['certificate-authority-data'], 'base64').toString()).toBe(
+      await readFile(caFile, 'utf8'),
+    );
+  });
+
   it('kubectl auth can-i answers yes for the administrator, and no (exit 1) for a user without a role', async () => {
     const admin = await kubeconfigOf(ADMIN.username, ADMIN.password);
     const yes = await kubectl(admin, ['auth', 'can-i', 'create', 'persons.people.svc.run']);

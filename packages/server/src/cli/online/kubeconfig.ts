@@ -52,12 +52,15 @@ export function kubeconfigCommand(args: string[], env: NodeJS.ProcessEnv): Promi
     const dataDir = path.resolve(values['data-dir'] ?? env.SVC_DATA_DIR ?? './data');
     const caFile = values['certificate-authority'] ?? path.join(dataDir, 'tls/ca.crt');
     const sameServer = stored !== undefined && new URL(stored.server).origin === given.origin;
-    if (!values['certificate-authority'] && !existsSync(caFile)) {
+    // The CA: the one named, else svc's own under the data dir, else the one `svc login` kept for this server.
+    const storedCa = sameServer ? stored.ca : undefined;
+    if (!values['certificate-authority'] && !existsSync(caFile) && storedCa === undefined) {
       throw new UsageError(
         `no CA at ${caFile}: give --data-dir (svc's data directory) or --certificate-authority FILE`,
       );
     }
-    const ca = await readFile(caFile, 'utf8');
+    const ca =
+      values['certificate-authority'] || existsSync(caFile) ? await readFile(caFile, 'utf8') : (storedCa as string);
     const signedIn = values.token ?? (sameServer && !values.username ? stored.token : undefined);
     const session = new SvcClient({ baseUrl: given.origin, ca, token: signedIn });
     const username = values.username ?? env.SVC_USERNAME ?? stored?.username ?? 'admin';
