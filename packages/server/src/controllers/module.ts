@@ -1,6 +1,7 @@
 import { defineModule, ref } from '../kernel/module.js';
 import { loggerRef, optionsRef } from '../kernel/root.js';
 import { registryRef } from '../registry/module.js';
+import { runFenced } from '../store/fence.js';
 import { storeRef } from '../store/module.js';
 import { watchRef } from '../watch/module.js';
 import { ControllerManager } from './controller-manager.js';
@@ -39,6 +40,7 @@ export const controllersModule = defineModule({
       committedRevision: () => objects.latestRevision,
       queueOptions: options.reconcileBackoff,
       leading: false,
+      fenced: (work) => runFenced(lease, work),
     });
     let ready = false;
     lease.onChange((held) => {

@@ -1,6 +1,7 @@
 import { defineModule, ref } from '../kernel/module.js';
 import { loggerRef, optionsRef, settingsRef } from '../kernel/root.js';
 import { registryRef } from '../registry/module.js';
+import { runFenced } from '../store/fence.js';
 import { storeRef } from '../store/module.js';
 import { PerKeyLimit } from '../util/per-key-limit.js';
 import { type Retention, startHistoryRetention } from './history-retention.js';
@@ -61,7 +62,8 @@ export const watchModule = defineModule({
     registry.onChange((event, served) => event === 'unregistered' && watches.endAll(served.model.resource));
     lifecycle.onStop('streams', () => watches.endAll());
     const retention = startHistoryRetention(
-      store,
+      // The leader's compaction, refused by the store once the lease has moved on (store/fence.ts).
+      { compact: (keep) => runFenced(lease, () => store.compact(keep)) },
       settings.watchHistory,
       options.compactionIntervalMs ?? 10_000,
       (error) => logger.error({ err: error }, 'compacting the change history failed'),
