@@ -1,6 +1,6 @@
 /**
- * Group commit for the PostgreSQL store. The writes requested while the previous group commits (or during one turn of
- * the event loop) share one transaction and one hold of the writers' advisory lock, in four round trips whatever
+ * Group commit for the PostgreSQL store. The writes requested while the previous group waits for the lock or commits
+ * (or during one turn of the event loop) share one transaction and one hold of the writers' advisory lock, in four round trips whatever
  * their number: BEGIN with the lock; one read of everything the group's checks need (the counter, the objects it
  * touches, their unique claims, the epochs of the leases that fence it); one statement writing the history, the
  * objects, the claims and the counter; COMMIT. The checks run in memory between the two, in request order, against
@@ -10,10 +10,9 @@
  * Every promise settles only after COMMIT has answered, so an acknowledged write is durable.
  */
 import { createHash } from 'node:crypto';
-import type pg from 'pg';
-import type { PoolClient } from 'pg';
+import pg, { type PoolClient, type QueryResult, type QueryResultRow } from 'pg';
 import type { Fence } from './fence.js';
-import { type NamedQuery, run, runScript } from './postgres-queries.js';
+import { type NamedQuery, runScript } from './postgres-queries.js';
 import { checkEncoded } from './records.js';
 import {
   type Encoder,
@@ -37,6 +36,12 @@ export type GroupWrite = {
 
 /** Writes per group at most: bounds the statement's size and the lock's hold. */
 const MAX_GROUP = 500;
+/**
+ * Groups in flight at once. The second waits for the writers' lock inside PostgreSQL while the first commits, so its
+ * BEGIN and lock round trip overlap the first's last two; the lock still orders them, and the second reads what the
+ * first committed. More would only queue on the lock with fewer writes each.
+ */
+const IN_FLIGHT = 2;
 
 /**
  * Everything the checks read, in one statement and one snapshot taken after the writers' lock was granted: the
@@ -118,7 +123,7 @@ export interface GroupCommitOptions {
 
 export class GroupCommit {
   private pending: Pending[] = [];
-  private committing = false;
+  private inFlight = 0;
   private scheduled = false;
 
   constructor(private readonly options: GroupCommitOptions) {}
@@ -132,11 +137,11 @@ export class GroupCommit {
 
   /** Resolves once every write requested so far has settled. */
   async drain(): Promise<void> {
-    while (this.pending.length > 0 || this.committing) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (this.pending.length > 0 || this.inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 5));
   }
 
   private schedule(): void {
-    if (this.committing || this.scheduled || this.pending.length === 0) return;
+    if (this.inFlight >= IN_FLIGHT || this.scheduled || this.pending.length === 0) return;
     this.scheduled = true;
     // setImmediate runs after the poll phase, so every request read in this turn joins the group.
     setImmediate(() => {
@@ -146,14 +151,14 @@ export class GroupCommit {
   }
 
   private async next(): Promise<void> {
-    if (this.committing) return;
+    if (this.inFlight >= IN_FLIGHT) return;
     const group = this.pending.splice(0, MAX_GROUP);
     if (group.length === 0) return;
-    this.committing = true;
+    this.inFlight++;
     try {
       await this.commitGroup(group);
     } finally {
-      this.committing = false;
+      this.inFlight--;
       this.schedule();
     }
   }
@@ -181,16 +186,17 @@ export class GroupCommit {
     const { pool, lockKeys, channel, instance } = this.options;
     const client = await pool.connect();
     try {
-      await runScript(client, {
-        name: 'begin_group',
-        text: `BEGIN; SELECT pg_advisory_xact_lock(${lockKeys[0] | 0}, ${lockKeys[1] | 0})`,
-      });
-      const plan = new GroupPlan(await readGroup(client, writes));
+      // One round trip: in a script each statement takes its own snapshot, so the read sees what the writer that held
+      // the lock before committed.
+      const lock = `BEGIN; SELECT pg_advisory_xact_lock(${lockKeys[0] | 0}, ${lockKeys[1] | 0});`;
+      const plan = new GroupPlan(await script<ReadRow>(client, READ_GROUP, readValues(writes), lock));
       const outcomes = writes.map((write) => plan.apply(write));
+      // One more: the write and its COMMIT (which a failed write never reaches: the script stops at the error).
       if (plan.last > plan.first) {
-        await run(client, WRITE_GROUP, [...plan.statementValues(), plan.last, channel, instance]);
+        await script(client, WRITE_GROUP, [...plan.statementValues(), plan.last, channel, instance], '', 'COMMIT');
+      } else {
+        await runScript(client, { name: 'commit', text: 'COMMIT' });
       }
-      await runScript(client, { name: 'commit', text: 'COMMIT' });
       client.release();
       return outcomes;
     } catch (error) {
@@ -211,12 +217,45 @@ function isConnectionLoss(error: unknown): boolean {
   return code === undefined || code.startsWith('08') || code === '57P01';
 }
 
-async function readGroup(client: PoolClient, writes: GroupWrite[]): Promise<ReadRow[]> {
+/**
+ * Runs `query` with its values written into the text, between `before` and `after`, as one script (the simple
+ * protocol runs several statements in one round trip; the extended one, which takes values apart, runs one). The
+ * rows of `query`'s statement are returned.
+ */
+async function script<R extends QueryResultRow>(
+  client: PoolClient,
+  query: NamedQuery,
+  values: unknown[],
+  before = '',
+  after = '',
+): Promise<R[]> {
+  const text = query.text.replace(/\$(\d+)/g, (_, i: string) => literal(values[Number(i) - 1]));
+  const results = (await runScript(client, { name: query.name, text: `${before}${text};${after}` })) as unknown as
+    | QueryResult<R>[]
+    | QueryResult<R>;
+  const list = Array.isArray(results) ? results : [results];
+  return list[before ? list.length - (after ? 2 : 1) : 0]!.rows;
+}
+
+/** A value as SQL text: strings quoted by pg's escapeLiteral, bytes in hex, integers checked, arrays as ARRAY[…]. */
+function literal(value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
+  if (typeof value === 'string') return pg.escapeLiteral(value);
+  if (typeof value === 'number') {
+    if (!Number.isSafeInteger(value)) throw new RangeError(`not an integer: ${value}`);
+    return String(value);
+  }
+  if (Buffer.isBuffer(value)) return `'\\x${value.toString('hex')}'`;
+  if (Array.isArray(value)) return `ARRAY[${value.map(literal).join(',')}]`;
+  throw new TypeError(`no SQL literal for ${typeof value}`);
+}
+
+function readValues(writes: GroupWrite[]): unknown[] {
   const claimed = writes.flatMap((w) =>
     w.kind === 'delete' ? [] : (w.claims ?? []).map((c) => [w.resource, c.index, digestOf(c.value)] as const),
   );
   const leases = [...new Set(writes.flatMap((w) => (w.fence ? [w.fence.lease] : [])))];
-  const values = [
+  return [
     writes.map((w) => w.resource),
     writes.map((w) => w.name),
     claimed.map((c) => c[0]),
@@ -224,7 +263,6 @@ async function readGroup(client: PoolClient, writes: GroupWrite[]): Promise<Read
     claimed.map((c) => c[2]),
     leases,
   ];
-  return (await run<ReadRow>(client, READ_GROUP, values)).rows;
 }
 
 const digestOf = (value: string) => createHash('sha256').update(value).digest();

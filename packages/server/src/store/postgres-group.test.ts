@@ -101,6 +101,18 @@ describe('PostgreSQL group commit', () => {
     await other.create('people', 'free', encodeAs('free'), email('b@x.org'));
   });
 
+  it('stores names and values with quotes, backslashes and any bytes as they are', async () => {
+    const store = await open('literals');
+    const name = "o'brien\\x'); DROP TABLE objects; --";
+    const value = Buffer.from([0, 39, 92, 255, 10]);
+    const [written] = await Promise.all([
+      store.create("it's", name, () => value, email("a'b\\c")),
+      store.create("it's", 'other', encodeAs('other')),
+    ]);
+    expect(await store.get("it's", name)).toEqual({ resource: "it's", name, revision: written.revision, value });
+    await expect(store.create("it's", 'third', encodeAs('x'), email("a'b\\c"))).rejects.toThrow(UniqueClaimError);
+  });
+
   it('commits the writes requested together in one transaction: other servers hear one notice for them', async () => {
     const [writer, listener] = await Promise.all([open('writer'), open('listener')]);
     const heard: StoreNotice[] = [];

@@ -28,10 +28,13 @@ export async function run<R extends QueryResultRow>(
   }
 }
 
-/** Runs a parameterless query (several statements allowed) with the simple protocol; a failure names the query. */
-export async function runScript(db: Queryable, query: NamedQuery): Promise<void> {
+/**
+ * Runs a parameterless query (several statements allowed) with the simple protocol; a failure names the query. Returns
+ * pg's result: an array of one per statement when there are several.
+ */
+export async function runScript(db: Queryable, query: NamedQuery): Promise<unknown> {
   try {
-    await db.query(query.text);
+    return await db.query(query.text);
   } catch (error) {
     throw withQueryName(error, query.name);
   }
