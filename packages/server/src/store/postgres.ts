@@ -49,7 +49,6 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 const LOCK_CLASS = 0x73766321;
 /** First key of the leases' advisory locks ("svcL"); the second is derived from the schema and the lease's name. */
 const LEASE_CLASS = 0x7376634c;
-const UNIQUE_VIOLATION = '23505';
 const INT8_OID = 20;
 
 /** BIGINT arrives as text by default; revisions, ids and counts stay far below 2^53, so read them as numbers. */
