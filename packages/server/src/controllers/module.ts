@@ -1,7 +1,6 @@
 import { defineModule, ref } from '../kernel/module.js';
 import { loggerRef, optionsRef } from '../kernel/root.js';
 import { registryRef } from '../registry/module.js';
-import { runFenced } from '../store/fence.js';
 import { storeRef } from '../store/module.js';
 import { watchRef } from '../watch/module.js';
 import { ControllerManager } from './controller-manager.js';
@@ -33,14 +32,14 @@ export const controllersModule = defineModule({
     options: optionsRef<ControllersOptions>(),
   },
   provides: controllersRef,
-  start({ store: { lease }, registry: { registry, objects }, watch: { hub }, logger, options }, lifecycle) {
+  start({ store: { lease, fenced }, registry: { registry, objects }, watch: { hub }, logger, options }, lifecycle) {
     const controllers = new ControllerManager({
       registry,
       hub,
       committedRevision: () => objects.latestRevision,
       queueOptions: options.reconcileBackoff,
       leading: false,
-      fenced: (work) => runFenced(lease, work),
+      fenced,
     });
     let ready = false;
     lease.onChange((held) => {

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { defineModule, ref } from '../kernel/module.js';
 import { loggerRef, optionsRef, settingsRef } from '../kernel/root.js';
 import { makePrivateTree } from '../util/private-files.js';
+import { runFenced } from './fence.js';
 import { openStore } from './open-store.js';
 import { fixedLease } from './sole-lease.js';
 import type { Lease, Store } from './types.js';
@@ -18,6 +19,11 @@ export interface StoreServices {
    * where this lease is held; a store only this process opens holds it for good, a server with controllers off never.
    */
   lease: Lease;
+  /**
+   * Runs `work` as the lease's holder: every store write it makes carries the lease's epoch, and a shared store refuses
+   * it (FencedError) once another server holds the lease (fence.ts).
+   */
+  fenced: <T>(work: () => Promise<T>) => Promise<T>;
 }
 
 export const storeRef = ref<StoreServices>('store');
@@ -56,7 +62,7 @@ export const storeModule = defineModule({
     });
     const lease = settings.controllers ? store.lease('controllers') : fixedLease(false);
     if (!settings.controllers) logger.warn('controllers are off (SVC_CONTROLLERS=off): this server never reconciles');
-    return { store, lease };
+    return { store, lease, fenced: (work) => runFenced(lease, work) };
   },
 });
 

@@ -1,7 +1,6 @@
 import { defineModule, ref } from '../kernel/module.js';
 import { loggerRef, optionsRef, settingsRef } from '../kernel/root.js';
 import { registryRef } from '../registry/module.js';
-import { runFenced } from '../store/fence.js';
 import { storeRef } from '../store/module.js';
 import { PerKeyLimit } from '../util/per-key-limit.js';
 import { type Retention, startHistoryRetention } from './history-retention.js';
@@ -42,7 +41,7 @@ export const watchModule = defineModule({
   },
   provides: watchRef,
   async start(
-    { store: { store, lease }, registry: { registry, objects, feed }, settings, logger, options },
+    { store: { store, lease, fenced }, registry: { registry, objects, feed }, settings, logger, options },
     lifecycle,
   ) {
     const hub = await WatchHub.open(store, objects, registry, (error) =>
@@ -63,7 +62,7 @@ export const watchModule = defineModule({
     lifecycle.onStop('streams', () => watches.endAll());
     const retention = startHistoryRetention(
       // The leader's compaction, refused by the store once the lease has moved on (store/fence.ts).
-      { compact: (keep) => runFenced(lease, () => store.compact(keep)) },
+      { compact: (keep) => fenced(() => store.compact(keep)) },
       settings.watchHistory,
       options.compactionIntervalMs ?? 10_000,
       (error) => logger.error({ err: error }, 'compacting the change history failed'),
