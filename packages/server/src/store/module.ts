@@ -5,7 +5,7 @@ import { makePrivateTree } from '../util/private-files.js';
 import { runFenced } from './fence.js';
 import { openStore } from './open-store.js';
 import { fixedLease } from './sole-lease.js';
-import type { Lease, Store } from './types.js';
+import { FencedError, type Lease, type Store } from './types.js';
 
 export interface StoreOptions {
   /** PostgreSQL schema to keep the tables in (tests give each server its own); default SVC_DATABASE_SCHEMA, or `public`. */
@@ -24,6 +24,8 @@ export interface StoreServices {
    * it (FencedError) once another server holds the lease (fence.ts).
    */
   fenced: <T>(work: () => Promise<T>) => Promise<T>;
+  /** As `fenced`, but resolves false instead of failing when the store refused a write because the lease moved on. */
+  whileLeading: (work: () => Promise<void>) => Promise<boolean>;
 }
 
 export const storeRef = ref<StoreServices>('store');
@@ -62,7 +64,16 @@ export const storeModule = defineModule({
     });
     const lease = settings.controllers ? store.lease('controllers') : fixedLease(false);
     if (!settings.controllers) logger.warn('controllers are off (SVC_CONTROLLERS=off): this server never reconciles');
-    return { store, lease, fenced: (work) => runFenced(lease, work) };
+    const fenced = <T>(work: () => Promise<T>) => runFenced(lease, work);
+    const whileLeading = (work: () => Promise<void>) =>
+      fenced(work).then(
+        () => true,
+        (error: unknown) => {
+          if (error instanceof FencedError) return false;
+          throw error;
+        },
+      );
+    return { store, lease, fenced, whileLeading };
   },
 });
 
