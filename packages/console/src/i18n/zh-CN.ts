@@ -1,5 +1,5 @@
-import type en from './en';
-import type { Translation } from './index';
+import type en from './en.js';
+import type { Translation } from './index.js';
 
 /** 简体中文: every key of en.ts (the type says so); fetched only when Chinese is chosen. */
 const zhCN: Translation<typeof en> = {
