@@ -53,6 +53,13 @@ describe.each(BACKENDS)('groups as subjects (%s)', (backend) => {
     expect((await as(t, ann)('GET', NOTES)).status).toBe(200);
     const review = await t.request('POST', ACCESS_REVIEWS, { method: 'GET', path: NOTES, user: 'ann' });
     expect(review.body).toMatchObject({ user: 'ann', allowed: true, role: 'notes-watcher' });
+    // The console's user list shows the groups and what they bring.
+    const listed = await t.request('GET', `${CONSOLE}/users?keyword=ann`);
+    expect(listed.body.items[0]).toMatchObject({
+      roles: [],
+      groups: ['team'],
+      groupRoles: [{ name: 'notes-watcher', group: 'team' }],
+    });
     expect((await setGroups('ann', null)).status).toBe(200);
     expect((await as(t, ann)('GET', NOTES)).status).toBe(403);
   });
