@@ -4,6 +4,7 @@ import { httpsFetchFor } from '../src/authn/oidc-discovery.js';
 import { OidcTokenRefused, OidcTokens } from '../src/authn/oidc-tokens.js';
 import { BACKENDS, startTestServer, type TestServer } from './harness.js';
 import { startIssuer, type TestIssuer } from './oidc-issuer.js';
+import { watchHttp } from './watch-client.js';
 
 const CLIENT_ID = 'svc-test';
 const ROLES = '/api/v1alpha1/roles';
@@ -32,7 +33,7 @@ describe.each(BACKENDS)('OIDC bearer tokens (%s)', (backend) => {
       apiVersion: 'v1alpha1',
       kind: 'Role',
       metadata: { name: 'role-reader' },
-      rules: [{ apiGroups: [''], resources: ['roles'], verbs: ['get', 'list'] }],
+      rules: [{ apiGroups: [''], resources: ['roles'], verbs: ['get', 'list', 'watch'] }],
     });
     expect(role.status).toBe(201);
     // Access reviews of oneself, for the groups devs and readers.
@@ -98,6 +99,32 @@ describe.each(BACKENDS)('OIDC bearer tokens (%s)', (backend) => {
     expect((await t.request('GET', ROLES, undefined, bearer(other))).status).toBe(403);
     expect((await t.request('DELETE', `${BINDINGS}/readers-read-roles`)).status).toBe(200);
     expect((await t.request('GET', ROLES, undefined, bearer(token))).status).toBe(403);
+  });
+
+  it("ends a watch opened with an ID token at the token's exp", async () => {
+    const base = await t.server.listen();
+    const binding = await t.request('POST', BINDINGS, {
+      apiVersion: 'v1alpha1',
+      kind: 'RoleBinding',
+      metadata: { name: 'watchers-read-roles' },
+      roleRef: { apiGroup: '', kind: 'Role', name: 'role-reader' },
+      subjects: [{ apiGroup: '', kind: 'Group', name: 'oidc:watchers' }],
+    });
+    expect(binding.status).toBe(201);
+    const now = Math.floor(Date.now() / 1000);
+    const token = await issuer.sign({ sub: 'wes', groups: ['watchers'], exp: now + 2 });
+    const revision = (await t.request('GET', ROLES)).body.metadata.resourceVersion;
+    const watch = watchHttp(base, `${ROLES}?watch=true&resourceVersion=${revision}`, { headers: bearer(token) });
+    expect((await watch.response).statusCode).toBe(200);
+    await watch.until(() => watch.isEnded(), 'the watch to end', 10_000);
+    expect(watch.events.at(-1)).toMatchObject({
+      type: 'ERROR',
+      object: {
+        code: 401,
+        reason: 'Unauthorized',
+        message: 'the ID token has expired; open the stream again with a fresh one',
+      },
+    });
   });
 
   it('refuses expired, wrongly signed, wrong-audience and wrong-issuer tokens with 401 problem+json', async () => {
