@@ -46,6 +46,33 @@ describe.skipIf(!browserAvailable)('users, roles and access review in Chromium',
     expect(await c.seriousViolations(admin)).toEqual([]);
   });
 
+  it('shows the groups an administrator gave a user, and the roles they hold through them', async () => {
+    await c.createUser({ username: 'gail', password: 'gail-password-123' }, []);
+    const patched = await c.t.request(
+      'PATCH',
+      '/api/v1alpha1/users/gail',
+      { spec: { groups: ['team'] } },
+      {
+        'content-type': 'application/merge-patch+json',
+      },
+    );
+    expect(patched.status).toBe(200);
+    const bound = await c.t.request('POST', '/api/v1alpha1/rolebindings', {
+      apiVersion: 'v1alpha1',
+      kind: 'RoleBinding',
+      metadata: { name: 'team-views-users' },
+      roleRef: { apiGroup: '', kind: 'Role', name: 'role-template-view-users' },
+      subjects: [{ apiGroup: '', kind: 'Group', name: 'team' }],
+    });
+    expect(bound.status).toBe(201);
+    await admin.reload();
+    await row(admin, 'gail').waitFor();
+    expect(await row(admin, 'gail').getByRole('cell').allTextContents()).toEqual(
+      expect.arrayContaining(['Users view (group team)', 'team']),
+    );
+    expect(await admin.getByRole('columnheader', { name: 'Groups' }).count()).toBe(1);
+  });
+
   it("creates a user, showing svc's complaint at the field first", async () => {
     await admin.getByRole('button', { name: 'New user' }).click();
     const dialog = admin.getByRole('dialog', { name: 'New user' });
@@ -310,6 +337,7 @@ describe.skipIf(!browserAvailable)('users, roles and access review in Chromium',
       'Username',
       'Display name',
       'Roles',
+      'Groups',
       'Status',
     ]);
     await c.shot(page, 'users-viewer');

@@ -108,6 +108,8 @@ export const KIND = Object.freeze({
   Role: 'Role',
   RoleBinding: 'RoleBinding',
   User: 'User',
+  /** A RoleBinding's subject naming a group of users (an OIDC groups claim, or groups an administrator gives). */
+  Group: 'Group',
   PersonalAccessToken: 'PersonalAccessToken',
   Plugin: 'Plugin',
   Post: 'Post',

@@ -129,6 +129,8 @@ export default {
     displayName: 'Display name',
     password: 'Password',
     roles: 'Roles',
+    groups: 'Groups',
+    viaGroup: '{role} (group {group})',
     status: 'Status',
     disabled: 'Disabled',
     enabled: 'Enabled',

@@ -126,6 +126,8 @@ const zhCN: Translation<typeof en> = {
     displayName: '显示名称',
     password: '密码',
     roles: '角色',
+    groups: '用户组',
+    viaGroup: '{role}（来自用户组 {group}）',
     status: '状态',
     disabled: '已禁用',
     enabled: '已启用',

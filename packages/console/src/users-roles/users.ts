@@ -1,12 +1,26 @@
 import type { ExtensionObject } from '@svc/client';
-import { CONSOLE_API, client } from '@svc/console-shared';
+import { CONSOLE_API, client, t } from '@svc/console-shared';
 
-export type UserObject = ExtensionObject<{ displayName?: string; email?: string; disabled?: boolean }>;
+export type UserObject = ExtensionObject<{
+  displayName?: string;
+  email?: string;
+  disabled?: boolean;
+  groups?: string[];
+}>;
 
-/** A user as `GET …/users` lists them: the object and the roles bound to them. */
+/** A user as `GET …/users` lists them: the object, the roles bound to them, their groups and the groups' roles. */
 export interface ListedUser {
   user: UserObject;
   roles: { name: string; displayName?: string }[];
+  groups: string[];
+  groupRoles: { name: string; displayName?: string; group: string }[];
+}
+
+/** The Roles cell: roles bound to the user, then those they hold through a group. */
+export function rolesText(row: ListedUser): string {
+  const own = row.roles.map((r) => r.displayName ?? r.name);
+  const viaGroups = row.groupRoles.map((r) => t('users.viaGroup', { role: r.displayName ?? r.name, group: r.group }));
+  return [...own, ...viaGroups].join(', ') || t('common.none');
 }
 
 export interface UserPage {

@@ -35,7 +35,10 @@ export function auditHook(policy: Policy, sinks: readonly AuditSink[], replica: 
       });
     const level = levelFor(policy, {
       username: principal.username ?? 'system:anonymous',
-      groups: principal.username === undefined ? ['system:unauthenticated'] : ['system:authenticated'],
+      groups:
+        principal.username === undefined
+          ? ['system:unauthenticated']
+          : [...(principal.groups ?? []), 'system:authenticated'],
       verb: info.verb,
       isResourceRequest: info.isResourceRequest,
       apiGroup: info.apiGroup,
@@ -51,6 +54,7 @@ export function auditHook(policy: Policy, sinks: readonly AuditSink[], replica: 
       // A create names its object in the body, as Kubernetes' audit records it.
       info: info.verb === 'create' && info.name === '' ? { ...info, name: bodyName(request.body) } : info,
       username: principal.username,
+      groups: principal.groups,
       sourceIPs: sourceIPsOf(request),
       userAgent: request.headers['user-agent'],
       status: reply.statusCode,

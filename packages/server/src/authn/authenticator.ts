@@ -7,6 +7,7 @@ import { sameOrigin } from './origin.js';
 export { sameOrigin } from './origin.js';
 
 import { ANONYMOUS, type Principal } from '../authz/principal.js';
+import { OidcTokenRefused, OidcTokens } from './oidc-tokens.js';
 import type { Sessions } from './sessions.js';
 import { type PersonalAccessTokens, TOKEN_PREFIX } from './tokens.js';
 import type { UserDirectory } from './user-directory.js';
@@ -17,6 +18,8 @@ export interface AuthenticatorDeps {
   users: UserDirectory;
   /** Present only when HTTP Basic is turned on (SVC_BASIC_AUTH). */
   basic?: BasicCredentials;
+  /** Present only when single sign-on is set up (SVC_OIDC_ISSUER_URL): the provider's ID tokens as bearer tokens. */
+  oidc?: OidcTokens;
 }
 
 export interface Authenticator {
@@ -37,7 +40,7 @@ const LOGIN_PATH = '/login';
 const LOGOUT_PATH = '/logout';
 
 export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
-  const { sessions, tokens, users, basic } = deps;
+  const { sessions, tokens, users, basic, oidc } = deps;
   const challenges = basic ? 'Bearer realm="svc", Basic realm="svc"' : 'Bearer realm="svc"';
   const refuse = (detail: string, header = challenges) =>
     unauthorized(detail).withHeaders({ 'www-authenticate': header });
@@ -47,6 +50,7 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     const scheme = (space === -1 ? header : header.slice(0, space)).toLowerCase();
     const credentials = space === -1 ? '' : header.slice(space + 1).trim();
     if (scheme === 'bearer') {
+      if (oidc && OidcTokens.looksLikeJwt(credentials)) return fromIdToken(oidc, credentials);
       const principal = credentials.startsWith(TOKEN_PREFIX) ? tokens.authenticate(credentials) : undefined;
       if (principal) return principal;
       throw refuse('the access token is invalid, expired or revoked', 'Bearer realm="svc", error="invalid_token"');
@@ -61,7 +65,16 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
         'Basic realm="svc"',
       );
     }
-    throw refuse(`authorization scheme "${scheme}" is not supported; use Bearer with a personal access token`);
+    throw refuse(`authorization scheme "${scheme}" is not supported; use Bearer with an access token`);
+  }
+
+  async function fromIdToken(oidc: OidcTokens, token: string): Promise<Principal> {
+    try {
+      return await oidc.authenticate(token);
+    } catch (error) {
+      if (!(error instanceof OidcTokenRefused)) throw error;
+      throw refuse(error.message, 'Bearer realm="svc", error="invalid_token"');
+    }
   }
 
   async function fromSession(id: string, request: FastifyRequest, path: string): Promise<Principal> {

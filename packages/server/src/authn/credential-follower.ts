@@ -45,6 +45,7 @@ interface Followed {
 /** setTimeout's longest delay; a later expiry is looked at again when this fires. */
 const MAX_DELAY_MS = 2 ** 31 - 1;
 const SESSION_GONE = 'the session has ended or expired; sign in again';
+const ID_TOKEN_EXPIRED = 'the ID token has expired; open the stream again with a fresh one';
 const PASSWORD_CHANGED = 'the password has changed; authenticate again';
 
 export class CredentialFollower {
@@ -144,6 +145,8 @@ export class CredentialFollower {
   private goneReason(principal: Principal): string | undefined {
     const { username, via, tokenName } = principal;
     if (username === undefined) return undefined;
+    // A provider's user is not in the directory: their token is the whole credential, ended by its expiry.
+    if (via === 'oidc') return undefined;
     if (!this.deps.users.isActive(username)) return `user "${username}" is disabled or no longer exists`;
     if (via === 'token' && (tokenName === undefined || !this.deps.tokens.check(tokenName).valid)) {
       return 'the access token has been revoked, deleted or has expired';
@@ -153,8 +156,10 @@ export class CredentialFollower {
 
   /** A timer at the credential's expiry: a token's `expiresAt`, a session's idle timeout or maximum age. */
   private armExpiry(followed: Followed): void {
-    const { via, tokenName, sessionId } = followed.principal;
-    if (via === 'token' && tokenName !== undefined) {
+    const { via, tokenName, sessionId, expiresAtMs } = followed.principal;
+    if (via === 'oidc' && expiresAtMs !== undefined) {
+      this.at(followed, expiresAtMs, () => this.end(followed, unauthorized(ID_TOKEN_EXPIRED)));
+    } else if (via === 'token' && tokenName !== undefined) {
       const { expiresAtMs } = this.deps.tokens.check(tokenName);
       if (expiresAtMs !== undefined) this.at(followed, expiresAtMs, () => this.recheck([followed]));
     } else if (via === 'session' && sessionId !== undefined) {
@@ -190,6 +195,8 @@ export class CredentialFollower {
 function keyOf(principal: Principal): string {
   if (principal.via === 'session' && principal.sessionId !== undefined) return `session ${principal.sessionId}`;
   if (principal.via === 'token' && principal.tokenName !== undefined) return `token ${principal.tokenName}`;
+  // Two ID tokens of one user end at different times.
+  if (principal.via === 'oidc') return `oidc ${principal.username} ${principal.expiresAtMs}`;
   return `${principal.via} ${principal.username ?? ''}`;
 }
 

@@ -19,6 +19,7 @@ import { FirstRunSetup } from './first-run.js';
 import { DEFAULT_LOGIN_LIMITS, type LoginClock, LoginLimiter, type LoginLimits } from './login-limiter.js';
 import { loginRoutes } from './login-routes.js';
 import { personalAccessTokenModel, userModel } from './models.js';
+import type { OidcTokens } from './oidc-tokens.js';
 import { PasswordHasher } from './passwords.js';
 import type { ManageUser, RoleManagement } from './ports.js';
 import { type SessionPolicy, Sessions } from './sessions.js';
@@ -52,6 +53,8 @@ export interface AuthenticationDeps {
   loginClock?: Partial<LoginClock>;
   /** Tests only: the clock the first-run setup link expires by. */
   setupClock?: () => number;
+  /** The provider's ID tokens, when single sign-on is set up (oidc.ts). */
+  oidc?: OidcTokens;
 }
 
 /** Everything authentication offers the composition root. */
@@ -134,7 +137,7 @@ export async function setupAuthentication(deps: AuthenticationDeps): Promise<Aut
   });
   await tokens.start();
   const basic = settings.basicAuth ? new BasicCredentials(credentials, users, limiter) : undefined;
-  const authenticator = createAuthenticator({ sessions, tokens, users, basic });
+  const authenticator = createAuthenticator({ sessions, tokens, users, basic, oidc: deps.oidc });
 
   // A removed or disabled user is signed out everywhere; a removed user's password goes too.
   users.onLostAccess((username, event) => {

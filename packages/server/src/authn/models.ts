@@ -26,6 +26,13 @@ export const userModel: ModelDefinition = {
           displayName: { type: 'string', maxLength: 256 },
           email: { type: 'string', format: 'email', maxLength: 320 },
           disabled: { type: 'boolean' },
+          // Groups RoleBindings may name; only a super administrator sets them (rbac/user-admission.ts).
+          groups: {
+            type: 'array',
+            maxItems: 100,
+            uniqueItems: true,
+            items: { type: 'string', minLength: 1, maxLength: 256 },
+          },
         },
       },
       status: {
@@ -41,6 +48,7 @@ export interface UserSpec {
   displayName?: string;
   email?: string;
   disabled?: boolean;
+  groups?: string[];
 }
 
 export type UserObject = ExtensionObject<UserSpec, { lastLoginAt?: string }>;

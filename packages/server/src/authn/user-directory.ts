@@ -14,6 +14,9 @@ export class UserDirectory {
   /** Username → active (exists, not disabled, not being deleted). */
   private readonly users = new Map<string, boolean>();
   private readonly listeners = new Set<(username: string, event: UserEvent) => void>();
+  /** Username → the groups an administrator gave them (`spec.groups`), for users that have some. */
+  private readonly groups = new Map<string, readonly string[]>();
+  private readonly groupListeners = new Set<() => void>();
 
   constructor(
     readonly served: ServedModel,
@@ -26,6 +29,7 @@ export class UserDirectory {
     for (const bytes of page.items) {
       const user = JSON.parse(bytes.toString('utf8')) as UserObject;
       this.users.set(user.metadata.name, isActiveUser(user));
+      this.setGroups(user.metadata.name, user.spec?.groups);
     }
     this.objects.onCommitted((change) => this.follow(change));
   }
@@ -40,6 +44,17 @@ export class UserDirectory {
 
   isActive(username: string): boolean {
     return this.users.get(username) === true;
+  }
+
+  /** The groups an administrator gave a local user (none for an unknown one). */
+  groupsOf(username: string): readonly string[] {
+    return this.groups.get(username) ?? [];
+  }
+
+  /** Listens for a change of some user's groups. */
+  onGroupsChanged(listener: () => void): () => void {
+    this.groupListeners.add(listener);
+    return () => this.groupListeners.delete(listener);
   }
 
   /** Listens for users losing access (sessions and tokens of theirs end). */
@@ -66,6 +81,11 @@ export class UserDirectory {
     if (change.served.model.resource !== this.served.model.resource) return;
     const name = change.object.metadata.name;
     const wasActive = this.users.get(name) === true;
+    const changedGroups = this.setGroups(
+      name,
+      change.type === 'DELETED' ? undefined : (change.object as UserObject).spec?.groups,
+    );
+    if (changedGroups) for (const listener of this.groupListeners) listener();
     if (change.type === 'DELETED') {
       this.users.delete(name);
       this.announce(name, 'removed');
@@ -74,6 +94,15 @@ export class UserDirectory {
     const active = isActiveUser(change.object as UserObject);
     this.users.set(name, active);
     if (wasActive && !active) this.announce(name, 'deactivated');
+  }
+
+  /** Whether the user's groups are now other than they were. */
+  private setGroups(username: string, groups: readonly string[] | undefined): boolean {
+    const before = this.groups.get(username) ?? [];
+    const after = [...new Set(groups ?? [])].sort();
+    if (after.length === 0) this.groups.delete(username);
+    else this.groups.set(username, Object.freeze(after));
+    return before.join('\n') !== after.join('\n');
   }
 
   private announce(username: string, event: UserEvent): void {

@@ -6,7 +6,14 @@ export interface Principal {
   /** The user's name; undefined for an anonymous visitor. */
   username: string | undefined;
   /** How the caller proved who they are. */
-  via: 'anonymous' | 'session' | 'token' | 'basic';
+  via: 'anonymous' | 'session' | 'token' | 'basic' | 'oidc';
+  /**
+   * The groups the caller is in: an OIDC token's groups claim (prefixed), or the groups an administrator gave a local
+   * user. RoleBindings naming one of them apply to the caller.
+   */
+  groups?: readonly string[];
+  /** When the credential ends (epoch ms); set for an OIDC token, whose `exp` it is. */
+  expiresAtMs?: number;
   /**
    * A personal access token acts with a subset of its owner's roles: when set, only these roles count (and only those
    * the user still holds).

@@ -63,7 +63,7 @@ export const roleBindingModel: ModelDefinition = {
           required: ['kind', 'name'],
           properties: {
             apiGroup: { const: '' },
-            kind: { const: KIND.User },
+            kind: { enum: [KIND.User, KIND.Group] },
             name: { type: 'string', minLength: 1 },
           },
         },
@@ -82,7 +82,7 @@ export interface RoleObject extends ExtensionObject {
 
 export interface RoleBindingObject extends ExtensionObject {
   roleRef: { apiGroup?: string; kind: typeof KIND.Role; name: string };
-  subjects: Array<{ apiGroup?: string; kind: typeof KIND.User; name: string }>;
+  subjects: Array<{ apiGroup?: string; kind: typeof KIND.User | typeof KIND.Group; name: string }>;
 }
 
 /** The stored object as the pure authorization code sees it. */

@@ -64,6 +64,10 @@ export const accessModule = defineModule({
     lifecycle,
   ) {
     const management = new UserManagement(roles.service, (username) => authn.users.isActive(username));
+    // Local users' groups (User spec.groups): bindings to a group reach them too.
+    roles.service.useLocalGroups((username) => authn.users.groupsOf(username));
+    const stopFollowingGroups = authn.users.onGroupsChanged(() => roles.service.groupsChanged());
+    lifecycle.onStop('services', stopFollowingGroups);
     const setUserRoles = createSetUserRoles(objects, roles.service, roles.bindings, management);
     authn.useRoleManagement({
       rolesOf: async (username) => roles.service.boundRoles(username),

@@ -143,10 +143,10 @@ export function permissionRoutes(deps: PermissionRouteDeps): DynamicRoute<HttpCo
         if (typeof body?.method !== 'string' || typeof body.path !== 'string' || !body.path.startsWith('/')) {
           throw badRequest('the body must be {"method": "GET", "path": "/apis/…", "user"?: "<name>"}');
         }
-        const username = typeof body.user === 'string' ? await subject(ctx, body.user) : caller(ctx);
-        const principal: Principal = username
-          ? { username, via: 'session' }
-          : { username: undefined, via: 'anonymous' };
+        const named = typeof body.user === 'string' ? await subject(ctx, body.user) : undefined;
+        // The caller as they are (an OIDC caller with the token's groups); a named user as a session of theirs.
+        const principal: Principal = named ? { username: named, via: 'session' } : callerOf(ctx.request);
+        const username = principal.username;
         // Read exactly as the gate reads a request target, so the answer is the gate's answer.
         const parsed = parseRequestTarget(body.path);
         if (!parsed.ok) throw badRequest(`path: ${parsed.problem}`);

@@ -37,6 +37,9 @@ export class RoleService {
   private readonly roles = new Map<string, Role>();
   private readonly bindings = new Map<string, RoleBindingObject>();
   private rolesByUser = new Map<string, Set<string>>();
+  private rolesByGroup = new Map<string, Set<string>>();
+  /** The groups an administrator gave a local user (User `spec.groups`), once authentication provides them. */
+  private localGroupsOf: (username: string) => readonly string[] = () => [];
   private aggregation: AggregationIndex = new Map();
   /** Expansion by set of starting roles; every user with the same roles shares one. */
   private expansions = new Map<string, ExpandedRoles>();
@@ -81,9 +84,36 @@ export class RoleService {
     return this.roles;
   }
 
-  /** The roles bound to a user (not expanded). */
+  /** The roles bound to a user (not expanded), by name only: not those their groups hold. */
   boundRoles(username: string): string[] {
     return [...(this.rolesByUser.get(username) ?? [])].sort();
+  }
+
+  /** The roles bound to a group (not expanded). */
+  groupRoles(group: string): string[] {
+    return [...(this.rolesByGroup.get(group) ?? [])].sort();
+  }
+
+  /**
+   * The groups a principal is in: those its credential carries (an OIDC token's) and those an administrator gave the
+   * local user of that name.
+   */
+  groupsOf(principal: Principal): string[] {
+    if (!principal.username) return [];
+    const local = principal.via === 'oidc' ? [] : this.localGroupsOf(principal.username);
+    return [...new Set([...(principal.groups ?? []), ...local])].sort();
+  }
+
+  /** Where local users' groups come from; called again, or `groupsChanged`, when they change. */
+  useLocalGroups(groupsOf: (username: string) => readonly string[]): void {
+    this.localGroupsOf = groupsOf;
+    this.groupsChanged();
+  }
+
+  /** A local user's groups changed: expansions by principal are redone, and open watches re-checked. */
+  groupsChanged(): void {
+    this.forgetPrincipals();
+    for (const listener of this.changeListeners) listener();
   }
 
   /**
@@ -93,7 +123,7 @@ export class RoleService {
    */
   holdersOf(roleName: string, whatIf: WhatIf = {}): Set<string> {
     const byUser = whatIf.binding
-      ? rolesByUser(withEntry(this.bindings, whatIf.binding.name, whatIf.binding.object).values())
+      ? rolesBySubject(withEntry(this.bindings, whatIf.binding.name, whatIf.binding.object).values())
       : this.rolesByUser;
     let reaches = (names: readonly string[]) => this.expand(names).roleNames.has(roleName);
     if (whatIf.role) {
@@ -113,6 +143,7 @@ export class RoleService {
     return holders;
   }
 
+  /** The bindings naming user `username` (not those naming a group of theirs). */
   bindingsOf(username: string): RoleBindingObject[] {
     return [...this.bindings.values()].filter((b) =>
       b.subjects.some((s) => s.kind === KIND.User && s.name === username),
@@ -131,10 +162,14 @@ export class RoleService {
       .map((role) => role.name);
   }
 
-  /** The roles a principal starts from: `anonymous`, plus `authenticated` and its bindings when logged in. */
+  /**
+   * The roles a principal starts from: `anonymous`, plus `authenticated` and the roles bound to it and to its groups
+   * when logged in.
+   */
   startingRoles(principal: Principal): string[] {
     if (!principal.username) return [ANONYMOUS_ROLE];
-    let bound = this.boundRoles(principal.username);
+    const byGroup = this.groupsOf(principal).flatMap((group) => [...(this.rolesByGroup.get(group) ?? [])]);
+    let bound = [...new Set([...this.boundRoles(principal.username), ...byGroup])].sort();
     if (principal.restrictedToRoles) bound = bound.filter((r) => principal.restrictedToRoles!.includes(r));
     return [ANONYMOUS_ROLE, AUTHENTICATED_ROLE, ...bound];
   }
@@ -186,7 +221,8 @@ export class RoleService {
 
   private rebuildUserIndex(): void {
     this.forgetPrincipals();
-    this.rolesByUser = rolesByUser(this.bindings.values());
+    this.rolesByUser = rolesBySubject(this.bindings.values(), KIND.User);
+    this.rolesByGroup = rolesBySubject(this.bindings.values(), KIND.Group);
   }
 
   private rolesChanged(): void {
@@ -196,12 +232,12 @@ export class RoleService {
   }
 }
 
-/** Username → the roles their bindings name. */
-function rolesByUser(bindings: Iterable<RoleBindingObject>): Map<string, Set<string>> {
+/** Username (or group name) → the roles the bindings naming it name. */
+function rolesBySubject(bindings: Iterable<RoleBindingObject>, kind: string = KIND.User): Map<string, Set<string>> {
   const byUser = new Map<string, Set<string>>();
   for (const binding of bindings) {
     for (const subject of binding.subjects ?? []) {
-      if (subject.kind !== KIND.User) continue;
+      if (subject.kind !== kind) continue;
       let set = byUser.get(subject.name);
       if (!set) byUser.set(subject.name, (set = new Set()));
       set.add(binding.roleRef.name);

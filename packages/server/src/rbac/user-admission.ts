@@ -1,4 +1,4 @@
-import { DEPENDENCIES_ANNOTATION, type ExtensionObject, KIND } from '@svc/plugin-api';
+import { DEPENDENCIES_ANNOTATION, type ExtensionObject, forbidden, KIND } from '@svc/plugin-api';
 import { isActiveUser } from '../authn/user-directory.js';
 import { aggregationTargets } from '../authz/roles.js';
 import type { AdmissionRequest } from '../registry/admission.js';
@@ -79,6 +79,7 @@ function changesGrants(request: AdmissionRequest): boolean {
 function admitUser(deps: UserAdmissionDeps, request: AdmissionRequest): void {
   const { actor, operation, object } = request;
   const name = object.metadata.name;
+  refuseGroupsUnlessSuper(deps, request);
   if (operation === 'create') return;
   const losesAccess = isActiveUser(request.prevObject ?? object) && !isActiveUser(object);
   const deleting = operation === 'delete' || Boolean(object.metadata.deletionTimestamp);
@@ -92,6 +93,20 @@ function admitUser(deps: UserAdmissionDeps, request: AdmissionRequest): void {
   deps.management.checkMayManage(actor, name, action);
   if (losesAccess && actor.kind !== 'system')
     deps.management.checkMayLoseAccess(name, deleting ? 'deleted' : 'disabled', request.hold);
+}
+
+/**
+ * A user's groups reach every role bound to them, so setting them grants what no escalation check of a binding saw:
+ * only a super administrator (or the service) may set or change `spec.groups`.
+ */
+function refuseGroupsUnlessSuper(deps: UserAdmissionDeps, request: AdmissionRequest): void {
+  const { actor, operation, object, prevObject } = request;
+  if (operation === 'delete' || actor.kind === 'system') return;
+  const groupsOf = (user: ExtensionObject | undefined) =>
+    JSON.stringify([...new Set((user?.spec?.groups as string[] | undefined) ?? [])].sort());
+  if (groupsOf(object) === groupsOf(operation === 'create' ? undefined : prevObject)) return;
+  if (actor.kind === 'user' && deps.roles.isSuper(actor.principal)) return;
+  throw forbidden(`only a super administrator may set the groups of user "${object.metadata.name}" (spec.groups)`);
 }
 
 /**

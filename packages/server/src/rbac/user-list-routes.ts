@@ -13,6 +13,9 @@ const PATH = `${CONSOLE_API}/users`;
 export interface ListedUser {
   user: UserObject;
   roles: Array<{ name: string; displayName?: string }>;
+  /** The groups an administrator put the user in, and the roles bound to each (the user holds them too). */
+  groups: string[];
+  groupRoles: Array<{ name: string; displayName?: string; group: string }>;
 }
 
 /**
@@ -52,13 +55,21 @@ export function userListRoutes(deps: {
         const info = pageInfo(narrowed ? matches.length : all.total, listQuery.page ?? 1, listQuery.size);
         const start = narrowed && info.size ? (info.page - 1) * info.size : 0;
         const page = narrowed && info.size ? matches.slice(start, start + info.size) : matches;
-        const items: ListedUser[] = page.map((user) => ({
-          user,
-          roles: roles.boundRoles(user.metadata.name).map((name) => {
-            const displayName = roles.role(name)?.annotations[DISPLAY_NAME_ANNOTATION];
-            return displayName === undefined ? { name } : { name, displayName };
-          }),
-        }));
+        const described = (name: string) => {
+          const displayName = roles.role(name)?.annotations[DISPLAY_NAME_ANNOTATION];
+          return displayName === undefined ? { name } : { name, displayName };
+        };
+        const items: ListedUser[] = page.map((user) => {
+          const groups = roles.groupsOf({ username: user.metadata.name, via: 'session' });
+          return {
+            user,
+            roles: roles.boundRoles(user.metadata.name).map(described),
+            groups,
+            groupRoles: groups.flatMap((group) =>
+              roles.groupRoles(group).map((name) => ({ ...described(name), group })),
+            ),
+          };
+        });
         const body = {
           apiVersion: `${CONSOLE_GROUP}/${SERVICE_VERSION}`,
           kind: 'ListedUserList',

@@ -5,6 +5,7 @@
 import { ACCESS_SETTINGS, LOG_SETTINGS } from './access-settings.js';
 import { AUDIT_SETTINGS } from './audit-settings.js';
 import { LISTEN_SETTINGS } from './listen-settings.js';
+import { OIDC_SETTINGS } from './oidc-settings.js';
 import { type Setting, setting } from './setting.js';
 import { STORE_SETTINGS } from './store-settings.js';
 import { absolutePath, optional } from './values.js';
@@ -27,6 +28,7 @@ export const SETTING_GROUPS = [
   { title: 'Listening', settings: LISTEN_SETTINGS },
   { title: 'Store and replicas', settings: STORE_SETTINGS },
   { title: 'Access', settings: ACCESS_SETTINGS },
+  { title: 'Single sign-on', settings: OIDC_SETTINGS },
   { title: 'Logs and metrics', settings: LOG_SETTINGS },
   { title: 'Audit', settings: AUDIT_SETTINGS },
 ] as const;
