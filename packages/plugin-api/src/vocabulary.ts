@@ -104,6 +104,8 @@ export const KIND = Object.freeze({
   User: 'User',
   PersonalAccessToken: 'PersonalAccessToken',
   Plugin: 'Plugin',
+  /** A plugin's settings values (one per plugin, named after it). */
+  PluginSetting: 'PluginSetting',
   Post: 'Post',
   /** Kubernetes' error answer (also a watch's ERROR event). */
   Status: 'Status',
