@@ -9,7 +9,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SvcApiError, type SvcClient } from '@svc/client';
-import { CONSOLE_API } from '@svc/plugin-api';
+import { apisPath, CONSOLE_API, PLUGIN_DEV_UI_ANNOTATION, PLUGIN_GROUP } from '@svc/plugin-api';
 import { packPlugin } from '../plugins/pack.js';
 import { stripTypesBuild } from './dev-build.js';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, parse, UsageError, wantsHelp } from './online/args.js';
@@ -17,12 +17,13 @@ import { connect } from './online/connect.js';
 import { CommandError, describeError, runCommand } from './online/report.js';
 
 export const PLUGIN_DEV_SYNOPSIS = [
-  'svc plugin dev [folder] [--build CMD]',
+  'svc plugin dev [folder] [--build CMD] [--ui URL]',
   'rebuild, pack and upgrade the plugin in a running svc on each save',
 ] as const;
 
 const USAGE = `${PLUGIN_DEV_SYNOPSIS[0]}\n${CONNECTION_USAGE}`;
 const PLUGINS = `${CONSOLE_API}/plugins`;
+const OBJECTS = `${apisPath(PLUGIN_GROUP)}/plugins`;
 /** Saves within this window are one change (an editor writes a file in several steps). */
 const SETTLE_MS = 40;
 /** What the loop does not watch: its own output, dependencies, the UI (Vite serves and reloads it). */
@@ -37,23 +38,27 @@ interface PluginObject {
 export function pluginDevCommand(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   return runCommand('plugin dev', USAGE, async () => {
     if (wantsHelp(args)) return void console.log(`usage: ${USAGE}`);
-    const { values, positionals } = parse(args, { ...CONNECTION_OPTIONS, build: { type: 'string' } });
+    const { values, positionals } = parse(args, {
+      ...CONNECTION_OPTIONS,
+      build: { type: 'string' },
+      ui: { type: 'string' },
+    });
+    if (values.ui !== undefined && !URL.canParse(values.ui)) {
+      throw new UsageError(`--ui takes the URL of the UI entry on your Vite dev server, got "${values.ui}"`);
+    }
     if (positionals.length > 1) throw new UsageError('one plugin folder only');
     const folder = path.resolve(positionals[0] ?? process.cwd());
     const build = values.build ?? (await defaultBuild(folder));
     const client = await connect(values, env);
-    const loop = new DevLoop(folder, build, client);
+    const loop = new DevLoop(folder, build, client, values.ui);
     await loop.cycle('start');
     loop.watch();
     console.log(`watching ${folder} (Ctrl-C stops)`);
     await new Promise<void>((resolve) => {
-      const stop = () => {
-        loop.close();
-        resolve();
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
     });
+    await loop.close();
   });
 }
 
@@ -79,7 +84,11 @@ class DevLoop {
     private readonly folder: string,
     private readonly build: string | undefined,
     private readonly client: SvcClient,
+    /** The UI entry on the author's Vite dev server, which the console loads while the loop runs. */
+    private readonly ui?: string,
   ) {}
+
+  private name?: string;
 
   watch(): void {
     this.watcher = watch(this.folder, { recursive: true }, (_event, file) => {
@@ -90,9 +99,19 @@ class DevLoop {
     });
   }
 
-  close(): void {
+  /** Stops watching; the console goes back to the built UI bundle. */
+  async close(): Promise<void> {
     clearTimeout(this.timer);
     this.watcher?.close();
+    if (this.ui && this.name) await this.annotateUi(this.name, null).catch(() => undefined);
+  }
+
+  /** Points the console at the dev server's UI entry (null: back to the bundle), on the Plugin object. */
+  private annotateUi(name: string, url: string | null): Promise<unknown> {
+    return this.client.request('PATCH', `${OBJECTS}/${encodeURIComponent(name)}`, {
+      body: { metadata: { annotations: { [PLUGIN_DEV_UI_ANNOTATION]: url } } },
+      contentType: 'application/merge-patch+json',
+    });
   }
 
   private async next(): Promise<void> {
@@ -113,6 +132,8 @@ class DevLoop {
       else await stripTypesBuild(this.folder);
       const packed = await packPlugin(this.folder, out);
       const object = await this.upgradeOrInstall(packed.name, packed.file);
+      if (this.ui && this.name === undefined) await this.annotateUi(packed.name, this.ui);
+      this.name = packed.name;
       const phase = object.status?.phase ?? 'unknown';
       const reason = phase === 'FAILED' ? `: ${object.status?.conditions?.[0]?.message ?? ''}` : '';
       console.log(

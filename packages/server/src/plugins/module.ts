@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { PLUGIN_ARCHIVES_RECORDS } from '@svc/plugin-api';
+import { PLUGIN_ARCHIVES_RECORDS, PLUGIN_DEV_UI_ANNOTATION } from '@svc/plugin-api';
 import { httpRef } from '../api/module.js';
 import { controllersRef } from '../controllers/module.js';
 import { defineModule, ref } from '../kernel/module.js';
@@ -106,7 +106,29 @@ export const pluginsModule = defineModule({
     await settingsStore.register();
     await plugins.boot(settings.pluginsDirs);
     http.router.add(pluginConsoleRoutes({ lifecycle: plugins, objects: registry.objects, mayRunCode }));
-    http.router.add(pluginUiRoutes(new PluginUis(host)));
+    http.router.add(
+      pluginUiRoutes(new PluginUis(host, devUiEntry(settings.pluginDevOrigins ?? [], plugins, registry))),
+    );
     return { host, lifecycle: plugins };
   },
 });
+
+/**
+ * The dev server entry a Plugin's annotation names (PLUGIN_DEV_UI_ANNOTATION), when its origin is one this server
+ * allows (SVC_PLUGIN_DEV_ORIGINS: development only; none by default, and then nothing is read).
+ */
+function devUiEntry(
+  origins: readonly string[],
+  plugins: PluginLifecycle,
+  registry: { objects: { find(served: PluginLifecycle['model'], name: string): Promise<unknown> } },
+): (name: string) => Promise<string | undefined> {
+  if (origins.length === 0) return async () => undefined;
+  return async (name) => {
+    const object = (await registry.objects.find(plugins.model, name)) as
+      | { metadata: { annotations?: Record<string, string> } }
+      | undefined;
+    const url = object?.metadata.annotations?.[PLUGIN_DEV_UI_ANNOTATION];
+    if (!url || !URL.canParse(url)) return undefined;
+    return origins.includes(new URL(url).origin) ? url : undefined;
+  };
+}
