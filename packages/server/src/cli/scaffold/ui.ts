@@ -16,13 +16,40 @@ export const UI_DEV_DEPENDENCIES = {
 
 export function uiViteConfig(): string {
   return `import vue from '@vitejs/plugin-vue';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
 
 // What the console's import map supplies: left as imports, never bundled.
 const SHARED = /^(vue|vue-router|@svc\\/console-shared|primevue\\/.+)$/;
+// Under \`npm run dev:ui\` (with svc plugin dev --ui), the same imports stay bare for the console's import map: they
+// pass through Vite marked with this URL prefix, which it leaves alone, and the prefix is taken off what it serves.
+const MARK = 'http://svc-shared.invalid/';
+
+function sharedFromConsole(): Plugin {
+  return {
+    name: 'svc-shared-from-console',
+    apply: 'serve',
+    enforce: 'pre',
+    resolveId: (id) => (SHARED.test(id) ? { id: MARK + id, external: true } : undefined),
+    configureServer(server) {
+      server.middlewares.use((_request, response, next) => {
+        const end = response.end.bind(response);
+        response.end = ((chunk?: unknown, ...rest: unknown[]) => {
+          const text = typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : undefined;
+          if (!text?.includes(MARK)) return end(chunk as string, ...(rest as []));
+          const bare = text.replaceAll(MARK, '');
+          response.setHeader('content-length', Buffer.byteLength(bare));
+          return end(bare, ...(rest as []));
+        }) as typeof response.end;
+        next();
+      });
+    },
+  };
+}
 
 export default defineConfig({
-  plugins: [vue()],
+  plugins: [vue(), sharedFromConsole()],
+  // The console, on svc's origin, imports the entry and its modules from here.
+  server: { port: 5173, strictPort: true, cors: true, origin: 'http://localhost:5173' },
   build: {
     outDir: 'dist',
     emptyOutDir: true,
