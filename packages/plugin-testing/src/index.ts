@@ -14,7 +14,7 @@ import { mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SvcClient } from '@svc/client';
-import type { PluginStatus } from '@svc/plugin-api';
+import { apisPath, PLUGIN_GROUP, type PluginStatus } from '@svc/plugin-api';
 import { createServer, loadConfig, type Server } from 'svc-run';
 import { parse } from 'yaml';
 
@@ -80,7 +80,7 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<TestSvc> 
     const pluginStatus = async (name: string) => {
       const plugin = await client.request<{ status?: PluginStatus }>(
         'GET',
-        `/apis/plugin.svc.run/v1alpha1/plugins/${encodeURIComponent(name)}`,
+        `${apisPath(PLUGIN_GROUP)}/plugins/${encodeURIComponent(name)}`,
       );
       return plugin.status;
     };

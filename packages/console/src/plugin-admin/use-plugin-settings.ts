@@ -1,11 +1,11 @@
 import { SvcApiError } from '@svc/client';
 import { client, errorMessage, fieldErrors } from '@svc/console-shared';
-import { KIND, PLUGIN_API_VERSION, type PluginSettingObject, SERVICE_VERSION } from '@svc/plugin-api';
+import { KIND, PLUGIN_API_VERSION, PLUGIN_GROUP, type PluginSettingObject, SERVICE_VERSION } from '@svc/plugin-api';
 import { computed, ref } from 'vue';
 import { fieldsOf, type Schema, withValueAt } from '../resources/schema-fields';
 
 /** The PluginSetting objects: one per plugin, named after it. */
-export const PLUGIN_SETTINGS = { group: 'plugin.svc.run', version: SERVICE_VERSION, plural: 'pluginsettings' } as const;
+export const PLUGIN_SETTINGS = { group: PLUGIN_GROUP, version: SERVICE_VERSION, plural: 'pluginsettings' } as const;
 
 /**
  * A plugin's settings form: the fields of the schema it declares (under `spec`, where svc's errors point), the values
