@@ -2,6 +2,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { as, login, userWithRoles } from './auth-harness.js';
 import { BACKENDS, PEOPLE_PLUGINS, startTestServer, TEST_ADMIN, type TestServer } from './harness.js';
+import { multipart, tgzOf } from './plugin-archives.js';
 
 const FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures', 'plugins-settings');
 const SETTINGS = '/apis/plugin.svc.run/v1alpha1/pluginsettings';
@@ -112,5 +113,39 @@ describe.each(BACKENDS)('plugin settings over HTTP (%s)', (backend) => {
       text: 'Hello.',
       heard: { greeting: 'Hello', excited: false },
     });
+  });
+});
+
+describe('plugin settings at uninstall', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer({ pluginsDirs: [] });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('keeps them with the data by default, and deletes them with it', async () => {
+    const install = async () => {
+      const { body, headers } = multipart(await tgzOf(path.join(FIXTURES, 'greeter')));
+      expect(
+        (await t.request('POST', '/apis/api.console.svc.run/v1alpha1/plugins/install', body, headers)).status,
+      ).toBe(201);
+    };
+    const uninstall = async (data: string) => {
+      expect((await t.request('DELETE', `/apis/plugin.svc.run/v1alpha1/plugins/greeter?data=${data}`)).status).toBe(
+        200,
+      );
+      while ((await t.request('GET', '/apis/plugin.svc.run/v1alpha1/plugins/greeter')).status !== 404) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    await install();
+    expect((await t.request('POST', SETTINGS, setting('greeter', { greeting: 'Kept' }))).status).toBe(201);
+    await uninstall('keep');
+    expect((await t.request('GET', `${SETTINGS}/greeter`)).body.spec).toEqual({ greeting: 'Kept' });
+    await install();
+    await uninstall('delete');
+    expect((await t.request('GET', `${SETTINGS}/greeter`)).status).toBe(404);
   });
 });

@@ -107,7 +107,8 @@ export class PluginSettingsStore {
     if (!plugin) throw notFound(`no plugin named "${name}" is installed: a PluginSetting is named after its plugin`);
     const schema = plugin.spec.settings;
     if (!schema) throw invalid(`plugin "${name}" declares no settings (spec.settings in its plugin.yaml)`);
-    const errors = validatorOf(schema)(object.spec ?? {});
+    // A copy: Ajv fills the schema's defaults in what it checks, and a check changes nothing of the write.
+    const errors = validatorOf(schema)(structuredClone(object.spec ?? {}));
     if (errors.length > 0) {
       throw invalid(
         `the settings of plugin "${name}" do not match its schema`,
