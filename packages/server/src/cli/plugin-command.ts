@@ -77,6 +77,7 @@ Next:
   cd ${shown}
   npm install
   npm run build && npm test
+  npm run dev           # on each save, rebuild and upgrade it in the svc of \`svc login\`
   npm run pack          # needs svc on the PATH: npm link -w svc-run in the svc repository`);
   return 0;
 }
