@@ -30,6 +30,11 @@ function sharedFromConsole(): Plugin {
     apply: 'serve',
     enforce: 'pre',
     resolveId: (id) => (SHARED.test(id) ? { id: MARK + id, external: true } : undefined),
+    // The console runs Vue's production build, which has no hot-update runtime: a saved UI file reloads the page.
+    handleHotUpdate({ server }) {
+      server.ws.send({ type: 'full-reload' });
+      return [];
+    },
     configureServer(server) {
       server.middlewares.use((_request, response, next) => {
         const end = response.end.bind(response);
@@ -46,10 +51,21 @@ function sharedFromConsole(): Plugin {
   };
 }
 
+/** The hot-update hooks Vue's dev build has and the console's production build lacks, as no-ops: pages reload instead. */
+function vueHotUpdateStub(): Plugin {
+  const stub = 'globalThis.__VUE_HMR_RUNTIME__ ??= { createRecord: () => true, rerender() {}, reload() {} };\\n';
+  return {
+    name: 'svc-vue-hot-update-stub',
+    apply: 'serve',
+    enforce: 'post',
+    transform: (code, id) => (id.endsWith('.vue') ? stub + code : undefined),
+  };
+}
+
 export default defineConfig({
-  plugins: [vue(), sharedFromConsole()],
-  // The console, on svc's origin, imports the entry and its modules from here.
-  server: { port: 5173, strictPort: true, cors: true, origin: 'http://localhost:5173' },
+  plugins: [vue(), sharedFromConsole(), vueHotUpdateStub()],
+  // The console, on svc's origin, imports the entry and its modules from here (svc plugin dev --ui).
+  server: { host: '127.0.0.1', port: 5173, strictPort: true, cors: true },
   build: {
     outDir: 'dist',
     emptyOutDir: true,
