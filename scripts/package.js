@@ -3,6 +3,7 @@
 //                                 (a dependency), the example plugin in examples/ (started only with --default-plugins)
 //   svc-client-<version>.tgz      the TypeScript client
 //   svc-plugin-api-<version>.tgz  what plugin authors import
+//   svc-plugin-testing-<version>.tgz  the plugin test harness (`startSvc`), which runs the svc-run installed beside it
 // Each is packed from a staging folder holding only what runs: no TypeScript, Vite or Vitest, no Node.js, nothing
 // built at install time. `@svc/plugin-api` (and in svc-run `@svc/client`) travel inside the tarballs as bundled
 // dependencies, since they are not on the npm registry; the other dependencies come from it at install.
@@ -64,6 +65,18 @@ const packed = [
     ),
   ),
   pack(staged('packages/client', ['dist'], [['@svc/plugin-api', 'packages/plugin-api']])),
+  pack(
+    staged(
+      'packages/plugin-testing',
+      ['dist'],
+      [
+        ['@svc/plugin-api', 'packages/plugin-api'],
+        ['@svc/client', 'packages/client'],
+      ],
+      // svc-run is the author's own dev dependency (a peer): the harness runs that one.
+      (m) => ({ ...m, dependencies: { ...m.dependencies, undici: manifest('packages/client').dependencies.undici } }),
+    ),
+  ),
 ];
 const server = staged(
   'packages/server',

@@ -2,6 +2,8 @@
  * A plugin as svc describes it: its `plugin.yaml`, and the `plugin.svc.run/v1alpha1` Plugin object the host keeps for
  * it (the manifest in spec, plus `enabled`; the lifecycle in status), as the server writes it and clients read it.
  */
+import type { JsonSchema } from './models.js';
+import type { ExtensionObject } from './objects.js';
 import type { KIND, PLUGIN_API_VERSION } from './vocabulary.js';
 
 /** `plugin.yaml` (docs/api.md "Plugins"). */
@@ -24,8 +26,16 @@ export interface PluginManifest {
     /** The plugin UI's stylesheet, in the same folder as `ui`. */
     uiStyle?: string;
     pluginDependencies?: Record<string, string>;
+    /**
+     * The plugin's settings: a JSON Schema (draft 2020-12) of `type: object` whose properties are the settings. The
+     * console renders a form from it; the values are a PluginSetting object named after the plugin.
+     */
+    settings?: JsonSchema;
   };
 }
+
+/** `plugin.svc.run/v1alpha1` PluginSetting, named after its plugin: the settings values in `spec`. */
+export type PluginSettingObject = ExtensionObject<Record<string, unknown>> & { spec: Record<string, unknown> };
 
 /** Where a plugin's lifecycle stands (Halo's phases, trimmed to the ones svc passes through). */
 export type PluginPhase = 'RESOLVED' | 'STARTING' | 'STARTED' | 'STOPPING' | 'STOPPED' | 'FAILED';

@@ -42,6 +42,16 @@ export interface RouteRegistry {
   add(route: CustomRoute): void;
 }
 
+/**
+ * The plugin's settings (`spec.settings` in `plugin.yaml`): the values an administrator saved, over the schema's
+ * defaults. Listeners hear every change, on every replica; they are removed when the plugin stops.
+ */
+export interface PluginSettings<T extends Record<string, unknown> = Record<string, unknown>> {
+  get(): Promise<T>;
+  /** Calls `listener` with the new values after each change; returns the unsubscribe. */
+  onChange(listener: (values: T) => void): () => void;
+}
+
 export interface PluginContext {
   /** The plugin's name from `plugin.yaml`. */
   readonly name: string;
@@ -51,6 +61,8 @@ export interface PluginContext {
   readonly routes: RouteRegistry;
   /** Controllers that reconcile the plugin's (or any) model's objects; stopped when the plugin stops. */
   readonly reconcilers: ReconcilerRegistry;
+  /** The settings values the plugin declared in `spec.settings` ({} with none declared). */
+  readonly settings: PluginSettings;
 }
 
 export interface Plugin {

@@ -85,6 +85,11 @@ export const DECLARED_DIGEST_ANNOTATION = 'plugin.svc.run/declared-digest';
  */
 export const START_REQUEST_ANNOTATION = 'plugin.svc.run/start-requested';
 /** What an uninstall does with the plugin's data (`keep` or `delete`), written by the DELETE that began it. */
+/**
+ * On a Plugin, while `svc plugin dev --ui URL` runs: the URL of its UI entry on the author's Vite dev server, which
+ * the console loads instead of the built bundle when the server allows that origin (SVC_PLUGIN_DEV_ORIGINS).
+ */
+export const PLUGIN_DEV_UI_ANNOTATION = 'plugin.svc.run/dev-ui';
 export const UNINSTALL_DATA_ANNOTATION = 'plugin.svc.run/uninstall-data';
 
 // Finalizers.
@@ -112,6 +117,8 @@ export const KIND = Object.freeze({
   Group: 'Group',
   PersonalAccessToken: 'PersonalAccessToken',
   Plugin: 'Plugin',
+  /** A plugin's settings values (one per plugin, named after it). */
+  PluginSetting: 'PluginSetting',
   Post: 'Post',
   /** Kubernetes' error answer (also a watch's ERROR event). */
   Status: 'Status',

@@ -17,7 +17,7 @@ import { chooseLogFormat, createLogger } from './logger.js';
 import { metricsModule } from './metrics/module.js';
 import { openApiModule } from './openapi/module.js';
 import { type Plugins, type PluginsOptions, pluginsModule, pluginsRef } from './plugins/module.js';
-import { pluginModel } from './plugins/plugin-model.js';
+import { pluginModel, pluginSettingModel } from './plugins/plugin-model.js';
 import type { DecisionCache } from './rbac/decision-cache.js';
 import { roleBindingModel, roleModel } from './rbac/models.js';
 import { accessModule, accessRef, rolesModule } from './rbac/module.js';
@@ -56,6 +56,7 @@ export const CORE_MODELS: readonly ModelDefinition[] = Object.freeze([
   personalAccessTokenModel,
   postModel,
   pluginModel,
+  pluginSettingModel,
 ]);
 
 /** An in-process server's options: each module's own (tests' knobs), and the logger. */

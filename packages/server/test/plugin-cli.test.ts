@@ -110,7 +110,12 @@ describe('svc plugin create and pack', () => {
     expect(pkg).toMatchObject({
       type: 'module',
       private: true,
-      scripts: { build: 'tsc -p . && vite build ui', test: 'vitest run', pack: 'svc plugin pack' },
+      scripts: {
+        build: 'tsc -p . && vite build ui',
+        dev: 'svc plugin dev',
+        test: 'vitest run',
+        pack: 'svc plugin pack',
+      },
       // The plugin API the host runs with, packed into the plugin's folder (plugin-scaffold-portable.test.ts).
       dependencies: { '@svc/plugin-api': 'file:vendor/svc-plugin-api-0.1.0.tgz' },
       devDependencies: {

@@ -7,15 +7,17 @@ import { didYouMean } from '../util/suggest.js';
 import { createPlugin, UsageError } from './create.js';
 import { CONNECTION_USAGE } from './online/args.js';
 import { PLUGIN_ADMIN_COMMANDS, PLUGIN_ADMIN_SYNOPSES, pluginAdminCommand } from './online/plugin-admin.js';
+import { PLUGIN_DEV_SYNOPSIS, pluginDevCommand } from './plugin-dev.js';
 
 export const PLUGIN_USAGE = `${columns([
   ['svc plugin create <name> [--dir PARENT]', 'scaffold a plugin in PARENT/<name> (default: .)'],
   ['svc plugin pack [folder] [--out DIR]', 'archive a built plugin folder (default: .) into DIR'],
+  PLUGIN_DEV_SYNOPSIS,
   ...PLUGIN_ADMIN_SYNOPSES,
 ]).join('\n       ')}
 ${CONNECTION_USAGE}`;
 
-const PLUGIN_COMMANDS = ['create', 'pack', ...PLUGIN_ADMIN_COMMANDS];
+const PLUGIN_COMMANDS = ['create', 'pack', 'dev', ...PLUGIN_ADMIN_COMMANDS];
 
 /** Runs `svc plugin …` and returns the exit code: 0, 1 when the work failed, 2 for a usage mistake. */
 export async function pluginCommand(args: string[]): Promise<number> {
@@ -26,6 +28,8 @@ export async function pluginCommand(args: string[]): Promise<number> {
         return await create(rest);
       case 'pack':
         return await pack(rest);
+      case 'dev':
+        return await pluginDevCommand(rest, process.env);
       case 'install':
       case 'enable':
       case 'disable':
@@ -73,6 +77,7 @@ Next:
   cd ${shown}
   npm install
   npm run build && npm test
+  npm run dev           # on each save, rebuild and upgrade it in the svc of \`svc login\`
   npm run pack          # needs svc on the PATH: npm link -w svc-run in the svc repository`);
   return 0;
 }

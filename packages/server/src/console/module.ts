@@ -1,5 +1,6 @@
 import { httpRef } from '../api/module.js';
 import { defineModule, ref } from '../kernel/module.js';
+import { settingsRef } from '../kernel/root.js';
 import { mountConsole } from './console-routes.js';
 
 export const consoleRef = ref<void>('console');
@@ -11,7 +12,7 @@ export const consoleRef = ref<void>('console');
 export const consoleModule = defineModule({
   name: 'console',
   phase: 'open',
-  needs: { http: httpRef },
+  needs: { http: httpRef, settings: settingsRef },
   provides: consoleRef,
-  start: ({ http }) => mountConsole(http.app, http.router),
+  start: ({ http, settings }) => mountConsole(http.app, http.router, undefined, settings.pluginDevOrigins ?? []),
 });

@@ -5,6 +5,7 @@ import semver from 'semver';
 import { validateName } from '../objects/metadata.js';
 import { RESERVED_PLUGIN_NAMES } from '../objects/model-definition.js';
 import { readYamlDocument } from '../objects/untrusted-yaml.js';
+import { settingsSchemaProblem } from './plugin-settings.js';
 import { uiProblems } from './plugin-ui.js';
 
 export class ManifestError extends Error {
@@ -60,6 +61,10 @@ export function manifestProblems(raw: unknown, hostVersion: string): string[] {
     problems.push('spec.main must be a path inside the plugin folder');
   }
   problems.push(...uiProblems(spec));
+  if (spec.settings !== undefined) {
+    const problem = settingsSchemaProblem(spec.settings);
+    if (problem) problems.push(`spec.settings ${problem}`);
+  }
   for (const [dep, range] of Object.entries(spec.pluginDependencies ?? {})) {
     if (typeof range !== 'string' || !semver.validRange(range)) {
       problems.push(`spec.pluginDependencies.${dep} must be a semver range`);

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { PLUGIN_ARCHIVES_RECORDS } from '@svc/plugin-api';
+import { PLUGIN_ARCHIVES_RECORDS, PLUGIN_DEV_UI_ANNOTATION } from '@svc/plugin-api';
 import { httpRef } from '../api/module.js';
 import { controllersRef } from '../controllers/module.js';
 import { defineModule, ref } from '../kernel/module.js';
@@ -13,6 +13,8 @@ import { pluginConsoleRoutes } from './console-routes.js';
 import { InstalledCode } from './installed-code.js';
 import { PluginHost } from './plugin-host.js';
 import { type PluginArchives, PluginLifecycle } from './plugin-lifecycle.js';
+import { type PluginObject, readPluginObject } from './plugin-object.js';
+import { PluginSettingsStore } from './plugin-settings.js';
 import { PluginUis } from './plugin-ui.js';
 import { pluginUiRoutes } from './ui-routes.js';
 
@@ -55,7 +57,16 @@ export const pluginsModule = defineModule({
     lifecycle,
   ) {
     const { feed } = registry;
+    const settingsStore = new PluginSettingsStore({
+      registry: registry.registry,
+      objects: registry.objects,
+      plugin: async (name): Promise<PluginObject | undefined> => {
+        const object = await registry.objects.find(plugins.model, name);
+        return object && readPluginObject(object);
+      },
+    });
     const host = new PluginHost({
+      settings: (plugin, schema) => settingsStore.forPlugin(plugin, schema),
       // A custom route's handler learns who calls and what roles they hold, never their credentials.
       callerRoles: (caller) => [...roles.service.expandFor(caller).roleNames].sort(),
       registry: registry.registry,
@@ -80,7 +91,7 @@ export const pluginsModule = defineModule({
           delete: async (name) => void (await store.secrets.delete(PLUGIN_ARCHIVES_RECORDS, name)),
         }
       : undefined;
-    const plugins = new PluginLifecycle({
+    const plugins: PluginLifecycle = new PluginLifecycle({
       host,
       mayRunCode,
       registry: registry.registry,
@@ -92,9 +103,32 @@ export const pluginsModule = defineModule({
       replica: store.shared ? { id: settings.replicaId, leads: () => lease.held } : undefined,
       archives,
     });
+    await settingsStore.register();
     await plugins.boot(settings.pluginsDirs);
     http.router.add(pluginConsoleRoutes({ lifecycle: plugins, objects: registry.objects, mayRunCode }));
-    http.router.add(pluginUiRoutes(new PluginUis(host)));
+    http.router.add(
+      pluginUiRoutes(new PluginUis(host, devUiEntry(settings.pluginDevOrigins ?? [], plugins, registry))),
+    );
     return { host, lifecycle: plugins };
   },
 });
+
+/**
+ * The dev server entry a Plugin's annotation names (PLUGIN_DEV_UI_ANNOTATION), when its origin is one this server
+ * allows (SVC_PLUGIN_DEV_ORIGINS: development only; none by default, and then nothing is read).
+ */
+function devUiEntry(
+  origins: readonly string[],
+  plugins: PluginLifecycle,
+  registry: { objects: { find(served: PluginLifecycle['model'], name: string): Promise<unknown> } },
+): (name: string) => Promise<string | undefined> {
+  if (origins.length === 0) return async () => undefined;
+  return async (name) => {
+    const object = (await registry.objects.find(plugins.model, name)) as
+      | { metadata: { annotations?: Record<string, string> } }
+      | undefined;
+    const url = object?.metadata.annotations?.[PLUGIN_DEV_UI_ANNOTATION];
+    if (!url || !URL.canParse(url)) return undefined;
+    return origins.includes(new URL(url).origin) ? url : undefined;
+  };
+}

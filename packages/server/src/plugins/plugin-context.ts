@@ -4,6 +4,7 @@ import type {
   Logger,
   ModelDefinition,
   PluginContext,
+  PluginSettings,
   ReconcilerDefinition,
 } from '@svc/plugin-api';
 import { customRouteProblem, groupOf } from '../api/custom-routes.js';
@@ -27,7 +28,12 @@ export interface PluginContributions {
   routes: CustomRoute[];
   /** Started by the host once `start` has succeeded, stopped when the plugin stops. */
   reconcilers: ReconcilerDefinition[];
+  /** Its settings (plugin-settings.ts), whose listeners are dropped when it stops. */
+  settings?: PluginSettings & { close(): void };
 }
+
+/** The settings of a plugin whose host keeps none (unit tests): no values, no changes. */
+const NO_SETTINGS: PluginSettings = { get: async () => ({}), onChange: () => () => {} };
 
 /**
  * Builds the context handed to a plugin's `start`. A plugin is given its services explicitly (Backstage's habit) and
@@ -51,6 +57,7 @@ export function createPluginContext(
     name,
     logger: deps.logger,
     client: deps.client,
+    settings: contributions.settings ?? NO_SETTINGS,
     models: {
       async register(definition) {
         // The registry keeps definitions over any object: a plugin's object type only narrows what its index

@@ -3,7 +3,7 @@
  * every object it owns in other models (what it declared in `extensions/`, whichever version declared it, and what
  * its code labelled as its own). Users' bindings to its role templates are users' objects and stay, as at any stop.
  */
-import { isNotFound, type Logger, PLUGIN_NAME_LABEL } from '@svc/plugin-api';
+import { isNotFound, KIND, type Logger, PLUGIN_GROUP, PLUGIN_NAME_LABEL } from '@svc/plugin-api';
 import { pluginOwner } from '../objects/owner.js';
 import { createExtensionClient } from '../registry/client.js';
 import type { ModelRegistry, ServedModel } from '../registry/model-registry.js';
@@ -46,6 +46,16 @@ export async function deleteServedData(deps: PluginDataDeps, name: string, logge
         },
       );
     }
+  }
+  // Its settings (plugin-settings.ts) are named after it rather than labelled: administrators write them.
+  const settings = { apiVersion: `${PLUGIN_GROUP}/v1alpha1`, kind: KIND.PluginSetting };
+  if (registry.all().some((s) => s.model.group === PLUGIN_GROUP && s.model.kind === KIND.PluginSetting)) {
+    await client.delete(settings, name).then(
+      () => deleted++,
+      (error: unknown) => {
+        if (!isNotFound(error)) throw error;
+      },
+    );
   }
   const deadline = Date.now() + FINALIZE_WAIT_MS;
   while (Date.now() < deadline && ownModels.some((served) => served.index.size > 0)) {

@@ -1,4 +1,11 @@
-import type { ExtensionClient, ExtensionObject, Plugin, PluginManifest, ReconcilerDefinition } from '@svc/plugin-api';
+import type {
+  ExtensionClient,
+  ExtensionObject,
+  Plugin,
+  PluginManifest,
+  PluginSettings,
+  ReconcilerDefinition,
+} from '@svc/plugin-api';
 import type { Logger as PinoLogger } from 'pino';
 import { type CallerRoles, customRoutes, groupOf } from '../api/custom-routes.js';
 import type { DynamicRouter } from '../api/dynamic-router.js';
@@ -74,6 +81,8 @@ export interface PluginHostDeps {
     /** Runs the leader's removals fenced by its lease: false when the store refused them, the lease having moved on. */
     whileLeading?: (work: () => Promise<void>) => Promise<boolean>;
   };
+  /** A plugin's settings, read with the schema its manifest declares (plugin-settings.ts); none without it. */
+  settings?: (plugin: string, schema: () => Record<string, unknown> | undefined) => PluginSettings & { close(): void };
 }
 
 /**
@@ -197,6 +206,7 @@ export class PluginHost {
       return this.fail(record, 'DependenciesNotMet', `required plugins are not started: ${missing.join(', ')}`);
     }
     const contributions: PluginContributions = { models: [], routes: [], reconcilers: [] };
+    contributions.settings = this.deps.settings?.(name, () => record.manifest.spec.settings);
     const logger = this.logs.logger(name);
     let instance: Plugin | undefined;
     const applied: AppliedDeclaration[] = [];
@@ -316,6 +326,7 @@ export class PluginHost {
         (error: unknown) => logger.error(`stop failed: ${(error as Error).message}`),
       );
     }
+    running.contributions.settings?.close();
     for (const served of running.contributions.models) this.deps.registry.unregister(served);
   }
 

@@ -34,6 +34,7 @@ export function uninstallDataOf(object: { metadata: { annotations?: Record<strin
 
 /** The typed view of a stored Plugin (plugin-object.ts). */
 export type { PluginObject } from './plugin-object.js';
+export { pluginSettingModel } from './plugin-settings.js';
 
 const semverString = { type: 'string', minLength: 1, maxLength: 256 };
 /** A relative path without `..` segments, ending in `ext` (admission says more: manifest.ts, plugin-ui.ts). */
@@ -77,6 +78,7 @@ export const pluginModel: ModelDefinition = {
           uiStyle: pathInside('css'),
           pluginDependencies: { type: 'object', additionalProperties: semverString },
           archiveDigest: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+          settings: { type: 'object' },
         },
       },
       status: { type: 'object' },

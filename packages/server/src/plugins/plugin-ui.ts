@@ -68,15 +68,29 @@ interface Served {
 export class PluginUis {
   private readonly served = new Map<string, { key: string; made: Promise<Served | undefined> }>();
 
-  constructor(private readonly host: Pick<PluginHost, 'list' | 'get' | 'isRunning'>) {}
+  constructor(
+    private readonly host: Pick<PluginHost, 'list' | 'get' | 'isRunning'>,
+    /** The entry on an author's Vite dev server the console loads instead of the bundle (`svc plugin dev --ui`). */
+    private readonly devEntry: (name: string) => Promise<string | undefined> = async () => undefined,
+  ) {}
 
   /** The UIs of STARTED plugins whose bundle exists, by plugin name. */
   async list(): Promise<PluginUi[]> {
     const uis: PluginUi[] = [];
     for (const record of this.host.list().filter((r) => this.host.isRunning(r.name) && r.manifest.spec.ui)) {
+      const { spec } = record.manifest;
+      const dev = await this.devEntry(record.name);
+      if (dev) {
+        uis.push({
+          name: record.name,
+          displayName: spec.displayName ?? record.name,
+          version: spec.version,
+          entry: dev,
+        });
+        continue;
+      }
       const served = await this.servedOf(record);
       if (!served) continue;
-      const { spec } = record.manifest;
       const base = `/plugins/${record.name}/ui/${served.tag}/`;
       const relative = (file: string) => path.posix.relative(served.folder, path.posix.normalize(file));
       uis.push({

@@ -94,7 +94,9 @@ function pluginTemplates(): RoleObject[] {
       { apiGroups: [CONSOLE_GROUP], resources: ['plugins', 'plugins/logs'], verbs: ['get', 'list'] },
     ],
     [
-      { apiGroups: [PLUGIN_GROUP], resources: ['plugins'], verbs: WRITE },
+      // Settings may hold a plugin's secrets (an API key): read and written by managers alone.
+      { apiGroups: [PLUGIN_GROUP], resources: ['plugins', 'pluginsettings'], verbs: WRITE },
+      { apiGroups: [PLUGIN_GROUP], resources: ['pluginsettings'], verbs: READ },
       { apiGroups: [CONSOLE_GROUP], resources: ['plugins', 'plugins/upgrade', 'plugins/plugin-state'], verbs: ['*'] },
     ],
   ) as [RoleObject, RoleObject];

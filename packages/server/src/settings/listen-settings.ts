@@ -95,6 +95,20 @@ export const LISTEN_SETTINGS = [
     parse: optional(origins),
   }),
   setting({
+    key: 'pluginDevOrigins',
+    env: 'SVC_PLUGIN_DEV_ORIGINS',
+    arg: 'A,B',
+    unset: 'off',
+    list: ',',
+    help: 'dev servers plugin UIs may load from (dev only)',
+    docs:
+      "comma-separated origins of plugin authors' Vite dev servers (`http://localhost:5173`): the console loads a " +
+      "plugin's UI from there, with hot reload, while `svc plugin dev --ui URL` runs, and its content security " +
+      'policy lets scripts, styles and the reload socket come from them. For development only: unset (the default), ' +
+      'the console loads built bundles from svc alone',
+    parse: optional(origins),
+  }),
+  setting({
     key: 'trustProxy',
     env: 'SVC_TRUST_PROXY',
     arg: 'true|N|CIDRS',

@@ -35,6 +35,10 @@ export function packageJson(o: ScaffoldOptions): string {
     files: ['dist', 'extensions', 'plugin.yaml', 'ui/dist'],
     scripts: {
       build: 'tsc -p . && vite build ui',
+      // Rebuilds the server side and upgrades the plugin in a running svc on each save (docs/plugins.md "Develop").
+      dev: 'svc plugin dev',
+      // The UI from Vite's dev server, with hot reload in the console: \`npm run dev -- --ui <its src/index.ts URL>\`.
+      'dev:ui': 'vite ui',
       test: 'vitest run',
       pack: 'svc plugin pack',
     },

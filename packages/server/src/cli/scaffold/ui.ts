@@ -16,13 +16,56 @@ export const UI_DEV_DEPENDENCIES = {
 
 export function uiViteConfig(): string {
   return `import vue from '@vitejs/plugin-vue';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
 
 // What the console's import map supplies: left as imports, never bundled.
 const SHARED = /^(vue|vue-router|@svc\\/console-shared|primevue\\/.+)$/;
+// Under \`npm run dev:ui\` (with svc plugin dev --ui), the same imports stay bare for the console's import map: they
+// pass through Vite marked with this URL prefix, which it leaves alone, and the prefix is taken off what it serves.
+const MARK = 'http://svc-shared.invalid/';
+
+function sharedFromConsole(): Plugin {
+  return {
+    name: 'svc-shared-from-console',
+    apply: 'serve',
+    enforce: 'pre',
+    resolveId: (id) => (SHARED.test(id) ? { id: MARK + id, external: true } : undefined),
+    // The console runs Vue's production build, which has no hot-update runtime: a saved UI file reloads the page.
+    handleHotUpdate({ server }) {
+      server.ws.send({ type: 'full-reload' });
+      return [];
+    },
+    configureServer(server) {
+      server.middlewares.use((_request, response, next) => {
+        const end = response.end.bind(response);
+        response.end = ((chunk?: unknown, ...rest: unknown[]) => {
+          const text = typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : undefined;
+          if (!text?.includes(MARK)) return end(chunk as string, ...(rest as []));
+          const bare = text.replaceAll(MARK, '');
+          response.setHeader('content-length', Buffer.byteLength(bare));
+          return end(bare, ...(rest as []));
+        }) as typeof response.end;
+        next();
+      });
+    },
+  };
+}
+
+/** The hot-update hooks Vue's dev build has and the console's production build lacks, as no-ops: pages reload instead. */
+function vueHotUpdateStub(): Plugin {
+  const stub = 'globalThis.__VUE_HMR_RUNTIME__ ??= { createRecord: () => true, rerender() {}, reload() {} };\\n';
+  return {
+    name: 'svc-vue-hot-update-stub',
+    apply: 'serve',
+    enforce: 'post',
+    transform: (code, id) => (id.endsWith('.vue') ? stub + code : undefined),
+  };
+}
 
 export default defineConfig({
-  plugins: [vue()],
+  plugins: [vue(), sharedFromConsole(), vueHotUpdateStub()],
+  // The console, on svc's origin, imports the entry and its modules from here (svc plugin dev --ui).
+  server: { host: '127.0.0.1', port: 5173, strictPort: true, cors: true },
   build: {
     outDir: 'dist',
     emptyOutDir: true,
