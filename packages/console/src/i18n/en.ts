@@ -308,6 +308,10 @@ export default {
     nobody: 'nobody',
   },
   plugins: {
+    settings: 'Settings',
+    settingsOf: 'Settings of {title}',
+    settingsSaved: 'Settings saved.',
+    saveSettings: 'Save settings',
     paused: 'Live updates paused, retrying: {reason}',
     trust:
       "A plugin runs inside svc with all of the server's rights (its settings, files and database), and its pages run in every console user's browser: install only plugins you trust.",

@@ -304,6 +304,10 @@ const zhCN: Translation<typeof en> = {
     nobody: '无人',
   },
   plugins: {
+    settings: '设置',
+    settingsOf: '{title} 的设置',
+    settingsSaved: '设置已保存。',
+    saveSettings: '保存设置',
     paused: '实时更新已暂停，正在重试：{reason}',
     trust:
       '插件在 svc 内部运行，拥有服务器的全部权限（其设置、文件和数据库），它的页面在每个控制台用户的浏览器中运行：只安装你信任的插件。',
