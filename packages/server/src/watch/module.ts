@@ -59,7 +59,7 @@ export const watchModule = defineModule({
     );
     // A model that goes away ends its watches (a client re-lists and gets the 404).
     registry.onChange((event, served) => event === 'unregistered' && watches.endAll(served.model.resource));
-    lifecycle.onStop('streams', () => watches.endAll());
+    lifecycle.onStop('streams', () => watches.finishAll());
     const retention = startHistoryRetention(
       store,
       settings.watchHistory,

@@ -123,7 +123,13 @@ export class WatchService {
     sink.end();
   }
 
+  /** Ends every watch for a stop: each that asked for bookmarks gets a last one first (Watcher.finish). */
+  finishAll(): void {
+    for (const watcher of [...this.watchers]) watcher.finish();
+  }
+
   /** Ends the watches of one model (when it is unregistered), or all. */
+
   endAll(resource?: string): void {
     for (const watcher of [...this.watchers]) {
       if (resource === undefined || watcher.served.model.resource === resource) watcher.end();
