@@ -66,8 +66,12 @@ export const httpModule = defineModule({
         tlsHosts: settings.tlsHosts,
         allowedHosts: settings.allowedHosts,
       }),
-      notReadyBecause: () =>
-        feed && !feed.caughtUp ? `catching up with the store's changes (at revision ${feed.revision})` : undefined,
+      notReadyBecause: () => {
+        if (feed?.relisting) return 'listing the store again: this replica fell behind its compacted history';
+        return feed && !feed.caughtUp
+          ? `catching up with the store's changes (at revision ${feed.revision})`
+          : undefined;
+      },
     });
     lifecycle.onReady(async () => void (await app.ready()));
     drain.follow(app.server);

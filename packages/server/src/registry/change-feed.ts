@@ -24,8 +24,10 @@ export interface ChangeFeedOptions {
   /** How long after it was last fully caught up a server still counts as caught up. Default 5000 ms. */
   readyLagMs?: number;
   onError?: (error: unknown) => void;
-  /** Told when the history this server needs was compacted away before it read it (it must restart to catch up). */
+  /** Told when the history this server needs was compacted away before it read it: it re-lists (see relist). */
   onFellBehind?: (error: CompactedError) => void;
+  /** Told when a re-list is done, with the revision it listed at. */
+  onRelisted?: (revision: number, elapsedMs: number) => void;
 }
 
 export class ChangeFeed {
@@ -46,7 +48,9 @@ export class ChangeFeed {
   /** Changes of models still building their indexes, applied once they are registered. */
   private readonly heldForLoading = new Map<string, { load: number; changes: Change[] }>();
   private readonly stopFollowingModels: () => void;
-  private readonly options: Required<Omit<ChangeFeedOptions, 'onError' | 'onFellBehind'>> & ChangeFeedOptions;
+  private readonly options: Required<Omit<ChangeFeedOptions, 'onError' | 'onFellBehind' | 'onRelisted'>> &
+    ChangeFeedOptions;
+  private readonly relistListeners = new Set<(revision: number) => void>();
 
   constructor(
     private readonly store: Store,
@@ -96,6 +100,20 @@ export class ChangeFeed {
   onCaughtUp(listener: (revision: number) => void): () => void {
     this.caughtUpListeners.add(listener);
     return () => this.caughtUpListeners.delete(listener);
+  }
+
+  /**
+   * Told, before a re-list applies anything, of the revision it lists at: what followed the lost history (watches,
+   * which missed events; the hub, whose next revision is gone) starts again from there.
+   */
+  onRelist(listener: (revision: number) => void): () => void {
+    this.relistListeners.add(listener);
+    return () => this.relistListeners.delete(listener);
+  }
+
+  /** Whether this server is re-listing after falling behind the compacted history (it is not ready meanwhile). */
+  get relisting(): boolean {
+    return this.behind;
   }
 
   /** Reads the store now, and resolves once every change up to the store's current revision is applied. */
@@ -157,7 +175,8 @@ export class ChangeFeed {
         if (!(error instanceof CompactedError)) throw error;
         this.behind = true;
         this.options.onFellBehind?.(error);
-        return;
+        await this.relist();
+        continue;
       }
       if (changes.length === 0) {
         // The known revision is not in the history (yet): a skip, or a commit still under way.
@@ -182,6 +201,31 @@ export class ChangeFeed {
     this.gapSince = undefined;
     this.caughtUpAt = Date.now();
     for (const listener of this.caughtUpListeners) listener(this.applied);
+  }
+
+  /**
+   * Recovers from a history compacted past this server, as a Kubernetes reflector does after a 410: the store's
+   * revision is read, every served model's stored objects are listed and its index brought to them (applyListed),
+   * and following goes on from that revision. Changes committed while listing are applied again after it, which
+   * leaves the same state. The server is not ready (caughtUp is false) until the list is applied.
+   */
+  private async relist(): Promise<void> {
+    const started = Date.now();
+    const revision = await this.store.currentRevision();
+    for (const listener of this.relistListeners) listener(revision);
+    for (const served of this.registry.all()) {
+      const listed = new Map<string, Buffer>();
+      for await (const batch of this.store.scan(served.model.resource)) {
+        for (const record of batch) listed.set(record.name, record.value);
+      }
+      await this.objects.applyListed(served, listed, revision);
+    }
+    // Local writes committed up to here were announced already; the feed goes on after the listed revision.
+    this.objects.passLocalUpTo(revision);
+    this.applied = Math.max(this.applied, revision);
+    this.known = Math.max(this.known, revision);
+    this.behind = false;
+    this.options.onRelisted?.(revision, Date.now() - started);
   }
 
   private holdForLoading(change: Change): void {

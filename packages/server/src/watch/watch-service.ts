@@ -9,7 +9,7 @@ import type { ServedModel } from '../registry/model-registry.js';
 import type { Store } from '../store/types.js';
 import { type PerKeyLimit, tooManyStreamsMessage } from '../util/per-key-limit.js';
 import { replayHistory, sendSnapshot } from './catch-up.js';
-import { errorEvent, statusObject, statusOfError } from './events.js';
+import { errorEvent, statusObject, statusOfError, type WatchStatus } from './events.js';
 import type { WatchHub } from './hub.js';
 import { type Selection, selectionOf } from './selection.js';
 import type { WatchSink } from './sink.js';
@@ -121,6 +121,11 @@ export class WatchService {
       : statusObject(500, 'InternalError', 'the watch could not start');
     sink.send(errorEvent(status));
     sink.end();
+  }
+
+  /** Ends every watch with `status` (a 410 when this replica lost the history its watches followed). */
+  failAll(status: WatchStatus): void {
+    for (const watcher of [...this.watchers]) watcher.fail(status);
   }
 
   /** Ends every watch for a stop: each that asked for bookmarks gets a last one first (Watcher.finish). */
