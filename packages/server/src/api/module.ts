@@ -68,6 +68,7 @@ export const httpModule = defineModule({
       }),
       notReadyBecause: () => {
         if (feed?.relisting) return 'listing the store again: this replica fell behind its compacted history';
+        if (feed?.unheard) return 'the store has not answered for a while: this replica cannot tell what is current';
         return feed && !feed.caughtUp
           ? `catching up with the store's changes (at revision ${feed.revision})`
           : undefined;

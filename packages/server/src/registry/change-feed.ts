@@ -44,6 +44,8 @@ export class ChangeFeed {
   private behind = false;
   /** When a pass last ended with everything known applied. */
   private caughtUpAt: number | undefined;
+  /** When the store last answered a poll: a server cut off from it hears nothing, and must not count as current. */
+  private heardAt = Date.now();
   private readonly caughtUpListeners = new Set<(revision: number) => void>();
   /** Changes of models still building their indexes, applied once they are registered. */
   private readonly heldForLoading = new Map<string, { load: number; changes: Change[] }>();
@@ -73,6 +75,7 @@ export class ChangeFeed {
   /** Starts following from the store's current revision (read before the indexes are built, so nothing is missed). */
   async start(): Promise<void> {
     this.applied = this.known = await this.store.currentRevision();
+    this.heardAt = Date.now();
     this.caughtUpAt = Date.now();
     this.stopListening = this.store.listen((notice) => {
       if (notice.type === 'revision') this.learn(notice.revision);
@@ -91,9 +94,14 @@ export class ChangeFeed {
    * `readyLagMs` (so ordinary lag under a steady stream of writes does not make it flap), and lost no history.
    */
   get caughtUp(): boolean {
-    if (this.behind) return false;
+    if (this.behind || this.unheard) return false;
     if (this.applied >= this.known) return true;
     return this.caughtUpAt !== undefined && Date.now() - this.caughtUpAt < this.options.readyLagMs;
+  }
+
+  /** Whether the store has not answered a poll for `readyLagMs` and more (the link to it is down or cut). */
+  get unheard(): boolean {
+    return Date.now() - this.heardAt > this.options.readyLagMs + this.options.pollMs;
   }
 
   /** Called after each pass with the revision every change up to which has been applied (the hub's heartbeat). */
@@ -156,7 +164,10 @@ export class ChangeFeed {
     this.timer = setTimeout(() => {
       this.store
         .currentRevision()
-        .then((revision) => this.learn(revision), this.options.onError)
+        .then((revision) => {
+          this.heardAt = Date.now();
+          this.learn(revision);
+        }, this.options.onError)
         .finally(() => this.schedulePoll());
     }, this.options.pollMs);
     this.timer.unref();

@@ -157,6 +157,13 @@ describe.skipIf(unavailable !== undefined)('a leader cut off from PostgreSQL sil
     expect(await leases()).toEqual([{ holder: 'b', epoch: '2' }]);
     console.log(`partition: ${takeoverMs} ms from the silent cut of the leader to the new leader's first reconcile`);
 
+    // The cut-off replica stops taking traffic: it cannot tell what is current.
+    const readyOfA = async () => (await call(a.url, 'GET', '/readyz', {}, undefined, 5_000))?.body;
+    await eventually(async () => (await readyOfA())?.status === 503, 'a unready while cut off', 30_000);
+    expect((await readyOfA())?.detail).toBe(
+      'the store has not answered for a while: this replica cannot tell what is current',
+    );
+
     // Healed: a follows again and does not take the lease back.
     lab.heal('a');
     writing = false;
