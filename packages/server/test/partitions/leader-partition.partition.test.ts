@@ -15,6 +15,7 @@ import { labUnavailable, type NetworkLab, startLab } from './network-lab.js';
 
 const SCHEMA = `partition_${process.pid}`;
 const unavailable = labUnavailable();
+if (unavailable) console.warn(`partition tests skipped: ${unavailable}`);
 
 interface Replica {
   name: string;
