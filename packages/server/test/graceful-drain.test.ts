@@ -12,6 +12,7 @@ import tls from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TEST_ADMIN } from './harness.js';
 import { type ServeProcess, signInOver, spawnServe } from './serve-process.js';
+import { watchWebSocket } from './watch-client.js';
 
 const POSTS = '/apis/content.svc.run/v1alpha1/posts';
 const POST = { apiVersion: 'content.svc.run/v1alpha1', kind: 'Post' };
@@ -99,6 +100,8 @@ describe('a graceful stop', () => {
       }
       return undefined;
     })().catch((error: Error) => `the watch failed: ${error.message}`);
+    // The same over a WebSocket.
+    const socketWatch = watchWebSocket(url, `${POSTS}?allowWatchBookmarks=true`, { headers });
     const first = await fetch(`${url}${POSTS}`, {
       method: 'POST',
       headers: { ...headers, 'content-type': 'application/json' },
@@ -109,6 +112,10 @@ describe('a graceful stop', () => {
       ((await first.json()) as { metadata: { resourceVersion: string } }).metadata.resourceVersion,
     );
     while (!lines.some((line) => line.includes('before-stop'))) await new Promise((r) => setTimeout(r, 20));
+    await socketWatch.until(
+      (events) => events.some((e) => e.object.metadata?.name === 'before-stop'),
+      'over WebSocket',
+    );
 
     // Idle keep-alive connections on both listeners.
     const plain = net.connect(Number(new URL(url).port), '127.0.0.1');
@@ -144,6 +151,10 @@ describe('a graceful stop', () => {
     const last = JSON.parse(lines.at(-1)!) as { type: string; object: { metadata: { resourceVersion: string } } };
     expect(last.type).toBe('BOOKMARK');
     expect(Number(last.object.metadata.resourceVersion)).toBeGreaterThanOrEqual(firstRevision);
+    await socketWatch.ended;
+    const lastOverSocket = socketWatch.events.at(-1)!;
+    expect(lastOverSocket.type).toBe('BOOKMARK');
+    expect(Number(lastOverSocket.object.metadata.resourceVersion)).toBeGreaterThanOrEqual(firstRevision);
     await idlePlain.closed;
     await idleSecure.closed;
     expect(served.child.exitCode).toBe(null);
