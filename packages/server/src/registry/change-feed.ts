@@ -162,13 +162,21 @@ export class ChangeFeed {
   private schedulePoll(): void {
     if (this.closed) return;
     this.timer = setTimeout(() => {
-      this.store
-        .currentRevision()
+      // A poll the store never answers (a link cut silently: its connection hangs until TCP gives up, minutes later)
+      // is given up after a few periods, so the next one, on another connection, finds the store once it is back.
+      let giveUp: NodeJS.Timeout | undefined;
+      const unanswered = new Promise<never>((_, reject) => {
+        giveUp = setTimeout(() => reject(new Error('the store did not answer a poll')), this.options.pollMs * 3);
+      });
+      Promise.race([this.store.currentRevision(), unanswered])
         .then((revision) => {
           this.heardAt = Date.now();
           this.learn(revision);
         }, this.options.onError)
-        .finally(() => this.schedulePoll());
+        .finally(() => {
+          clearTimeout(giveUp);
+          this.schedulePoll();
+        });
     }, this.options.pollMs);
     this.timer.unref();
   }
