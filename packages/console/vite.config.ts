@@ -60,6 +60,13 @@ export default defineConfig({
   plugins: [vue(), sharedModules()],
   // Vite puts this nonce on the tags it writes; svc swaps in a fresh one per response.
   html: { cspNonce: NONCE_PLACEHOLDER },
+  // vue-i18n's Composition API only, no devtools: the smaller build. Messages compile without eval (JIT), which the
+  // Content-Security-Policy requires.
+  define: {
+    __VUE_I18N_FULL_INSTALL__: true,
+    __VUE_I18N_LEGACY_API__: false,
+    __INTLIFY_PROD_DEVTOOLS__: false,
+  },
   build: {
     // @svc/client loads undici only when given a CA, which a browser never is: keep it out of the bundle.
     rollupOptions: { external: ['undici'] },

@@ -1,4 +1,5 @@
 import { SvcApiError, SvcClient } from '@svc/client';
+import { t } from './i18n.js';
 
 /** The console's own API group version, for plugin UIs (which import this module only). */
 export { CONSOLE_API } from '@svc/plugin-api';
@@ -12,10 +13,13 @@ export const client = new SvcClient({
   documentCookies: () => document.cookie,
 });
 
-/** What a person reads when a call failed: svc's own words (problem+json detail), or why svc could not be reached. */
+/**
+ * What a person reads when a call failed: svc's own words (problem+json detail, English as the API gives them), or
+ * why svc could not be reached (in the language shown).
+ */
 export function errorMessage(error: unknown): string {
   if (error instanceof SvcApiError) return error.detail || error.title;
-  return `Cannot reach svc: ${(error as Error)?.message ?? String(error)}`;
+  return t('common.cannotReach', { reason: (error as Error)?.message ?? String(error) });
 }
 
 /**

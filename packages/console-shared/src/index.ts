@@ -6,6 +6,22 @@
 
 export { allows } from './allows.js';
 export { CONSOLE_API, client, errorMessage, fieldErrors } from './client.js';
+export {
+  addMessages,
+  i18n,
+  initialLocale,
+  LOCALE_NAMES,
+  LOCALES,
+  type Locale,
+  locale,
+  type Messages,
+  type MessagesSource,
+  preferredLocale,
+  setLocale,
+  t,
+  translated,
+  useI18n,
+} from './i18n.js';
 export { hasPermission } from './permissions.js';
 export { definePlugin, type MenuEntry, type PluginModule, type PluginRoute } from './plugin.js';
 export { loadSession, type SignedInUser, session, signIn, signOut } from './session.js';

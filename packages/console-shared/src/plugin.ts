@@ -1,11 +1,12 @@
 import type { Component } from 'vue';
 import type { RouteRecordRaw } from 'vue-router';
+import type { MessagesSource } from './i18n.js';
 
 /** The console's menu entry for a route (`meta.menu`), as Halo's console plugins declare it. */
 export interface MenuEntry {
-  /** The link's text (and accessible name). */
+  /** The link's text (and accessible name): a message key (`people.menu.persons`) or, without one, the text itself. */
   name: string;
-  /** Entries with the same group are shown together under it. */
+  /** Entries with the same group are shown together under it (a message key or the text, as `name`). */
   group?: string;
   /** An icon name (PrimeIcons, e.g. `pi pi-users`), decorative. */
   icon?: string;
@@ -21,6 +22,7 @@ declare module 'vue-router' {
     menu?: MenuEntry;
     /** Reachable without signing in. */
     public?: boolean;
+    /** The page's title: a message key or the text itself, as `menu.name`. */
     title?: string;
   }
 }
@@ -40,6 +42,11 @@ export interface PluginModule {
   routes?: PluginRoute[];
   /** Routes under the personal center (`/uc/`). */
   ucRoutes?: PluginRoute[];
+  /**
+   * The plugin's messages by language (`en`, `zh-CN`), merged into the console's vue-i18n before its routes are added;
+   * a function loads them only when that language is chosen. Keys go under the plugin's name (`people.…`).
+   */
+  messages?: Partial<Record<string, MessagesSource>>;
 }
 
 /** Declares a plugin UI; the identity function, for types. */

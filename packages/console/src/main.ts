@@ -1,3 +1,4 @@
+import { i18n } from '@svc/console-shared';
 import PrimeVue from 'primevue/config';
 import ConfirmationService from 'primevue/confirmationservice';
 import ToastService from 'primevue/toastservice';
@@ -5,6 +6,7 @@ import { createApp } from 'vue';
 import App from './App.vue';
 import HasPermission from './components/HasPermission.vue';
 import { followConsoleEvents } from './console-events';
+import { startI18n } from './i18n';
 import { permissionDirective } from './permission-directive';
 import { installPluginUis } from './plugin-uis';
 import { router } from './router';
@@ -19,7 +21,13 @@ import './styles/forms.css';
 const nonce = document.querySelector<HTMLMetaElement>('meta[property="csp-nonce"]')?.nonce || undefined;
 
 const app = createApp(App);
-app.use(PrimeVue, { theme: { preset: ConsoleTheme, options: { darkModeSelector: false } }, csp: { nonce } });
+app.use(PrimeVue, {
+  theme: { preset: ConsoleTheme, options: { darkModeSelector: false } },
+  csp: { nonce },
+  // A data table too wide for a phone scrolls inside its container, which keyboard users reach with Tab to scroll it.
+  pt: { datatable: { tableContainer: { tabindex: 0 } } },
+});
+app.use(i18n);
 app.use(ToastService);
 app.use(ConfirmationService);
 // Global, so pages and plugin UIs guard their parts without an import, as Halo's console does.
@@ -28,4 +36,6 @@ app.directive('permission', permissionDirective);
 // Before the router starts: the first navigation waits for the plugin UIs, so a deep link to a plugin's page works.
 installPluginUis(app, router, followConsoleEvents);
 app.use(router);
+// The first screen in its language: Chinese messages are fetched first when chosen (README "Languages").
+await startI18n();
 app.mount('#app');

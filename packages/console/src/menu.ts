@@ -16,9 +16,15 @@ export interface MenuGroup {
 /**
  * The side menu: the routes under `parent` (by path) that carry `meta.menu` and that `held` UI permissions allow,
  * grouped by `menu.group` (ungrouped first, then groups by their best priority), each group ordered by priority then
- * name. Pure: the layout passes the router's current routes, so routes plugins add at run time appear too.
+ * name. Pure: the layout passes the router's current routes, so routes plugins add at run time appear too, and
+ * `label` (a message key or a text → the text shown; `translated` in the console), so names sort as shown.
  */
-export function menuOf(routes: readonly RouteRecordNormalized[], parent: string, held: readonly string[]): MenuGroup[] {
+export function menuOf(
+  routes: readonly RouteRecordNormalized[],
+  parent: string,
+  held: readonly string[],
+  label: (textOrKey: string) => string = (text) => text,
+): MenuGroup[] {
   const parentPath = routes.find((r) => r.name === parent)?.path;
   if (parentPath === undefined) return [];
   const entries = routes
@@ -26,7 +32,9 @@ export function menuOf(routes: readonly RouteRecordNormalized[], parent: string,
     .filter((r) => allows(held, r.meta.permissions))
     .map((r) => ({ routeName: r.name as string, entry: r.meta.menu as MenuEntry }))
     .sort(
-      (a, b) => (a.entry.priority ?? 0) - (b.entry.priority ?? 0) || a.entry.name.localeCompare(b.entry.name, 'en'),
+      (a, b) =>
+        (a.entry.priority ?? 0) - (b.entry.priority ?? 0) ||
+        label(a.entry.name).localeCompare(label(b.entry.name), 'en'),
     );
   const groups = new Map<string, MenuGroup>();
   for (const item of entries) {

@@ -1,4 +1,4 @@
-import { CONSOLE_API, client, type PluginModule, type PluginRoute, session } from '@svc/console-shared';
+import { addMessages, CONSOLE_API, client, type PluginModule, type PluginRoute, session } from '@svc/console-shared';
 import type { App } from 'vue';
 import type { Router } from 'vue-router';
 import { unregisterComponent } from './component-registry';
@@ -94,6 +94,8 @@ export class PluginUiLoader {
       link?.remove();
       throw error;
     }
+    // Its words first, so its menu entries and pages show in the language chosen (README "Languages").
+    if (plugin?.messages) await addMessages(plugin.messages);
     const loaded: Loaded = { entry: ui.entry, removeRoutes: [], routeNames: [], components: [], link };
     for (const [name, component] of Object.entries(plugin?.components ?? {})) {
       if (this.app.component(name)) {

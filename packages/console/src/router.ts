@@ -1,4 +1,5 @@
-import { loadSession, session } from '@svc/console-shared';
+import { loadSession, locale, session, translated } from '@svc/console-shared';
+import { watch } from 'vue';
 import { createRouter, createWebHistory } from 'vue-router';
 import { consoleRoutes, ucRoutes } from './routes';
 
@@ -13,13 +14,13 @@ export const router = createRouter({
       path: '/console/login',
       name: 'SignIn',
       component: () => import('./pages/SignInPage.vue'),
-      meta: { public: true, title: 'Sign in' },
+      meta: { public: true, title: 'nav.signIn' },
     },
     {
       path: '/console/setup',
       name: 'Setup',
       component: () => import('./pages/SetupPage.vue'),
-      meta: { public: true, title: 'Set up svc' },
+      meta: { public: true, title: 'nav.setup' },
     },
     {
       path: '/console',
@@ -27,7 +28,7 @@ export const router = createRouter({
       // A link to the root by name lands on its overview (a named parent alone would render no page).
       redirect: { name: 'Overview' },
       component: () => import('./components/ConsoleLayout.vue'),
-      props: { root: 'Root', title: 'svc console' },
+      props: { root: 'Root', title: 'nav.consoleTitle' },
       children: consoleRoutes,
     },
     {
@@ -35,7 +36,7 @@ export const router = createRouter({
       name: 'UcRoot',
       redirect: { name: 'UcOverview' },
       component: () => import('./components/ConsoleLayout.vue'),
-      props: { root: 'UcRoot', title: 'Personal center' },
+      props: { root: 'UcRoot', title: 'nav.personalCenter' },
       children: ucRoutes,
     },
     { path: '/:pathMatch(.*)*', redirect: '/console/' },
@@ -53,6 +54,10 @@ router.beforeEach(async (to) => {
   return true;
 });
 
-router.afterEach((to) => {
-  document.title = to.meta.title ? `${to.meta.title} · svc` : 'svc';
-});
+// The tab's title is the page's, in the language shown (again when the language changes).
+function setTitle() {
+  const title = router.currentRoute.value.meta.title;
+  document.title = title ? `${translated(title)} · svc` : 'svc';
+}
+router.afterEach(setTitle);
+watch(locale, setTitle);

@@ -6,15 +6,15 @@ import { prefetchModelPage } from './resources/prefetch';
  * all needed; none: every signed-in user); those with `meta.menu` make the side menu, shown only when allowed.
  */
 export const consoleRoutes: RouteRecordRaw[] = [
-  { path: '', name: 'Overview', component: () => import('./pages/OverviewPage.vue'), meta: { title: 'Overview' } },
+  { path: '', name: 'Overview', component: () => import('./pages/OverviewPage.vue'), meta: { title: 'nav.overview' } },
   {
     path: 'users',
     name: 'Users',
     component: () => import('./pages/UsersPage.vue'),
     meta: {
-      title: 'Users',
+      title: 'nav.users',
       permissions: ['system:users:view'],
-      menu: { name: 'Users', icon: 'pi pi-users', group: 'System', priority: 100 },
+      menu: { name: 'nav.users', icon: 'pi pi-users', group: 'nav.system', priority: 100 },
     },
   },
   {
@@ -22,9 +22,9 @@ export const consoleRoutes: RouteRecordRaw[] = [
     name: 'Posts',
     component: () => import('./pages/posts/PostsPage.vue'),
     meta: {
-      title: 'Posts',
+      title: 'nav.posts',
       permissions: ['system:posts:manage'],
-      menu: { name: 'Posts', icon: 'pi pi-file-edit', group: 'Content', priority: 20 },
+      menu: { name: 'nav.posts', icon: 'pi pi-file-edit', group: 'nav.content', priority: 20 },
     },
   },
   // The resource browser: every model the server says the user may list (UI permission system:resources:view).
@@ -33,9 +33,9 @@ export const consoleRoutes: RouteRecordRaw[] = [
     name: 'Resources',
     component: () => import('./pages/resources/ResourcesPage.vue'),
     meta: {
-      title: 'Resources',
+      title: 'nav.resources',
       permissions: ['system:resources:view'],
-      menu: { name: 'Resources', icon: 'pi pi-database', group: 'System', priority: 200 },
+      menu: { name: 'nav.resources', icon: 'pi pi-database', group: 'nav.system', priority: 200 },
     },
   },
   {
@@ -43,49 +43,49 @@ export const consoleRoutes: RouteRecordRaw[] = [
     name: 'ResourceList',
     component: () => import('./pages/resources/ResourceListPage.vue'),
     beforeEnter: (to) => void prefetchModelPage(to),
-    meta: { title: 'Resources', permissions: ['system:resources:view'] },
+    meta: { title: 'nav.resources', permissions: ['system:resources:view'] },
   },
   {
     path: 'resources/:group/:version/:plural/-/new',
     name: 'ResourceCreate',
     component: () => import('./pages/resources/ResourceObjectPage.vue'),
-    meta: { title: 'Create', permissions: ['system:resources:view'] },
+    meta: { title: 'nav.create', permissions: ['system:resources:view'] },
   },
   {
     path: 'resources/:group/:version/:plural/:name',
     name: 'ResourceObject',
     component: () => import('./pages/resources/ResourceObjectPage.vue'),
-    meta: { title: 'Object', permissions: ['system:resources:view'] },
+    meta: { title: 'nav.object', permissions: ['system:resources:view'] },
   },
   {
     path: 'roles',
     name: 'Roles',
     component: () => import('./pages/RolesPage.vue'),
     meta: {
-      title: 'Roles',
+      title: 'nav.roles',
       permissions: ['system:roles:view'],
-      menu: { name: 'Roles', icon: 'pi pi-shield', group: 'System', priority: 110 },
+      menu: { name: 'nav.roles', icon: 'pi pi-shield', group: 'nav.system', priority: 110 },
     },
   },
   {
     path: 'roles/new',
     name: 'RoleCreate',
     component: () => import('./pages/RoleEditPage.vue'),
-    meta: { title: 'New role', permissions: ['system:roles:manage'] },
+    meta: { title: 'nav.newRole', permissions: ['system:roles:manage'] },
   },
   {
     path: 'roles/:name',
     name: 'RoleDetail',
     component: () => import('./pages/RolePage.vue'),
     props: true,
-    meta: { title: 'Role', permissions: ['system:roles:view'] },
+    meta: { title: 'nav.role', permissions: ['system:roles:view'] },
   },
   {
     path: 'roles/:name/edit',
     name: 'RoleEdit',
     component: () => import('./pages/RoleEditPage.vue'),
     props: true,
-    meta: { title: 'Edit role', permissions: ['system:roles:manage'] },
+    meta: { title: 'nav.editRole', permissions: ['system:roles:manage'] },
   },
   {
     path: 'access-review',
@@ -93,9 +93,9 @@ export const consoleRoutes: RouteRecordRaw[] = [
     component: () => import('./pages/AccessReviewPage.vue'),
     // Asking svc for a review is in the roles management template.
     meta: {
-      title: 'Access review',
+      title: 'nav.accessReview',
       permissions: ['system:roles:manage'],
-      menu: { name: 'Access review', icon: 'pi pi-search', group: 'System', priority: 120 },
+      menu: { name: 'nav.accessReview', icon: 'pi pi-search', group: 'nav.system', priority: 120 },
     },
   },
   {
@@ -103,9 +103,9 @@ export const consoleRoutes: RouteRecordRaw[] = [
     name: 'Plugins',
     component: () => import('./pages/PluginsPage.vue'),
     meta: {
-      title: 'Plugins',
+      title: 'nav.plugins',
       permissions: ['system:plugins:view'],
-      menu: { name: 'Plugins', icon: 'pi pi-box', group: 'System', priority: 130 },
+      menu: { name: 'nav.plugins', icon: 'pi pi-box', group: 'nav.system', priority: 130 },
     },
   },
   {
@@ -113,13 +113,13 @@ export const consoleRoutes: RouteRecordRaw[] = [
     name: 'PluginDetail',
     component: () => import('./pages/PluginDetailPage.vue'),
     props: true,
-    meta: { title: 'Plugin', permissions: ['system:plugins:view'] },
+    meta: { title: 'nav.plugin', permissions: ['system:plugins:view'] },
   },
   {
     path: ':unknown(.*)*',
     name: 'NotFound',
     component: () => import('./pages/NotFoundPage.vue'),
-    meta: { title: 'Not found' },
+    meta: { title: 'nav.notFound' },
   },
 ];
 
@@ -132,28 +132,28 @@ export const ucRoutes: RouteRecordRaw[] = [
     path: '',
     name: 'UcOverview',
     component: () => import('./pages/UcOverviewPage.vue'),
-    meta: { title: 'Personal center', permissions: [] },
+    meta: { title: 'nav.personalCenter', permissions: [] },
   },
   {
     path: 'profile',
     name: 'Profile',
     component: () => import('./pages/uc/ProfilePage.vue'),
-    meta: { title: 'Profile', permissions: [], menu: { name: 'Profile', icon: 'pi pi-id-card', priority: 1 } },
+    meta: { title: 'nav.profile', permissions: [], menu: { name: 'nav.profile', icon: 'pi pi-id-card', priority: 1 } },
   },
   {
     path: 'password',
     name: 'Password',
     component: () => import('./pages/uc/PasswordPage.vue'),
-    meta: { title: 'Password', permissions: [], menu: { name: 'Password', icon: 'pi pi-key', priority: 2 } },
+    meta: { title: 'nav.password', permissions: [], menu: { name: 'nav.password', icon: 'pi pi-key', priority: 2 } },
   },
   {
     path: 'tokens',
     name: 'PersonalAccessTokens',
     component: () => import('./pages/uc/TokensPage.vue'),
     meta: {
-      title: 'Access tokens',
+      title: 'nav.accessTokens',
       permissions: [],
-      menu: { name: 'Access tokens', icon: 'pi pi-ticket', priority: 3 },
+      menu: { name: 'nav.accessTokens', icon: 'pi pi-ticket', priority: 3 },
     },
   },
   {
@@ -161,15 +161,15 @@ export const ucRoutes: RouteRecordRaw[] = [
     name: 'UcPosts',
     component: () => import('./pages/posts/MyPostsPage.vue'),
     meta: {
-      title: 'My posts',
+      title: 'nav.myPosts',
       permissions: ['uc:posts:own'],
-      menu: { name: 'My posts', icon: 'pi pi-pencil', priority: 20 },
+      menu: { name: 'nav.myPosts', icon: 'pi pi-pencil', priority: 20 },
     },
   },
   {
     path: ':unknown(.*)*',
     name: 'UcNotFound',
     component: () => import('./pages/NotFoundPage.vue'),
-    meta: { title: 'Not found' },
+    meta: { title: 'nav.notFound' },
   },
 ];

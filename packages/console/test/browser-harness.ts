@@ -26,17 +26,25 @@ export interface Credentials {
   password: string;
 }
 
+export interface VisitOptions {
+  locale?: string;
+  viewport?: { width: number; height: number };
+}
+
 export interface ConsoleUnderTest {
   t: TestServer;
   /** `http://127.0.0.1:<port>` */
   base: string;
   browser: Browser;
-  /** A fresh browser session (its own cookies), with a page. */
-  visit(): Promise<{ context: BrowserContext; page: Page }>;
+  /**
+   * A fresh browser session (its own cookies), with a page: in English at 1280 × 800 unless `options` say otherwise
+   * (`locale` is the browser's language, which the console's first language follows).
+   */
+  visit(options?: VisitOptions): Promise<{ context: BrowserContext; page: Page }>;
   /** Fills and sends the sign-in form on the page as it is. */
   signIn(page: Page, who: Credentials): Promise<void>;
   /** Opens `/console/…` in a fresh session, signs in, and waits for the console's main menu. */
-  signedIn(who: Credentials, at?: string): Promise<{ context: BrowserContext; page: Page }>;
+  signedIn(who: Credentials, at?: string, options?: VisitOptions): Promise<{ context: BrowserContext; page: Page }>;
   /**
    * Serious and critical axe-core violations on the page as it is now, by rule id and the first offending target;
    * `within` (a CSS selector) checks only that part, such as an open modal dialog, whose mask dims the page behind it.
@@ -68,8 +76,11 @@ export async function startConsole(options: Parameters<typeof startTestServer>[0
   });
   const contexts: BrowserContext[] = [];
 
-  const visit = async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const visit = async (options: VisitOptions = {}) => {
+    const context = await browser.newContext({
+      viewport: options.viewport ?? { width: 1280, height: 800 },
+      locale: options.locale ?? 'en-US',
+    });
     contexts.push(context);
     // Well under the test's own timeout, so a failure names the locator that never appeared.
     context.setDefaultTimeout(10_000);
@@ -87,8 +98,8 @@ export async function startConsole(options: Parameters<typeof startTestServer>[0
     browser,
     visit,
     signIn,
-    async signedIn(who, at = '/console/') {
-      const session = await visit();
+    async signedIn(who, at = '/console/', options = {}) {
+      const session = await visit(options);
       await session.page.goto(`${base}${at}`);
       await signIn(session.page, who);
       await session.page.getByRole('navigation', { name: 'Main' }).waitFor();

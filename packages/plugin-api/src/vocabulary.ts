@@ -27,8 +27,14 @@ export const SECURITY_GROUP = 'security.svc.run';
 export const USER_SECURITY_GROUP = 'uc.api.security.svc.run';
 /** The console's endpoints: users, permissions, access reviews, plugin management, setup. */
 export const CONSOLE_GROUP = 'api.console.svc.run';
+/** The audit log's read API (docs/api.md "Audit"). */
+export const AUDIT_GROUP = 'audit.svc.run';
 /** Not a group: the prefix of the labels and annotations of roles. */
 export const RBAC_DOMAIN = 'rbac.authorization.svc.run';
+
+/** Kubernetes' own groups svc serves a part of: the access reviews (`kubectl auth can-i`) and who-am-I. */
+export const KUBERNETES_AUTHORIZATION_GROUP = 'authorization.k8s.io';
+export const KUBERNETES_AUTHENTICATION_GROUP = 'authentication.k8s.io';
 
 /** Where a group version's routes are served: `/apis/<group>/<version>`. */
 export const apisPath = (group: string, version: string = SERVICE_VERSION) => `/apis/${group}/${version}`;
@@ -109,6 +115,12 @@ export const KIND = Object.freeze({
   Status: 'Status',
   /** Kubernetes' list of objects of any kinds (`kubectl get -o yaml` of several). */
   List: 'List',
+  /** Kubernetes' reviews of the caller's own access (`kubectl auth can-i`, `--list`) and identity (`whoami`). */
+  SelfSubjectAccessReview: 'SelfSubjectAccessReview',
+  SelfSubjectRulesReview: 'SelfSubjectRulesReview',
+  SelfSubjectReview: 'SelfSubjectReview',
+  /** An audit event (`audit.k8s.io/v1`). */
+  Event: 'Event',
 } as const);
 
 // Records svc keeps in its store for itself, never served.
@@ -123,5 +135,7 @@ export const TOKEN_DIGESTS_RECORDS = 'security.svc.run/tokendigests';
 export const SIGN_IN_FAILURES_RECORDS = 'security.svc.run/sign-in-failures';
 /** Large models' index snapshots, written at a stop: derived from the objects, so never carried by a backup. */
 export const INDEX_SNAPSHOTS_RECORDS = 'svc.run/index-snapshots';
+/** The replica that wrote an audit event (its annotation). */
+export const REPLICA_ANNOTATION = 'svc.run/replica';
 /** The archives installed plugins came from, so every replica can load them. */
 export const PLUGIN_ARCHIVES_RECORDS = 'plugin.svc.run/archives';

@@ -146,15 +146,15 @@ describe('the HTTPS listener', () => {
     expect(days).toBeLessThan(90.1);
   });
 
-  it('svc kubeconfig says what is wrong: a wrong password (1), an http URL or a missing CA (2), an unknown flag (2)', async () => {
+  it('svc kubeconfig says what is wrong: a wrong password (1), not an HTTP URL or a missing CA (2), an unknown flag (2)', async () => {
     const wrong = await svc(['kubeconfig', '--server', t.server.httpsUrl!, '--data-dir', t.dataDir], {
       SVC_PASSWORD: 'not the password',
     });
     expect(wrong, wrong.stderr).toMatchObject({ code: 1, stdout: '' });
     expect(wrong.stderr).toContain('invalid username or password');
-    const plain = await svc(['kubeconfig', '--server', t.server.url!], { SVC_PASSWORD: 'x' });
+    const plain = await svc(['kubeconfig', '--server', 'ftp://127.0.0.1'], { SVC_PASSWORD: 'x' });
     expect(plain.code).toBe(2);
-    expect(plain.stderr).toContain('--server must be an https:// URL');
+    expect(plain.stderr).toContain('--server must be an http:// or https:// URL');
     const noCa = await svc(['kubeconfig', '--server', t.server.httpsUrl!, '--data-dir', '/nonexistent'], {});
     expect(noCa.code).toBe(2);
     expect(noCa.stderr).toContain('no CA at /nonexistent/tls/ca.crt');

@@ -178,5 +178,12 @@ describe.each(BACKENDS)('kubectl (%s)', (backend) => {
     expect(out.stderr).toBe('');
     expect(out.stdout).toContain('KIND:       Person');
     expect(out.stdout).toMatch(/age\s+<integer>/);
+    // The descriptions of the model's schema (plugins/people/src/person.ts), field by field.
+    expect(out.stdout).toMatch(/DESCRIPTION:\s+Desired state: who the person is\./);
+    expect(out.stdout).toMatch(/age\s+<integer>\s+Age in years; the status’s age group follows it\./);
+    expect(out.stdout).toMatch(/name\s+<string>\s+The person’s full name; unique among persons\./);
+    const status = await k.kubectl(['explain', 'persons.status.ageGroup']);
+    expect(status.stdout).toMatch(/The age group spec\.age falls in \(unknown without an age\)\./);
+    expect(status.stdout).toMatch(/ENUM:\s+unknown\s+child/);
   });
 });

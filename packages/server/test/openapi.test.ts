@@ -47,7 +47,12 @@ describe('OpenAPI (sqlite)', () => {
     expect(person['x-kubernetes-group-version-kind']).toEqual([
       { group: 'people.svc.run', kind: 'Person', version: 'v1alpha1' },
     ]);
-    expect(person.properties.spec.properties.age).toEqual({ type: 'integer', minimum: 0, maximum: 150 });
+    expect(person.properties.spec.properties.age).toEqual({
+      type: 'integer',
+      minimum: 0,
+      maximum: 150,
+      description: 'Age in years; the status’s age group follows it.',
+    });
     expect(person.properties.spec.properties.otherPerson).toEqual({
       $ref: '#/components/schemas/run.svc.people.v1alpha1.Person',
     });
@@ -82,6 +87,7 @@ describe('OpenAPI (sqlite)', () => {
       type: 'integer',
       minimum: 0,
       maximum: 150,
+      description: 'Age in years; the status’s age group follows it.',
     });
   });
 
@@ -131,7 +137,8 @@ describe('OpenAPI (sqlite)', () => {
     expect(createUser.summary).toBe('Create a user');
     const body = (createUser.requestBody.content['application/json'].schema.$ref as string).split('/').pop()!;
     expect(doc.components.schemas[body].required).toEqual(['name', 'password']);
-    expect(Object.keys(createUser.responses)).toEqual(['201', 'default']);
+    expect(Object.keys(createUser.responses)).toEqual(['201', '400', '401', '403', '409', '413', '415', 'default']);
+    expect(createUser.responses['403']).toEqual({ $ref: '#/components/responses/Forbidden' });
   });
 
   it('serves documents that are valid OpenAPI, with every reference resolving', async () => {

@@ -1,5 +1,5 @@
 import { type CustomRoute, type PluginContext, type RouteRequest, respond, unauthorized } from '@svc/plugin-api';
-import { type Person, type PersonSpec, personModel, personSpecSchema } from './person.js';
+import { type Person, type PersonSpec, personModel, personSpecSchema, personStatusSchema } from './person.js';
 import { OWNER_LABEL, PEOPLE_API_VERSION, PERSON_KIND, USER_API_VERSION } from './vocabulary.js';
 
 /**
@@ -69,7 +69,7 @@ const OWN_PERSON = {
     kind: { type: 'string' },
     metadata: { type: 'object' },
     spec: personSpecSchema,
-    status: { type: 'object' },
+    status: personStatusSchema,
   },
 };
 

@@ -12,10 +12,47 @@ export type Person = ExtensionObject<PersonSpec>;
 
 export const GENDERS = ['MALE', 'FEMALE'] as const;
 
+/** The spec's fields; their descriptions are what `kubectl explain persons.spec` and the API reference show. */
 const SPEC_FIELDS = {
-  name: { type: 'string', maxLength: 100 },
-  age: { type: 'integer', minimum: 0, maximum: 150 },
-  gender: { type: 'string', enum: [...GENDERS] },
+  name: { type: 'string', maxLength: 100, description: 'The person’s full name; unique among persons.' },
+  age: { type: 'integer', minimum: 0, maximum: 150, description: 'Age in years; the status’s age group follows it.' },
+  gender: { type: 'string', enum: [...GENDERS], description: 'MALE or FEMALE.' },
+};
+
+/** What the person controller reports (reconciler.ts, PersonStatus). Open, so older statuses still validate. */
+export const personStatusSchema = {
+  type: 'object',
+  description: 'Observed state, written by the person controller through the status subresource.',
+  properties: {
+    ageGroup: {
+      type: 'string',
+      enum: ['unknown', 'child', 'teen', 'adult', 'senior'],
+      description: 'The age group spec.age falls in (unknown without an age).',
+    },
+    observedVersion: {
+      type: 'integer',
+      description: 'The metadata.version of the person when this status was computed.',
+    },
+    conditions: {
+      type: 'array',
+      description: 'The Ready condition, as Kubernetes conditions are written.',
+      items: {
+        type: 'object',
+        required: ['type', 'status'],
+        properties: {
+          type: { type: 'string', description: 'The condition, Ready.' },
+          status: { type: 'string', enum: ['True', 'False', 'Unknown'], description: 'Whether it holds.' },
+          reason: { type: 'string', description: 'Why, in one CamelCase word.' },
+          message: { type: 'string', description: 'Why, for people.' },
+          lastTransitionTime: {
+            type: 'string',
+            format: 'date-time',
+            description: 'When status last changed.',
+          },
+        },
+      },
+    },
+  },
 };
 
 /**
@@ -41,6 +78,7 @@ export const personModel: ModelDefinition<Person> = {
     properties: {
       spec: {
         type: 'object',
+        description: 'Desired state: who the person is.',
         additionalProperties: false,
         properties: {
           ...SPEC_FIELDS,
@@ -48,7 +86,7 @@ export const personModel: ModelDefinition<Person> = {
           otherPerson: { $ref: '#' },
         },
       },
-      status: { type: 'object' },
+      status: personStatusSchema,
     },
   },
   // status is written by the person controller through …/persons/{name}/status, never by the main route.

@@ -1,5 +1,5 @@
 import { SvcApiError } from '@svc/client';
-import { signIn } from '@svc/console-shared';
+import { signIn, t } from '@svc/console-shared';
 import { onMounted, ref } from 'vue';
 import { useRoute, useRouter } from 'vue-router';
 import { setupPending } from './setup';
@@ -25,11 +25,11 @@ export function useSignIn() {
   /** What to tell a person whose sign-in failed: svc's own words for a throttle (429), a plain sentence otherwise. */
   function messageOf(e: unknown): string {
     if (e instanceof SvcApiError) {
-      if (e.status === 429) return e.detail || 'Too many failed sign-in attempts; try again later.';
-      if (e.status === 401 || e.status === 400) return 'Wrong username or password.';
+      if (e.status === 429) return e.detail || t('signIn.tooMany');
+      if (e.status === 401 || e.status === 400) return t('signIn.wrong');
       return e.detail || e.title;
     }
-    return `Cannot reach svc: ${(e as Error).message}`;
+    return t('common.cannotReach', { reason: (e as Error).message });
   }
 
   /** Back where the visitor was going, if that is a page of this app; else the console's overview. */

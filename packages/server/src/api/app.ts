@@ -17,6 +17,7 @@ import { unhonouredDryRun } from './dry-run.js';
 import type { DynamicRouter } from './dynamic-router.js';
 import type { HttpContext } from './http-context.js';
 import { jsonBodyParser } from './json-body.js';
+import { PROTOBUF_BODY_LIMIT, PROTOBUF_TYPE, protobufBodyParser, protobufElsewhere } from './kubernetes-protobuf.js';
 import { lazyChildLoggerFactory } from './lazy-logger.js';
 import type { LongRunningRequests } from './long-running.js';
 import { answerClientError, sendProblem } from './problem.js';
@@ -120,12 +121,18 @@ export function createApp(options: AppOptions) {
   );
   // Server-side apply (docs/api.md "Server-side apply"): YAML or JSON, read only where it applies.
   app.addContentTypeParser(APPLY_TYPE, { parseAs: 'string' }, applyBodyParser(app));
+  // kubectl's typed clients (auth can-i, auth whoami) send protobuf: read only by the routes that declare a message.
+  app.addContentTypeParser(
+    PROTOBUF_TYPE,
+    { parseAs: 'buffer', bodyLimit: PROTOBUF_BODY_LIMIT },
+    protobufBodyParser(router),
+  );
   // Before a byte of a body is read (after the gate): apply bodies only where they apply, anonymous bodies limited.
   app.addHook('preParsing', (request, _reply, payload, done) => {
     const hasBody =
       request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined;
     if (!hasBody) return done(null, payload);
-    const refused = applyElsewhere(router, request);
+    const refused = applyElsewhere(router, request) ?? protobufElsewhere(router, request);
     if (refused) return done(refused);
     const body = limitedAnonymousBody(request, payload);
     return body instanceof Error ? done(body) : done(null, body);

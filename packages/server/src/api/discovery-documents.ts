@@ -8,7 +8,10 @@ import type { NormalizedModel } from '../objects/model-definition.js';
 type Model = Pick<
   NormalizedModel,
   'group' | 'version' | 'kind' | 'plural' | 'singular' | 'statusSubresource' | 'shortNames' | 'categories'
->;
+> & {
+  /** The verbs served when not every verb of a model is (a review answered on create only). */
+  verbs?: readonly string[];
+};
 
 export const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 export const STATUS_VERBS = ['get', 'patch', 'update'];
@@ -42,7 +45,7 @@ export function resourceList(models: readonly Model[], group: string, version: s
       singularName: model.singular,
       namespaced: false,
       kind: model.kind,
-      verbs: VERBS,
+      verbs: model.verbs ?? VERBS,
       ...(model.shortNames.length > 0 ? { shortNames: model.shortNames } : {}),
       ...(model.categories.length > 0 ? { categories: model.categories } : {}),
     };
@@ -89,7 +92,7 @@ function resourceDiscovery(model: Model) {
     responseKind,
     scope: 'Cluster',
     singularResource: model.singular,
-    verbs: VERBS,
+    verbs: model.verbs ?? VERBS,
     ...(model.shortNames.length > 0 ? { shortNames: model.shortNames } : {}),
     ...(model.categories.length > 0 ? { categories: model.categories } : {}),
     ...(model.statusSubresource

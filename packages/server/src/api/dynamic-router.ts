@@ -1,6 +1,7 @@
 import type { JsonSchema } from '@svc/plugin-api';
 import FindMyWay, { type HTTPVersion } from 'find-my-way';
 import type { Owner } from '../objects/owner.js';
+import type { ProtobufMessage } from './kubernetes-protobuf.js';
 
 export type RouteHandler<Ctx> = (
   context: Ctx,
@@ -17,6 +18,8 @@ export interface RouteDoc {
   response?: JsonSchema;
   /** The success status, when not 200 (201 for a create). */
   status?: number;
+  /** 4xx answers beyond those the route's shape implies (a 409 of a conflict, a 429 of a throttle). */
+  errors?: readonly number[];
 }
 
 export interface DynamicRoute<Ctx> {
@@ -44,6 +47,11 @@ export interface DynamicRoute<Ctx> {
    * other route refuses that media type before reading the body (api/apply-body.ts). Only the service sets it.
    */
   acceptsApply?: boolean;
+  /**
+   * The message the route reads from a Kubernetes protobuf body (api/kubernetes-protobuf.ts), handed to the handler as
+   * the same JSON object; every other route refuses that media type before reading the body. Only the service sets it.
+   */
+  protobuf?: ProtobufMessage;
 }
 
 /** A GET route of the service's own that everyone may read (discovery, OpenAPI, the console's files). */

@@ -5,7 +5,7 @@ import { loadTlsMaterial } from '../tls/certificates.js';
 import { watchRef } from '../watch/module.js';
 import { hostPolicy } from './allowed-hosts.js';
 import { createApp } from './app.js';
-import { discoveryRoutes } from './discovery.js';
+import { type DiscoveredResource, discoveryRoutes } from './discovery.js';
 import { Drain } from './drain.js';
 import { DynamicRouter } from './dynamic-router.js';
 import { generatedRoutes } from './generated-routes.js';
@@ -33,6 +33,8 @@ export interface Http {
   listen(): Promise<Listening>;
   /** Hears where the server listens, once it does (the first-run setup link is printed then). */
   onListening(listener: (listening: Listening) => void): void;
+  /** Lists a resource a feature serves with routes of its own (not a model) in discovery. */
+  discover(resource: DiscoveredResource): void;
 }
 
 export const httpRef = ref<Http>('http');
@@ -50,7 +52,9 @@ export const httpModule = defineModule({
   start({ registry: { registry, objects, feed }, watch: { watches }, settings, logger }, lifecycle) {
     const router = new DynamicRouter<HttpContext>();
     router.add(generatedRoutes(registry, objects, watches));
-    router.add(discoveryRoutes(registry));
+    let httpsPort: number | undefined;
+    const discovery = discoveryRoutes(registry, () => httpsPort);
+    router.add(discovery.routes);
     const longRunning = new LongRunningRequests();
     const drain = new Drain();
     const app = createApp({
@@ -92,6 +96,7 @@ export const httpModule = defineModule({
       router,
       longRunning,
       onListening: (listener) => void listeners.push(listener),
+      discover: discovery.discover,
       async listen() {
         await app.listen({ host: settings.host, port: settings.port });
         const address = app.server.address();
@@ -112,6 +117,7 @@ export const httpModule = defineModule({
           }
           secure = await listenSecurely(app, { host: settings.host, port: settings.httpsPort, ...material, drain });
           listening.httpsUrl = secure.url;
+          httpsPort = Number(new URL(secure.url).port);
           listening.caFile = material.caFile;
         }
         for (const listener of listeners) listener(listening);

@@ -1,3 +1,4 @@
+import { KIND, REPLICA_ANNOTATION } from '@svc/plugin-api';
 /**
  * The audit event of one request (event.ts), from what the kernel knows of it: its classification, its caller, the
  * gate's decision, the handler's notes and the answer. Pure: the hook (recorder.ts) gathers the inputs.
@@ -31,9 +32,9 @@ export function buildEvent(level: Exclude<Level, 'None'>, facts: RequestFacts): 
     annotations['authorization.k8s.io/decision'] = facts.decision.allowed ? 'allow' : 'forbid';
     annotations['authorization.k8s.io/reason'] = facts.decision.reason;
   }
-  if (facts.replica) annotations['svc.run/replica'] = facts.replica;
+  if (facts.replica) annotations[REPLICA_ANNOTATION] = facts.replica;
   const event: AuditEvent = {
-    kind: 'Event',
+    kind: KIND.Event,
     apiVersion: 'audit.k8s.io/v1',
     level,
     auditID: facts.id,

@@ -1,3 +1,4 @@
+import type { KIND } from '@svc/plugin-api';
 /**
  * An audit event in Kubernetes' `audit.k8s.io/v1` `Event` shape (docs/access-control.md "Audit"), so tools that read
  * the API server's audit log read svc's. One event a request, at stage ResponseComplete (a watch's at
@@ -20,7 +21,7 @@ export interface ObjectReference {
 }
 
 export interface AuditEvent {
-  kind: 'Event';
+  kind: typeof KIND.Event;
   apiVersion: 'audit.k8s.io/v1';
   level: Exclude<Level, 'None'>;
   auditID: string;

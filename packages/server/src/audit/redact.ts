@@ -4,9 +4,11 @@
  * (`security.svc.run/access-token`) is replaced too. Cookies and `Authorization` are never read into an event at all.
  * Pure; copies, never changes, its input.
  */
+import { ACCESS_TOKEN_ANNOTATION } from '@svc/plugin-api';
+
 const SECRET_KEY =
   /^(password|oldpassword|newpassword|currentpassword|token|accesstoken|refreshtoken|idtoken|secret|clientsecret|privatekey|key|credentials?)$/i;
-const SECRET_ANNOTATION = 'security.svc.run/access-token';
+const SECRET_ANNOTATION = ACCESS_TOKEN_ANNOTATION;
 export const REDACTED = '******';
 
 export function redacted(value: unknown, depth = 0): unknown {

@@ -47,6 +47,8 @@ export function setupRoutes(
         requestBody: SETUP_BODY,
         response: { type: 'object', properties: { username: { type: 'string' } } },
         status: 201,
+        // Once the setup is done.
+        errors: [409],
       },
       handler: (ctx) => completeSetup(deps, ctx),
     },

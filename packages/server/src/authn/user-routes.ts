@@ -71,7 +71,8 @@ export function consoleUserRoutes(deps: ConsoleUserRouteDeps): DynamicRoute<Http
       method: 'POST',
       path: BASE,
       owner: 'core',
-      doc: { summary: 'Create a user', requestBody: NEW_USER, status: 201 },
+      // A taken name is a 409.
+      doc: { summary: 'Create a user', requestBody: NEW_USER, status: 201, errors: [409] },
       handler: async (ctx) => createUser(deps, ctx, await caller(ctx)),
     },
     {

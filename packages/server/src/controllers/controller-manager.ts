@@ -20,6 +20,11 @@ export interface ControllerManagerDeps {
   committedRevision?: () => number;
   /** Whether this server leads from the start (default true: one server alone always does). */
   leading?: boolean;
+  /**
+   * Runs a leader's reconcile so that its writes carry the lease's epoch (store/fence.ts): once the lease has moved on,
+   * the store refuses them. Not for `everyReplica` runners.
+   */
+  fenced?: <T>(work: () => Promise<T>) => Promise<T>;
 }
 
 /**
@@ -68,8 +73,13 @@ export class ControllerManager {
 
   /** Starts a runner built by core code (on the leader only, unless `everyReplica`). */
   run(owner: Owner, spec: RunnerSpec, logger: Logger, options: { everyReplica?: boolean } = {}): ReconcilerRunner {
-    const { hub, queueOptions, committedRevision } = this.deps;
-    const runner = new ReconcilerRunner(spec, hub, logger, queueOptions, committedRevision);
+    const { hub, queueOptions, committedRevision, fenced } = this.deps;
+    const reconcile = spec.reconcile;
+    const leaderOnly =
+      fenced && !options.everyReplica
+        ? { ...spec, reconcile: (request: { name: string }) => fenced(() => reconcile(request)) }
+        : spec;
+    const runner = new ReconcilerRunner(leaderOnly, hub, logger, queueOptions, committedRevision);
     const runners = this.byOwner.get(owner) ?? [];
     runners.push(runner);
     this.byOwner.set(owner, runners);

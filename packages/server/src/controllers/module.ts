@@ -32,13 +32,14 @@ export const controllersModule = defineModule({
     options: optionsRef<ControllersOptions>(),
   },
   provides: controllersRef,
-  start({ store: { lease }, registry: { registry, objects }, watch: { hub }, logger, options }, lifecycle) {
+  start({ store: { lease, fenced }, registry: { registry, objects }, watch: { hub }, logger, options }, lifecycle) {
     const controllers = new ControllerManager({
       registry,
       hub,
       committedRevision: () => objects.latestRevision,
       queueOptions: options.reconcileBackoff,
       leading: false,
+      fenced,
     });
     let ready = false;
     lease.onChange((held) => {

@@ -9,7 +9,7 @@
 import { type DocumentPart, type ModelShape, modelPart } from './model-operations.js';
 import { groupVersionOf, isGeneratedRoute, type RouteShape, routesPart } from './route-operations.js';
 import type { Dialect } from './schema-dialects.js';
-import { SECURED, SECURITY_SCHEMES, SHARED_SCHEMAS } from './shared-components.js';
+import { ERROR_RESPONSES, SECURED, SECURITY_SCHEMES, SHARED_SCHEMAS } from './shared-components.js';
 
 export interface Served {
   models: readonly ModelShape[];
@@ -43,9 +43,10 @@ export function groupVersionDocument(served: Served, key: string, hostVersion: s
   const part = combine(models, routes, '3.0');
   return {
     openapi: '3.0.0',
-    info: { title: `svc ${key.replace(/^apis?\//, '')}`, version: hostVersion },
+    info: { title: `svc ${key.replace(/^apis?\//, '')}`, version: hostVersion, license: LICENSE },
+    servers: SERVERS,
     paths: part.paths,
-    components: { schemas: part.components, securitySchemes: SECURITY_SCHEMES },
+    components: { schemas: part.schemas, responses: part.responses, securitySchemes: SECURITY_SCHEMES },
     security: SECURED,
   };
 }
@@ -67,18 +68,29 @@ export function serviceDocument(served: Served, extra: readonly RouteShape[], ho
     info: {
       title: 'svc',
       version: hostVersion,
+      license: LICENSE,
       description:
         'Every route this server serves now: the generated REST API of each model, the plugins’ custom APIs, ' +
         'users, tokens, roles and plugin management, discovery and sign-in. Errors are application/problem+json.',
     },
-    servers: [{ url: '/' }],
+    servers: SERVERS,
     paths: part.paths,
-    components: { schemas: part.components, securitySchemes: SECURITY_SCHEMES },
+    components: { schemas: part.schemas, responses: part.responses, securitySchemes: SECURITY_SCHEMES },
     security: SECURED,
   };
 }
 
-function combine(models: readonly ModelShape[], routes: readonly RouteShape[], dialect: Dialect): DocumentPart {
+const LICENSE = { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' };
+/** Relative to where the document was read: the server that serves it. */
+const SERVERS = [{ url: '/' }];
+
+interface Combined {
+  paths: DocumentPart['paths'];
+  schemas: DocumentPart['components'];
+  responses: DocumentPart['components'];
+}
+
+function combine(models: readonly ModelShape[], routes: readonly RouteShape[], dialect: Dialect): Combined {
   const paths: DocumentPart['paths'] = {};
   const components: DocumentPart['components'] = { ...SHARED_SCHEMAS };
   const sorted = [...models].sort(
@@ -88,7 +100,37 @@ function combine(models: readonly ModelShape[], routes: readonly RouteShape[], d
     for (const [path, item] of Object.entries(part.paths)) paths[path] = { ...paths[path], ...item };
     Object.assign(components, part.components);
   }
-  return { paths: sortKeys(paths), components: sortKeys(components) };
+  // Only the shared schemas and responses the operations use, so a document names nothing it does not need.
+  const used = referenced(paths, { schemas: components, responses: ERROR_RESPONSES });
+  const keep = (kind: string, all: DocumentPart['components']) =>
+    sortKeys(Object.fromEntries(Object.entries(all).filter(([name]) => used.has(`${kind}/${name}`))));
+  return {
+    paths: sortKeys(paths),
+    schemas: keep('schemas', components),
+    responses: keep('responses', ERROR_RESPONSES),
+  };
+}
+
+/** `schemas/<name>` and `responses/<name>` of every `#/components/…` reference reachable from `root`. */
+function referenced(root: unknown, components: Record<string, Record<string, unknown>>): Set<string> {
+  const found = new Set<string>();
+  const pending: unknown[] = [root];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (Array.isArray(node)) pending.push(...node);
+    else if (typeof node === 'object' && node !== null) {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === '$ref' && typeof value === 'string' && value.startsWith('#/components/')) {
+          const name = value.slice('#/components/'.length);
+          if (found.has(name)) continue;
+          found.add(name);
+          const [kind, ...rest] = name.split('/');
+          pending.push(components[kind!]?.[rest.join('/')]);
+        } else pending.push(value);
+      }
+    }
+  }
+  return found;
 }
 
 function sortKeys<T>(record: Record<string, T>): Record<string, T> {

@@ -12,6 +12,8 @@ export const FRAMEWORK_ROUTES: readonly RouteShape[] = [
     public: true,
     doc: {
       summary: 'Sign in: sets the session cookie and the XSRF-TOKEN cookie (echo it in X-XSRF-TOKEN on writes)',
+      // A wrong password is a 401; too many attempts, a 429.
+      errors: [401, 429],
       requestBody: {
         type: 'object',
         required: ['username', 'password'],

@@ -50,9 +50,13 @@ export function modelPart(model: ModelShape, dialect: Dialect): DocumentPart {
 
   const object = ref(name);
   const json = (schema: Schema) => ({ 'application/json': { schema } });
-  const ok = (schema: Schema, status = '200', description = 'OK') => ({
+  // Every operation: a bad target or selector (400), the gate (401, 403), a model or object not there (404).
+  const READ = [400, 401, 403, 404];
+  // A write's body can be too large or of a type not read (413, 415), or stale, or taking a name (409).
+  const WRITE = [...READ, 409, 413, 415];
+  const ok = (schema: Schema, status = '200', description = 'OK', errors = READ) => ({
     [status]: { description, content: json(schema) },
-    ...errorResponses(),
+    ...errorResponses(errors),
   });
   const idBase = operationPrefix(model);
   const op = (action: string, verb: string, summary: string, rest: Schema, suffix = ''): Schema => ({
@@ -110,7 +114,7 @@ export function modelPart(model: ModelShape, dialect: Dialect): DocumentPart {
       post: op('post', 'create', `Create a ${model.kind}`, {
         parameters: write,
         requestBody: body,
-        responses: ok(object, '201', 'Created; Location names the new object'),
+        responses: ok(object, '201', 'Created; Location names the new object', WRITE),
       }),
       delete: op('deletecollection', 'deleteCollection', `Delete the ${plural} the selectors match`, {
         parameters: [LIST_PARAMETERS[0], LIST_PARAMETERS[1], dryRun, ...deleteChoices],
@@ -123,17 +127,17 @@ export function modelPart(model: ModelShape, dialect: Dialect): DocumentPart {
       put: op('put', 'replace', `Replace a ${model.kind} (metadata.version must be the stored one)`, {
         parameters: write,
         requestBody: body,
-        responses: ok(object),
+        responses: ok(object, '200', 'OK', WRITE),
       }),
       patch: op('patch', 'patch', `Patch a ${model.kind}, or apply a configuration on the server`, {
         parameters: [...write, ...apply],
         requestBody: applyBody,
-        responses: ok(object),
+        responses: ok(object, '200', 'OK', WRITE),
       }),
       delete: op('delete', 'delete', `Delete a ${model.kind} (it stays while it has finalizers)`, {
         parameters: [dryRun, ...deleteChoices],
         requestBody: { required: false, content: json(ref(`${META}.DeleteOptions`)) },
-        responses: ok(object),
+        responses: ok(object, '200', 'OK', WRITE),
       }),
     },
   };
@@ -145,14 +149,14 @@ export function modelPart(model: ModelShape, dialect: Dialect): DocumentPart {
         'put',
         'replace',
         `Replace the status of a ${model.kind}`,
-        { parameters: write, requestBody: body, responses: ok(object) },
+        { parameters: write, requestBody: body, responses: ok(object, '200', 'OK', WRITE) },
         'Status',
       ),
       patch: op(
         'patch',
         'patch',
         `Patch the status of a ${model.kind}`,
-        { parameters: write, requestBody: patchBody, responses: ok(object) },
+        { parameters: write, requestBody: patchBody, responses: ok(object, '200', 'OK', WRITE) },
         'Status',
       ),
     };
@@ -168,7 +172,8 @@ function objectSchema(own: Schema, model: ModelShape, gvk: Schema): Schema {
     metadata: ref(`${META}.ObjectMeta`),
   };
   for (const [field, schema] of Object.entries((own.properties as Schema | undefined) ?? {})) {
-    if (!(field in properties)) Object.assign(properties, { [field]: schema });
+    if (!(field in properties))
+      Object.assign(properties, { [field]: field === 'status' ? openStatus(schema) : schema });
   }
   const required = Array.isArray(own.required)
     ? own.required.filter((f) => f !== 'apiVersion' && f !== 'kind' && f !== 'metadata')
@@ -181,6 +186,22 @@ function objectSchema(own: Schema, model: ModelShape, gvk: Schema): Schema {
     properties,
     ...(required.length > 0 ? { required } : {}),
     'x-kubernetes-group-version-kind': [gvk],
+  };
+}
+
+/**
+ * A status declared as a bare object holds whatever the model's controllers write: said so (`additionalProperties`),
+ * or generated clients would type it as an object with no fields at all.
+ */
+function openStatus(schema: unknown): unknown {
+  const status = schema as Schema;
+  if (status.type !== 'object' || status.properties !== undefined || status.additionalProperties !== undefined) {
+    return schema;
+  }
+  return {
+    description: 'Observed state, written by the model’s controllers.',
+    ...status,
+    additionalProperties: true,
   };
 }
 

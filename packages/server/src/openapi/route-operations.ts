@@ -66,9 +66,10 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 export function routesPart(routes: readonly RouteShape[], dialect: Dialect): DocumentPart {
   const part: DocumentPart = { paths: {}, components: {} };
+  const taken = new Set<string>();
   for (const route of routes) {
     const { path, parameters } = openApiPath(route.path);
-    const operationId = componentKey(`${route.method.toLowerCase()}${camel(path)}`);
+    const operationId = unique(componentKey(`${route.method.toLowerCase()}${camel(path)}`), taken);
     const doc = route.doc ?? {};
     const schemaRef = (schema: unknown, suffix: string) => {
       const name = `route.${operationId}.${suffix}`;
@@ -104,13 +105,27 @@ export function routesPart(routes: readonly RouteShape[], dialect: Dialect): Doc
             ? {}
             : { content: { 'application/json': { schema: schemaRef(doc.response, 'Response') } } }),
         },
-        ...errorResponses(),
+        ...errorResponses(errorsOf(route, parameters.length > 0)),
       },
       security: route.public ? [] : SECURED,
     };
     part.paths[path] = { ...part.paths[path], [route.method.toLowerCase()]: operation };
   }
   return part;
+}
+
+/**
+ * The 4xx answers a route can give: a bad target or Host (400) anywhere; the gate's 401 and 403 unless it is public;
+ * 404 for what a path parameter names; a body's 413 and 415 on writes; and those its declaration adds (409, 429).
+ */
+function errorsOf(route: RouteShape, hasParameters: boolean): number[] {
+  return [
+    400,
+    ...(route.public ? [] : [401, 403]),
+    ...(hasParameters ? [404] : []),
+    ...(BODY_METHODS.has(route.method) ? [413, 415] : []),
+    ...(route.doc?.errors ?? []),
+  ];
 }
 
 function documentsDryRun(route: RouteShape): boolean {
@@ -123,8 +138,20 @@ function tagOf(route: RouteShape): string {
   return route.public ? 'discovery' : route.owner;
 }
 
+/** `id`, or `id2`, `id3`… when taken: operation ids are unique in a document. */
+function unique(id: string, taken: Set<string>): string {
+  let candidate = id;
+  for (let n = 2; taken.has(candidate); n++) candidate = `${id}${n}`;
+  taken.add(candidate);
+  return candidate;
+}
+
+/** `/users/-/permissions` as `UsersSelfPermissions`: the name `-` ("myself", "no object") is a word of its own. */
 function camel(path: string): string {
   return path
+    .split('/')
+    .map((segment) => (segment === '-' ? 'self' : segment))
+    .join('/')
     .split(/[^A-Za-z0-9]+/)
     .filter((w) => w !== '')
     .map((w) => w[0]!.toUpperCase() + w.slice(1))

@@ -146,13 +146,44 @@ export const SECURITY_SCHEMES: Record<string, Schema> = {
 
 export const SECURED = [{ BearerToken: [] }, { BasicAuth: [] }, { Session: [] }];
 
-/** The error responses every operation may answer. */
-export function errorResponses(): Record<string, unknown> {
-  const body = {
-    'application/problem+json': { schema: ref(`${META}.Problem`) },
-    'application/json': { schema: ref(`${META}.Status`) },
-  };
+/** The 4xx answers an operation may document, each a shared response (`#/components/responses/<name>`). */
+const ERRORS: Record<number, { name: string; description: string }> = {
+  400: { name: 'BadRequest', description: 'Bad request: a malformed or invalid body, selector, name or target' },
+  401: { name: 'Unauthorized', description: 'No credentials, or bad ones (WWW-Authenticate says how to sign in)' },
+  403: { name: 'Forbidden', description: 'Signed in, but no rule allows this' },
+  404: { name: 'NotFound', description: 'No such object, model or route' },
+  409: { name: 'Conflict', description: 'A stale or missing metadata.version, or a name or unique value taken' },
+  413: { name: 'PayloadTooLarge', description: 'The body is over the limit' },
+  415: { name: 'UnsupportedMediaType', description: 'The body’s Content-Type is not one this operation reads' },
+  429: { name: 'TooManyRequests', description: 'Too many attempts: wait as Retry-After says' },
+};
+
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429;
+
+const ERROR_BODY = {
+  'application/problem+json': { schema: ref(`${META}.Problem`) },
+  'application/json': { schema: ref(`${META}.Status`) },
+};
+
+/** The shared error responses, for `components.responses` (documents keep those their operations name). */
+export const ERROR_RESPONSES: Record<string, Schema> = Object.fromEntries(
+  Object.values(ERRORS).map(({ name, description }) => [
+    name,
+    { description: `${description} (problem+json; a Kubernetes Status to JSON-only clients)`, content: ERROR_BODY },
+  ]),
+);
+
+/**
+ * The error responses of an operation: the 4xx ones it can give (`statuses`), each as problem+json and Kubernetes'
+ * Status, and `default` for the rest (a 503 while not ready, a server bug's 500).
+ */
+export function errorResponses(statuses: Iterable<number>): Record<string, unknown> {
+  const codes = [...new Set(statuses)].filter((s) => ERRORS[s] !== undefined).sort();
   return {
-    default: { description: 'An error (problem+json; a Kubernetes Status to JSON-only clients)', content: body },
+    ...Object.fromEntries(codes.map((s) => [String(s), { $ref: `#/components/responses/${ERRORS[s]!.name}` }])),
+    default: {
+      description: 'Another error (problem+json; a Kubernetes Status to JSON-only clients)',
+      content: ERROR_BODY,
+    },
   };
 }

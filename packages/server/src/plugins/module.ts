@@ -51,7 +51,7 @@ export const pluginsModule = defineModule({
   },
   provides: pluginsRef,
   async start(
-    { store: { store, lease }, registry, controllers, http, roles, access, settings, logger, options },
+    { store: { store, lease, whileLeading }, registry, controllers, http, roles, access, settings, logger, options },
     lifecycle,
   ) {
     const { feed } = registry;
@@ -64,7 +64,7 @@ export const pluginsModule = defineModule({
       logger,
       startTimeoutMs: options.pluginStartTimeoutMs,
       controllers,
-      replicas: feed ? { leads: () => lease.held, catchUp: () => feed.sync() } : undefined,
+      replicas: feed ? { leads: () => lease.held, catchUp: () => feed.sync(), whileLeading } : undefined,
     });
     lifecycle.onStop('services', () => host.shutdown());
     registry.pluginGroups.provide((plugin) => host.ownedGroups(plugin));

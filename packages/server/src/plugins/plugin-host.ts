@@ -68,7 +68,12 @@ export interface PluginHostDeps {
    * the leader (`leads`), when the plugin is stopped on purpose, never because one server's start failed, so what one
    * replica undoes never removes what the others serve.
    */
-  replicas?: { leads: () => boolean; catchUp: () => Promise<void> };
+  replicas?: {
+    leads: () => boolean;
+    catchUp: () => Promise<void>;
+    /** Runs the leader's removals fenced by its lease: false when the store refused them, the lease having moved on. */
+    whileLeading?: (work: () => Promise<void>) => Promise<boolean>;
+  };
 }
 
 /**
@@ -217,12 +222,19 @@ export class PluginHost {
         applied.push(await applyDeclared(deps, name, source, object, logger));
       }
       if (this.leads) {
-        await removeUndeclared(
-          deps,
-          name,
-          applied.map(({ object }) => object),
-          logger,
-        );
+        const remove = () =>
+          removeUndeclared(
+            deps,
+            name,
+            applied.map(({ object }) => object),
+            logger,
+          );
+        const whileLeading = this.deps.replicas?.whileLeading;
+        if (whileLeading && !(await whileLeading(remove))) {
+          logger.warn(
+            'this replica no longer leads: what the plugin no longer declares stays until its next start on the leader',
+          );
+        } else if (!whileLeading) await remove();
       }
       this.deps.router.add(
         contributions.routes.flatMap((route) => customRoutes(`plugin:${name}`, route, this.deps.callerRoles)),
@@ -287,7 +299,10 @@ export class PluginHost {
     // Declared objects go while the plugin's reconcilers run (see removeDeclared), which a start that failed first
     // starts: the finalizers they hold (their models give every new object theirs) are let go, not left holding them.
     if (running.declared.length > 0) this.runReconcilers(name, running.contributions.reconcilers, client);
-    await removeDeclared(client, running.declared);
+    // Only the leader removes them (see stop), fenced: a deposed leader's deletes are refused.
+    const removeAll = () => removeDeclared(client, running.declared);
+    const whileLeading = this.deps.replicas?.whileLeading;
+    await (running.declared.length > 0 && whileLeading ? whileLeading(removeAll) : removeAll());
     await this.deps.controllers?.removeOwner(`plugin:${name}`);
     if (callStop && running.instance?.stop) {
       const logger = this.logs.logger(name);

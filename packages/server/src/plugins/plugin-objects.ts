@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import {
+  KIND,
   notFound,
   PLUGIN_API_VERSION,
   type PluginStatus,
@@ -43,7 +44,7 @@ export class PluginObjects {
   async create(record: PluginRecord, enabled: boolean, status: PluginStatus): Promise<PluginObject> {
     const object: PluginObject = {
       apiVersion: PLUGIN_API_VERSION,
-      kind: 'Plugin',
+      kind: KIND.Plugin,
       metadata: { name: record.name, finalizers: [UNINSTALL_FINALIZER] },
       spec: specOf(record.manifest, enabled, record.digest),
       status,

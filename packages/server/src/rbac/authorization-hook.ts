@@ -42,6 +42,13 @@ export function createAuthorizationHook({
     const isWebSocket = request.headers.upgrade?.toLowerCase() === 'websocket';
     const principal = await authenticate(request);
     request.principal = principal;
+    const impersonation = impersonationHeader(request.headers);
+    if (impersonation !== undefined) {
+      // Refused, never ignored: acting as the caller while they asked to act as someone else would mislead them.
+      const detail = `impersonation (the ${impersonation} header, kubectl --as) is not supported: svc acts only as the caller who signed in`;
+      if (!principal.username) throw challenge(detail);
+      throw forbidden(detail);
+    }
     // Only a PATCH may need a second verb (server-side apply creating the object); not cached, it is rare.
     if (request.method === 'PATCH') {
       request.authorizeAlso = (verb) => {
@@ -88,4 +95,12 @@ export function createAttributeResolver(registry: ModelRegistry, router: Dynamic
     const plugin = owner === undefined ? undefined : pluginOf(owner);
     return plugin === undefined ? info : { ...info, plugin };
   };
+}
+
+/** The first Kubernetes impersonation header a request carries (Impersonate-User, -Group, -Uid, -Extra-*), if any. */
+function impersonationHeader(headers: FastifyRequest['headers']): string | undefined {
+  for (const name in headers) {
+    if (name.startsWith('impersonate-')) return name.replace(/(^|-)([a-z])/g, (_, dash, c) => dash + c.toUpperCase());
+  }
+  return undefined;
 }

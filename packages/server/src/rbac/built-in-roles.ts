@@ -1,6 +1,7 @@
 import {
   AGGREGATE_TO_LABEL_PREFIX,
   ANONYMOUS_ROLE,
+  AUDIT_GROUP,
   AUTHENTICATED_ROLE,
   BUILT_IN_LABEL,
   CONSOLE_GROUP,
@@ -9,6 +10,8 @@ import {
   DISPLAY_NAME_ANNOTATION,
   HIDDEN_LABEL,
   KIND,
+  KUBERNETES_AUTHENTICATION_GROUP,
+  KUBERNETES_AUTHORIZATION_GROUP,
   MODULE_ANNOTATION,
   PLUGIN_GROUP,
   type PolicyRule,
@@ -207,7 +210,7 @@ export const CORE_TEMPLATES: RoleObject[] = [
     name: 'role-template-view-audit',
     displayName: 'Audit log view',
     // Who did what, when (docs/access-control.md "Audit"): events name users and what they reached.
-    rules: [{ apiGroups: ['audit.svc.run'], resources: ['events'], verbs: ['get', 'list'] }],
+    rules: [{ apiGroups: [AUDIT_GROUP], resources: ['events'], verbs: ['get', 'list'] }],
     template: { module: 'Audit', ui: ['system:audit:view'] },
   }),
   role({
@@ -226,6 +229,13 @@ export const CORE_TEMPLATES: RoleObject[] = [
       { apiGroups: [CONSOLE_GROUP], resources: ['users/password'], resourceNames: ['-'], verbs: ['update'] },
       // The models one may browse: an answer about one's own access only.
       { apiGroups: [CONSOLE_GROUP], resources: ['models'], verbs: ['list'] },
+      // kubectl auth can-i and whoami: questions about one's own access and identity, as Kubernetes' basic-user.
+      {
+        apiGroups: [KUBERNETES_AUTHORIZATION_GROUP],
+        resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'],
+        verbs: ['create'],
+      },
+      { apiGroups: [KUBERNETES_AUTHENTICATION_GROUP], resources: ['selfsubjectreviews'], verbs: ['create'] },
     ],
     template: { module: 'Self-service', hidden: true, aggregateTo: [AUTHENTICATED_ROLE] },
   }),

@@ -4,6 +4,7 @@ import { authnRef } from '../authn/module.js';
 import type { ExpandedRoles } from '../authz/roles.js';
 import { defineModule, ref } from '../kernel/module.js';
 import { loggerRef } from '../kernel/root.js';
+import { pluginOf } from '../objects/owner.js';
 import { registryRef } from '../registry/module.js';
 import { watchRef } from '../watch/module.js';
 import { WatchAccess } from '../watch/watch-access.js';
@@ -13,6 +14,7 @@ import { ConsoleEvents } from './console-events.js';
 import { DecisionCache, logDecisionCache } from './decision-cache.js';
 import { mayListAnyModel, modelAccessRoutes } from './model-access-routes.js';
 import { permissionRoutes } from './permission-routes.js';
+import { SELF_REVIEW_RESOURCES, selfReviewRoutes } from './self-reviews.js';
 import { uiPermissionsOf } from './ui-permissions.js';
 import { installUserAdmission } from './user-admission.js';
 import { userListRoutes } from './user-list-routes.js';
@@ -57,7 +59,10 @@ export const accessModule = defineModule({
   phase: 'boot',
   needs: { roles: rolesRef, authn: authnRef, registry: registryRef, http: httpRef, watch: watchRef, logger: loggerRef },
   provides: accessRef,
-  async start({ roles, authn, registry: { registry, objects }, http: { app, router }, watch, logger }, lifecycle) {
+  async start(
+    { roles, authn, registry: { registry, objects }, http: { app, router, discover }, watch, logger },
+    lifecycle,
+  ) {
     const management = new UserManagement(roles.service, (username) => authn.users.isActive(username));
     const setUserRoles = createSetUserRoles(objects, roles.service, roles.bindings, management);
     authn.useRoleManagement({
@@ -110,6 +115,20 @@ export const accessModule = defineModule({
         mayBrowseModels,
       }),
     );
+    // kubectl auth can-i / whoami: the plugin owning a group is the owner of any model or route in it.
+    const ownerOf = (group: string, resource: string) =>
+      registry.all().find((s) => s.model.group === group && s.model.plural === resource)?.owner ??
+      router.list().find((r) => r.path.startsWith(`/apis/${group}/`))?.owner;
+    router.add(
+      selfReviewRoutes({
+        roles: roles.service,
+        owningPlugin: (group, resource) => {
+          const owner = ownerOf(group, resource);
+          return owner === undefined ? undefined : pluginOf(owner);
+        },
+      }),
+    );
+    for (const resource of SELF_REVIEW_RESOURCES) discover(resource);
     router.add(userListRoutes({ objects, users: authn.users.served, roles: roles.service }));
     router.add(modelAccessRoutes(modelAccess));
     const pluginUiListeners = new Set<() => void>();

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { page } from './audit-sqlite.js';
+import { page } from './audit-sqlite-db.js';
 import type { AuditPage, AuditQuery, AuditStore } from './audit-store.js';
 
 /**

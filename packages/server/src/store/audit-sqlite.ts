@@ -1,86 +1,67 @@
-import Database from 'better-sqlite3';
+/**
+ * The embedded store's AuditStore: its database (audit-sqlite-db.ts) runs on a worker thread of its own, so the
+ * request path only queues events (the default policy audits every write: inserting each with its indexes on the
+ * main thread cost a create several microseconds more, and a checkpoint now and then much more).
+ */
+import { Worker } from 'node:worker_threads';
 import type { AuditPage, AuditQuery, AuditRecord, AuditStore } from './audit-store.js';
 
+export type AuditCall = { id: number } & (
+  | { op: 'append'; records: readonly AuditRecord[] }
+  | { op: 'query'; query: AuditQuery }
+  | { op: 'deleteBefore'; time: string }
+  | { op: 'close' }
+);
+export type AuditReply = { id: number; result?: unknown; error?: string };
+type Call = AuditCall extends infer C ? (C extends AuditCall ? Omit<C, 'id'> : never) : never;
+
 /**
- * The embedded store's audit events: a database file of their own (`<data dir>/audit.db`, WAL), so appending them
- * never waits for, nor holds, the store's writers. Times are RFC 3339 UTC text, which sorts as time does.
+ * The worker's module: beside this one when built; under the test runner, which runs the TypeScript sources, the built
+ * copy (`npm test` builds first), since a worker thread loads plain JavaScript.
  */
-export function openSqliteAuditStore(path: string): AuditStore {
-  const db = new Database(path);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 5000');
-  db.exec(`CREATE TABLE IF NOT EXISTS audit_events (
-    id INTEGER PRIMARY KEY,
-    time TEXT NOT NULL,
-    username TEXT NOT NULL,
-    verb TEXT NOT NULL,
-    resource TEXT NOT NULL,
-    name TEXT NOT NULL,
-    event TEXT NOT NULL
-  );
-  CREATE INDEX IF NOT EXISTS audit_events_time ON audit_events (time DESC, id DESC);
-  CREATE INDEX IF NOT EXISTS audit_events_user ON audit_events (username, time DESC, id DESC);`);
-  const insert = db.prepare(
-    'INSERT INTO audit_events (time, username, verb, resource, name, event) VALUES (?, ?, ?, ?, ?, ?)',
-  );
-  const appendAll = db.transaction((records: readonly AuditRecord[]) => {
-    for (const r of records) insert.run(r.time, r.username, r.verb, r.resource, r.name, r.event);
+const WORKER = import.meta.url.endsWith('.ts')
+  ? new URL('../../dist/store/audit-sqlite-worker.js', import.meta.url)
+  : new URL('./audit-sqlite-worker.js', import.meta.url);
+
+/** Opens `path` on a new worker thread; rejects when the database cannot be opened there. */
+export async function openSqliteAuditStore(path: string): Promise<AuditStore> {
+  const worker = new Worker(WORKER, { workerData: { path } });
+  // A stop closes it (close() below); it alone never keeps the process alive.
+  worker.unref();
+  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  let nextId = 0;
+  let failure: Error | undefined;
+  worker.on('message', (reply: AuditReply) => {
+    const waiter = pending.get(reply.id);
+    pending.delete(reply.id);
+    if (reply.error !== undefined) waiter?.reject(new Error(`audit database: ${reply.error}`));
+    else waiter?.resolve(reply.result);
   });
-  const deleteBefore = db.prepare('DELETE FROM audit_events WHERE time < ?');
-  return {
-    async append(records) {
-      appendAll(records);
-    },
-    async query(query: AuditQuery): Promise<AuditPage> {
-      const { clauses, values } = filters(query);
-      const rows = db
-        .prepare(
-          `SELECT id, time, event FROM audit_events ${clauses.length ? `WHERE ${clauses.join(' AND ')}` : ''} ` +
-            'ORDER BY time DESC, id DESC LIMIT ?',
-        )
-        .all(...values, query.limit + 1) as Array<{ id: number; time: string; event: string }>;
-      return page(rows, query.limit);
-    },
-    async deleteBefore(time) {
-      return deleteBefore.run(time).changes;
-    },
-    async close() {
-      db.close();
-    },
+  const failAll = (error: Error) => {
+    failure = error;
+    for (const waiter of pending.values()) waiter.reject(error);
+    pending.clear();
   };
-}
-
-/** The WHERE clauses of a query, `?` placeholders and their values in order. */
-function filters(query: AuditQuery): { clauses: string[]; values: unknown[] } {
-  const clauses: string[] = [];
-  const values: unknown[] = [];
-  for (const field of ['username', 'verb', 'resource', 'name'] as const) {
-    if (query[field] === undefined) continue;
-    clauses.push(`${field} = ?`);
-    values.push(query[field]);
-  }
-  if (query.since !== undefined) {
-    clauses.push('time >= ?');
-    values.push(query.since);
-  }
-  if (query.until !== undefined) {
-    clauses.push('time < ?');
-    values.push(query.until);
-  }
-  if (query.after) {
-    clauses.push('(time < ? OR (time = ? AND id < ?))');
-    values.push(query.after.time, query.after.time, query.after.id);
-  }
-  return { clauses, values };
-}
-
-/** The first `limit` rows, and where the next page starts when there was one more. */
-export function page(rows: Array<{ id: number; time: string; event: string }>, limit: number): AuditPage {
-  const shown = rows.slice(0, limit);
-  const last = shown[shown.length - 1];
+  worker.on('error', failAll);
+  worker.on('exit', (code) => failAll(new Error(`the audit database's thread ended (exit code ${code})`)));
+  const call = <T>(message: Call): Promise<T> =>
+    failure
+      ? Promise.reject(failure)
+      : new Promise<T>((resolve, reject) => {
+          const id = nextId++;
+          pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+          worker.postMessage({ ...message, id });
+        });
+  // The first call answers once the database is open, or with why it could not be.
+  await call<number>({ op: 'deleteBefore', time: '' });
   return {
-    events: shown.map((row) => row.event),
-    ...(rows.length > limit && last ? { next: { time: last.time, id: last.id } } : {}),
+    append: (records) => call<void>({ op: 'append', records }),
+    query: (query) => call<AuditPage>({ op: 'query', query }),
+    deleteBefore: (time) => call<number>({ op: 'deleteBefore', time }),
+    async close() {
+      if (failure) return;
+      await call<void>({ op: 'close' });
+      await worker.terminate();
+    },
   };
 }

@@ -2,9 +2,10 @@ import type { Logger } from 'pino';
 import { defineModule, ref } from '../kernel/module.js';
 import { loggerRef, optionsRef, settingsRef } from '../kernel/root.js';
 import { makePrivateTree } from '../util/private-files.js';
+import { runFenced } from './fence.js';
 import { openStore } from './open-store.js';
 import { fixedLease } from './sole-lease.js';
-import type { Lease, Store } from './types.js';
+import { FencedError, type Lease, type Store } from './types.js';
 
 export interface StoreOptions {
   /** PostgreSQL schema to keep the tables in (tests give each server its own); default SVC_DATABASE_SCHEMA, or `public`. */
@@ -18,6 +19,13 @@ export interface StoreServices {
    * where this lease is held; a store only this process opens holds it for good, a server with controllers off never.
    */
   lease: Lease;
+  /**
+   * Runs `work` as the lease's holder: every store write it makes carries the lease's epoch, and a shared store refuses
+   * it (FencedError) once another server holds the lease (fence.ts).
+   */
+  fenced: <T>(work: () => Promise<T>) => Promise<T>;
+  /** As `fenced`, but resolves false instead of failing when the store refused a write because the lease moved on. */
+  whileLeading: (work: () => Promise<void>) => Promise<boolean>;
 }
 
 export const storeRef = ref<StoreServices>('store');
@@ -56,7 +64,16 @@ export const storeModule = defineModule({
     });
     const lease = settings.controllers ? store.lease('controllers') : fixedLease(false);
     if (!settings.controllers) logger.warn('controllers are off (SVC_CONTROLLERS=off): this server never reconciles');
-    return { store, lease };
+    const fenced = <T>(work: () => Promise<T>) => runFenced(lease, work);
+    const whileLeading = (work: () => Promise<void>) =>
+      fenced(work).then(
+        () => true,
+        (error: unknown) => {
+          if (error instanceof FencedError) return false;
+          throw error;
+        },
+      );
+    return { store, lease, fenced, whileLeading };
   },
 });
 

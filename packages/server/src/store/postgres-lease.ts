@@ -36,7 +36,10 @@ export class PostgresLease implements Lease {
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
 
+  readonly name: string;
+
   constructor(private readonly options: LeaseOptions) {
+    this.name = options.name;
     this.schedule(0);
   }
 

@@ -28,10 +28,13 @@ export async function run<R extends QueryResultRow>(
   }
 }
 
-/** Runs a parameterless query (several statements allowed) with the simple protocol; a failure names the query. */
-export async function runScript(db: Queryable, query: NamedQuery): Promise<void> {
+/**
+ * Runs a parameterless query (several statements allowed) with the simple protocol; a failure names the query. Returns
+ * pg's result: an array of one per statement when there are several.
+ */
+export async function runScript(db: Queryable, query: NamedQuery): Promise<unknown> {
   try {
-    await db.query(query.text);
+    return await db.query(query.text);
   } catch (error) {
     throw withQueryName(error, query.name);
   }
@@ -97,53 +100,12 @@ export const ROLLBACK: NamedQuery = { name: 'rollback', text: 'ROLLBACK' };
  */
 export const LOCK_WRITERS: NamedQuery = { name: 'lock_writers', text: 'SELECT pg_advisory_xact_lock($1, $2)' };
 
-/**
- * A write's first statement: takes the writers' lock, then the next revision. One statement, so a writer starts
- * working the moment the lock is granted (the critical section is what bounds write throughput). The counter
- * row's own lock would serialize too; the advisory lock says so explicitly and also covers compaction.
- */
-export const NEXT_REVISION: NamedQuery = {
-  name: 'next_revision',
-  text: `
-    WITH locked AS (SELECT pg_advisory_xact_lock($1, $2))
-    UPDATE meta SET revision = revision + 1 FROM locked WHERE meta.id = 1
-    RETURNING meta.revision, pg_notify($3, 'r' || meta.revision || ' ' || $4)`,
-};
-
 /*
  * Unique claims (Store.create's and update's `claims`): one row per unique index value an object holds, so two servers
  * can never both store a duplicate. A value is kept as its SHA-256 digest: any length fits the primary key's B-tree,
- * and a value PostgreSQL's TEXT refuses (a NUL character) is claimed like any other. They are taken before NEXT_REVISION, outside the writers' lock: a claim that waits
- * for another transaction's claim then holds no lock that transaction needs, so claims never deadlock with the lock.
+ * and a value PostgreSQL's TEXT refuses (a NUL character) is claimed like any other. Writes take and release them
+ * under the writers' lock (postgres-batch.ts); so does a backfill.
  */
-
-/** $1 resource, $2 name, $3 index names, $4 digests: releases the object's claims not among ($3, $4). */
-export const RELEASE_OTHER_CLAIMS: NamedQuery = {
-  name: 'release_other_claims',
-  text: `
-    DELETE FROM unique_claims c WHERE c.resource = $1 AND c.name = $2
-      AND NOT EXISTS (SELECT 1 FROM unnest($3::text[], $4::bytea[]) AS w(index_name, digest)
-                      WHERE w.index_name = c.index_name AND w.digest = c.digest)`,
-};
-
-/**
- * $1 resource, $2 name, $3 index names, $4 digests (sorted, so two writers take their claims in one order): claims what
- * the object does not hold yet. A value held by another object fails with unique_violation, after waiting for the
- * transaction that claimed it if that one has not committed.
- */
-export const TAKE_CLAIMS: NamedQuery = {
-  name: 'take_claims',
-  text: `
-    INSERT INTO unique_claims (resource, index_name, digest, name)
-    SELECT $1, w.index_name, w.digest, $2 FROM unnest($3::text[], $4::bytea[]) AS w(index_name, digest)
-    WHERE NOT EXISTS (SELECT 1 FROM unique_claims c
-                      WHERE c.resource = $1 AND c.index_name = w.index_name AND c.digest = w.digest AND c.name = $2)`,
-};
-
-export const RELEASE_CLAIMS: NamedQuery = {
-  name: 'release_claims',
-  text: 'DELETE FROM unique_claims WHERE resource = $1 AND name = $2',
-};
 
 export const COUNT_CLAIMS: NamedQuery = {
   name: 'count_claims',
@@ -168,53 +130,6 @@ export const NOTIFY_SECRET: NamedQuery = {
 export const SELECT_META: NamedQuery = {
   name: 'select_meta',
   text: 'SELECT revision, compacted FROM meta WHERE id = 1',
-};
-
-/*
- * The writes check their precondition themselves and return no row when it fails. They run after NEXT_REVISION,
- * and a statement's snapshot is taken when it starts, so they see every earlier writer's commit.
- */
-
-/** $1 resource, $2 name, $3 revision, $4 value; no row when the name is taken. */
-export const INSERT_OBJECT: NamedQuery = {
-  name: 'insert_object',
-  text: `
-    WITH inserted AS (
-      INSERT INTO objects (resource, name, revision, value) VALUES ($1, $2, $3, $4)
-      ON CONFLICT (resource, name) DO NOTHING RETURNING 1)
-    INSERT INTO events (revision, type, resource, name, prev_revision, value)
-    SELECT $3::bigint, 'ADDED', $1::text, $2::text, 0, $4::bytea FROM inserted
-    RETURNING revision`,
-};
-
-/** $1 resource, $2 name, $3 revision, $4 value, $5 the expected revision; no row when it is not the stored one. */
-export const UPDATE_OBJECT: NamedQuery = {
-  name: 'update_object',
-  text: `
-    WITH previous AS (
-      SELECT value FROM objects WHERE resource = $1 AND name = $2 AND revision = $5),
-    updated AS (
-      UPDATE objects SET revision = $3, value = $4 WHERE resource = $1 AND name = $2 AND revision = $5 RETURNING 1)
-    INSERT INTO events (revision, type, resource, name, prev_revision, value, prev_value)
-    SELECT $3::bigint, 'MODIFIED', $1::text, $2::text, $5::bigint, $4::bytea, (SELECT value FROM previous) FROM updated
-    RETURNING revision`,
-};
-
-/** $1 resource, $2 name, $3 revision of the deletion, $4 the expected revision; returns the removed value. */
-export const DELETE_OBJECT: NamedQuery = {
-  name: 'delete_object',
-  text: `
-    WITH removed AS (
-      DELETE FROM objects WHERE resource = $1 AND name = $2 AND revision = $4 RETURNING revision, value)
-    INSERT INTO events (revision, type, resource, name, prev_revision, value)
-    SELECT $3::bigint, 'DELETED', $1::text, $2::text, revision, value FROM removed
-    RETURNING value`,
-};
-
-/** The stored revision, read only to explain a refused update or delete. */
-export const SELECT_REVISION: NamedQuery = {
-  name: 'select_revision',
-  text: 'SELECT revision FROM objects WHERE resource = $1 AND name = $2',
 };
 
 export const SELECT_OBJECT: NamedQuery = {
@@ -260,10 +175,22 @@ export const SELECT_CHANGES: NamedQuery = {
     ORDER BY e.revision`,
 };
 
-/** The revision of the newest event compaction drops: the ($1+1)-th from the end. */
+/**
+ * The revision of the newest event compaction drops: the newest at least $1 revisions behind the last. Two seeks on
+ * the primary key (the last event, then the newest at or below the point), where counting $1 events back with OFFSET
+ * read every kept row. Revisions are given without gaps, so this keeps the newest $1 events (fewer where secrets
+ * were moved out of the history).
+ */
 export const COMPACTION_POINT: NamedQuery = {
   name: 'compaction_point',
-  text: 'SELECT revision FROM events ORDER BY revision DESC LIMIT 1 OFFSET $1',
+  text: `SELECT revision FROM events WHERE revision <= (SELECT max(revision) FROM events) - $1
+         ORDER BY revision DESC LIMIT 1`,
+};
+
+/** The epoch of a lease ($1), FOR SHARE: a new holder's bump waits for the transaction that checked it. */
+export const FENCE_EPOCH: NamedQuery = {
+  name: 'fence_epoch',
+  text: 'SELECT epoch FROM leases WHERE name = $1 FOR SHARE',
 };
 
 export const DROP_EVENTS: NamedQuery = { name: 'drop_events', text: 'DELETE FROM events WHERE revision <= $1' };

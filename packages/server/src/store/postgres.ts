@@ -1,13 +1,16 @@
 /**
  * The PostgreSQL store (pg). Writers of one schema are serialized by a transaction-scoped advisory lock and take
- * their revision from the `meta` counter row inside that transaction, so revisions become visible in commit order
- * and a failed write rolls its revision back with everything else.
+ * their revisions from the `meta` counter row inside that transaction, so revisions become visible in commit order.
+ * The writes of one server are group-committed (postgres-batch.ts): those requested together share a transaction and
+ * one hold of the lock, and a refused write takes no revision and leaves nothing.
  */
 
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { PoolClient } from 'pg';
 import pg from 'pg';
+import { currentFence } from './fence.js';
+import { GroupCommit } from './postgres-batch.js';
 import { PostgresLease } from './postgres-lease.js';
 import { SESSION_LIVENESS } from './postgres-liveness.js';
 import { PostgresNotices } from './postgres-notices.js';
@@ -16,7 +19,6 @@ import { run, runScript } from './postgres-queries.js';
 import { restoreInto } from './postgres-restore.js';
 import { moveSecretsOutOfHistory, postgresSecrets, SECRETS_LEFT_IN_HISTORY } from './postgres-secrets.js';
 import {
-  checkEncoded,
   checkKeep,
   checkPositiveInteger,
   checkRevision,
@@ -29,15 +31,7 @@ import {
   toChange,
   toRecord,
 } from './records.js';
-import {
-  CompactedError,
-  KeyExistsError,
-  RevisionConflictError,
-  type Store,
-  type StoredRecord,
-  type UniqueClaim,
-  UniqueClaimError,
-} from './types.js';
+import { CompactedError, FencedError, type Store, type StoredRecord } from './types.js';
 
 export interface PostgresStoreOptions {
   connectionString: string;
@@ -56,7 +50,6 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 const LOCK_CLASS = 0x73766321;
 /** First key of the leases' advisory locks ("svcL"); the second is derived from the schema and the lease's name. */
 const LEASE_CLASS = 0x7376634c;
-const UNIQUE_VIOLATION = '23505';
 const INT8_OID = 20;
 
 /** BIGINT arrives as text by default; revisions, ids and counts stay far below 2^53, so read them as numbers. */
@@ -120,45 +113,6 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     }
   }
 
-  /** Takes the writers' lock and the next revision: the first statement of every write. */
-  async function nextRevision(client: PoolClient): Promise<number> {
-    const values = [LOCK_CLASS, lockKey, channel, notices.instance];
-    return (await run<{ revision: number }>(client, q.NEXT_REVISION, values)).rows[0]!.revision;
-  }
-
-  /**
-   * Makes the object's claims exactly `claims` (before the writers' lock, see postgres-queries.ts). A value another
-   * object holds fails the write with UniqueClaimError; the transaction then rolls back, claims and all.
-   */
-  async function claim(
-    client: PoolClient,
-    resource: string,
-    name: string,
-    claims: readonly UniqueClaim[],
-    releasing: boolean,
-  ): Promise<void> {
-    const digested = claims.map((c) => ({ claim: c, digest: digestOf(c.value) }));
-    const sorted = digested.sort((a, b) =>
-      a.claim.index === b.claim.index ? Buffer.compare(a.digest, b.digest) : cmp(a.claim.index, b.claim.index),
-    );
-    const indexes = sorted.map((c) => c.claim.index);
-    const digests = sorted.map((c) => c.digest);
-    if (releasing) await run(client, q.RELEASE_OTHER_CLAIMS, [resource, name, indexes, digests]);
-    if (sorted.length === 0) return;
-    await run(client, q.TAKE_CLAIMS, [resource, name, indexes, digests]).catch(
-      (error: { code?: string; detail?: string }) => {
-        if (error.code !== UNIQUE_VIOLATION) throw error;
-        throw new UniqueClaimError(resource, name, heldClaim(error.detail, sorted));
-      },
-    );
-  }
-
-  /** Explains a refused update or delete (still inside its transaction, so under the lock). */
-  async function conflict(client: PoolClient, resource: string, name: string, expected: number): Promise<never> {
-    const actual = (await run<{ revision: number }>(client, q.SELECT_REVISION, [resource, name])).rows[0]?.revision;
-    throw new RevisionConflictError(resource, name, expected, actual);
-  }
-
   try {
     if (options.create === false && !(await run<{ exist: boolean }>(pool, q.STORE_EXISTS, [])).rows[0]!.exist) {
       throw new Error(
@@ -206,6 +160,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const notices = new PostgresNotices(options.connectionString, channel);
   const leases = new Map<string, PostgresLease>();
   const replicaId = options.replicaId ?? `${hostname()}:${process.pid}`;
+  const group = new GroupCommit({ pool, lockKeys: [LOCK_CLASS, lockKey], channel, instance: notices.instance });
 
   return {
     dialect: 'postgres',
@@ -225,34 +180,13 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     scan,
     count: async (resource) => (await run<{ count: number }>(pool, q.COUNT_OBJECTS, [resource])).rows[0]!.count,
     resources: async () => (await run<{ resource: string }>(pool, q.SELECT_RESOURCES, [])).rows.map((r) => r.resource),
-    // The writes call the encoder before they know whether their precondition holds: the check is part of the
-    // write statement, which saves a round trip inside the lock, and a wasted encoding is rare and harmless.
+    // Grouped (postgres-batch.ts); a write made for the leader carries its lease's epoch (fence.ts).
     create: (resource, name, encode, claims) =>
-      inTransaction(async (client) => {
-        if (claims?.length) await claim(client, resource, name, claims, false);
-        const revision = await nextRevision(client);
-        const value = checkEncoded(encode(revision));
-        const { rowCount } = await run(client, q.INSERT_OBJECT, [resource, name, revision, value]);
-        if (rowCount === 0) throw new KeyExistsError(resource, name);
-        return { resource, name, revision, value };
-      }),
+      group.run({ kind: 'create', resource, name, encode, claims, fence: currentFence() }),
     update: (resource, name, expected, encode, claims) =>
-      inTransaction(async (client) => {
-        if (claims) await claim(client, resource, name, claims, true);
-        const revision = await nextRevision(client);
-        const value = checkEncoded(encode(revision));
-        const { rowCount } = await run(client, q.UPDATE_OBJECT, [resource, name, revision, value, expected]);
-        if (rowCount === 0) return conflict(client, resource, name, expected);
-        return { resource, name, revision, value };
-      }),
+      group.run({ kind: 'update', resource, name, expected, encode, claims, fence: currentFence() }),
     delete: (resource, name, expected) =>
-      inTransaction(async (client) => {
-        const revision = await nextRevision(client);
-        const { rows } = await run<{ value: Buffer }>(client, q.DELETE_OBJECT, [resource, name, revision, expected]);
-        if (rows.length === 0) return conflict(client, resource, name, expected);
-        await run(client, q.RELEASE_CLAIMS, [resource, name]);
-        return { resource, name, revision, value: rows[0]!.value };
-      }),
+      group.run({ kind: 'delete', resource, name, expected, fence: currentFence() }),
     changesSince: async (after, limit) => {
       const values = [after, limit === undefined ? null : checkPositiveInteger('limit', limit)];
       const { rows } = await run<{ compacted: number } & EventRow>(pool, q.SELECT_CHANGES, values);
@@ -263,8 +197,13 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     },
     compact: async (keep) => {
       checkKeep(keep);
+      const fence = currentFence();
       return inTransaction(async (client) => {
         await run(client, q.LOCK_WRITERS, [LOCK_CLASS, lockKey]);
+        if (fence) {
+          const epoch = (await run<{ epoch: number }>(client, q.FENCE_EPOCH, [fence.lease])).rows[0]?.epoch;
+          if (epoch !== fence.epoch) throw new FencedError(fence.lease, fence.epoch, epoch);
+        }
         const point = (await run<{ revision: number }>(client, q.COMPACTION_POINT, [keep])).rows[0]?.revision;
         if (point === undefined) return 0;
         const dropped = (await run(client, q.DROP_EVENTS, [point])).rowCount ?? 0;
@@ -286,10 +225,15 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     backfillClaims: async (resource, index, holders) => {
       const claimed = (await run<{ count: number }>(pool, q.COUNT_CLAIMS, [resource, index])).rows[0]!.count;
       if (claimed >= holders.length) return;
-      for (let i = 0; i < holders.length; i += 5000) {
-        const slice = holders.slice(i, i + 5000);
-        await run(pool, q.BACKFILL_CLAIMS, [resource, index, slice.map((h) => digestOf(h[0])), slice.map((h) => h[1])]);
-      }
+      // Under the writers' lock: a group's checks read the claims once and count on them until its commit.
+      await inTransaction(async (client) => {
+        await run(client, q.LOCK_WRITERS, [LOCK_CLASS, lockKey]);
+        for (let i = 0; i < holders.length; i += 5000) {
+          const slice = holders.slice(i, i + 5000);
+          const digests = slice.map((h) => digestOf(h[0]));
+          await run(client, q.BACKFILL_CLAIMS, [resource, index, digests, slice.map((h) => h[1])]);
+        }
+      });
     },
     listen: (listener) => notices.listen(listener),
     lease: (name) => {
@@ -322,18 +266,11 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     close: () =>
       (closing ??= (async () => {
         await Promise.all([...leases.values()].map((lease) => lease.release()));
+        await group.drain();
         await notices.close();
         await pool.end();
       })()),
   };
 }
 
-const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
 const digestOf = (value: string) => createHash('sha256').update(value).digest();
-
-/** The claim a unique_violation names (`Key (resource, index_name, digest)=(…, index, \x…) already exists.`). */
-function heldClaim(detail: string | undefined, claims: ReadonlyArray<{ claim: UniqueClaim; digest: Buffer }>) {
-  const found = claims.find((c) => detail?.includes(`, ${c.claim.index}, \\x${c.digest.toString('hex')})`));
-  return (found ?? claims[0]!).claim;
-}

@@ -6,6 +6,6 @@ import type { Lease } from './types.js';
  * of a server started with controllers off (SVC_CONTROLLERS=off), never asked for, so other replicas lead and this
  * one only serves the API.
  */
-export function fixedLease(held: boolean): Lease {
-  return { held, epoch: held ? 1 : 0, onChange: () => () => undefined, release: async () => undefined };
+export function fixedLease(held: boolean, name = 'controllers'): Lease {
+  return { name, held, epoch: held ? 1 : 0, onChange: () => () => undefined, release: async () => undefined };
 }

@@ -268,7 +268,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     },
     backfillClaims: async () => undefined,
     listen: () => () => undefined,
-    lease: () => fixedLease(true),
+    lease: (name) => fixedLease(true, name),
     lock: async () => async () => undefined,
     close: async () => {
       batch.flush();

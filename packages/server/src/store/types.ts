@@ -104,6 +104,8 @@ export type StoreNotice =
  * `held` turns false the moment the holder may have lost it (its connection broke), before anyone else can take it.
  */
 export interface Lease {
+  /** The duty's name (`controllers`): the row of `leases` whose epoch fences the holder's writes. */
+  readonly name: string;
   readonly held: boolean;
   /** The epoch of this holder's term; 0 while not held. */
   readonly epoch: number;
@@ -111,6 +113,21 @@ export interface Lease {
   onChange(listener: (held: boolean) => void): () => void;
   /** Gives the lease up (at shutdown), so another server takes it at once. */
   release(): Promise<void>;
+}
+
+/**
+ * Raised by a write made for the leader (one run through `runFenced`, fence.ts) when the lease has moved on: the
+ * database holds a newer epoch than the writer's. The write leaves nothing; the writer has lost the lease and stops.
+ */
+export class FencedError extends Error {
+  constructor(
+    readonly lease: string,
+    readonly epoch: number,
+    readonly current: number | undefined,
+  ) {
+    super(`the ${lease} lease has moved on (epoch ${current ?? 'none'}); a write of epoch ${epoch} is refused`);
+    this.name = 'FencedError';
+  }
 }
 
 /** Raised by `changesSince` when the requested revision is older than the retained history. */

@@ -11,7 +11,7 @@ export interface Retention {
 }
 
 export function startHistoryRetention(
-  store: Store,
+  store: Pick<Store, 'compact'>,
   keep: number,
   intervalMs: number,
   onError: (error: unknown) => void,

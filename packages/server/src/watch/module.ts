@@ -42,7 +42,7 @@ export const watchModule = defineModule({
   },
   provides: watchRef,
   async start(
-    { store: { store, lease }, registry: { registry, objects, feed }, settings, logger, options },
+    { store: { store, lease, fenced }, registry: { registry, objects, feed }, settings, logger, options },
     lifecycle,
   ) {
     const hub = await WatchHub.open(store, objects, registry, (error) =>
@@ -70,7 +70,8 @@ export const watchModule = defineModule({
     registry.onChange((event, served) => event === 'unregistered' && watches.endAll(served.model.resource));
     lifecycle.onStop('streams', () => watches.finishAll());
     const retention = startHistoryRetention(
-      store,
+      // The leader's compaction, refused by the store once the lease has moved on (store/fence.ts).
+      { compact: (keep) => fenced(() => store.compact(keep)) },
       settings.watchHistory,
       options.compactionIntervalMs ?? 10_000,
       (error) => logger.error({ err: error }, 'compacting the change history failed'),

@@ -6,15 +6,17 @@ import { SvcClient } from '@svc/client';
 import { stringify } from 'yaml';
 import { signInPassword } from '../secret-input.js';
 import { expiryOf, parse, UsageError, wantsHelp } from './args.js';
+import { readLogin } from './config-file.js';
 import { createPersonalToken } from './personal-token.js';
-import { runCommand } from './report.js';
+import { CommandError, runCommand } from './report.js';
 
 export const KUBECONFIG_USAGE = `svc kubeconfig [--server URL] [--username U] [--password-stdin | --token T]
                       [--certificate-authority FILE] [--data-dir D] [--token-name N] [--expires 90d|never]
                       [--context NAME] [-o FILE]
-  Signs in to svc over HTTPS, creates a personal access token holding your roles, and writes a kubeconfig
-  (default: to standard output) that trusts svc's CA. Defaults: --server https://127.0.0.1:8443, the CA at
-  <data dir>/tls/ca.crt (SVC_DATA_DIR or ./data), --username admin, the password from SVC_PASSWORD or a prompt.`;
+  Signs in, makes a personal access token with your roles and writes a kubeconfig (stdout, or -o) naming svc's
+  HTTPS URL and CA. Server: --server, SVC_SERVER, \`svc login\`'s, else http://127.0.0.1:8090 (from http://, the
+  HTTPS port is asked of the server). CA: <data dir>/tls/ca.crt (SVC_DATA_DIR or ./data). Password: SVC_PASSWORD
+  or a prompt; --username defaults to admin.`;
 
 const OPTIONS = {
   server: { type: 'string' },
@@ -35,26 +37,39 @@ export function kubeconfigCommand(args: string[], env: NodeJS.ProcessEnv): Promi
     if (wantsHelp(args)) return void console.log(`usage: ${KUBECONFIG_USAGE}`);
     const { values, positionals } = parse(args, OPTIONS);
     if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
-    const server = new URL(values.server ?? env.SVC_SERVER ?? 'https://127.0.0.1:8443');
-    if (server.protocol !== 'https:') {
-      throw new UsageError(`--server must be an https:// URL (kubectl sends tokens only over TLS), got ${server.href}`);
+    const stored = await readLogin(env);
+    const named = values.server ?? env.SVC_SERVER ?? stored?.server ?? DEFAULT_SERVER;
+    let given: URL;
+    try {
+      given = new URL(named);
+    } catch {
+      throw new UsageError(`--server takes a URL such as https://127.0.0.1:8443, got "${named}"`);
+    }
+    if (given.protocol !== 'https:' && given.protocol !== 'http:') {
+      throw new UsageError(`--server must be an http:// or https:// URL, got ${given.href}`);
     }
     const expiresAt = expiryOf(values.expires ?? '90d', new Date());
     const dataDir = path.resolve(values['data-dir'] ?? env.SVC_DATA_DIR ?? './data');
     const caFile = values['certificate-authority'] ?? path.join(dataDir, 'tls/ca.crt');
-    if (!values['certificate-authority'] && !existsSync(caFile)) {
+    const sameServer = stored !== undefined && new URL(stored.server).origin === given.origin;
+    // The CA: the one named, else svc's own under the data dir, else the one `svc login` kept for this server.
+    const storedCa = sameServer ? stored.ca : undefined;
+    if (!values['certificate-authority'] && !existsSync(caFile) && storedCa === undefined) {
       throw new UsageError(
         `no CA at ${caFile}: give --data-dir (svc's data directory) or --certificate-authority FILE`,
       );
     }
-    const ca = await readFile(caFile, 'utf8');
-    const session = new SvcClient({ baseUrl: server.origin, ca, token: values.token });
-    const username = values.username ?? env.SVC_USERNAME ?? 'admin';
-    if (!values.token) {
+    const ca =
+      values['certificate-authority'] || existsSync(caFile) ? await readFile(caFile, 'utf8') : (storedCa as string);
+    const signedIn = values.token ?? (sameServer && !values.username ? stored.token : undefined);
+    const session = new SvcClient({ baseUrl: given.origin, ca, token: signedIn });
+    const username = values.username ?? env.SVC_USERNAME ?? stored?.username ?? 'admin';
+    if (!signedIn) {
       const password = await signInPassword(values['password-stdin'], env, `password for ${username}: `);
       await session.signIn(username, password);
     }
     try {
+      const server = given.protocol === 'https:' ? given : await httpsUrlOf(session, given);
       const token = await createPersonalToken((method, p, body) => session.request(method, p, { body }), {
         name: values['token-name'] ?? `kubeconfig ${server.host}`,
         expiresAt,
@@ -73,10 +88,33 @@ export function kubeconfigCommand(args: string[], env: NodeJS.ProcessEnv): Promi
         process.stdout.write(kubeconfig);
       }
     } finally {
-      await session.signOut();
+      if (!signedIn) await session.signOut();
       await session.close();
     }
   });
+}
+
+const DEFAULT_SERVER = 'http://127.0.0.1:8090';
+
+/**
+ * The HTTPS URL of the server reached at `http` (kubectl sends tokens only over TLS): its host, and the HTTPS port
+ * `GET /api` names in serverAddressByClientCIDRs (the address Kubernetes clients are told to use).
+ */
+async function httpsUrlOf(client: SvcClient, http: URL): Promise<URL> {
+  const api = await client.request<{ serverAddressByClientCIDRs?: Array<{ serverAddress?: string }> }>('GET', '/api');
+  const address = api.serverAddressByClientCIDRs?.[0]?.serverAddress ?? '';
+  const port = /:(\d+)$/.exec(address)?.[1];
+  const ownPort = http.port || '80';
+  if (port === undefined || port === ownPort) {
+    throw new CommandError(
+      `${http.origin} serves no HTTPS (started with --https-port off?): kubectl sends tokens only over TLS; ` +
+        'start svc with HTTPS, or give --server https://HOST:PORT',
+    );
+  }
+  const url = new URL(http.origin);
+  url.protocol = 'https:';
+  url.port = port;
+  return url;
 }
 
 /** The kubeconfig document (clientcmd's v1 Config). Pure. */

@@ -1,0 +1,166 @@
+// `npm run bench:postgres`: svc's writes on PostgreSQL beside PostgreSQL's own, in one run.
+//  1. creates/s of one svc (controllers on, as users run it), wrk with 32 connections, beside pgbench's autocommit
+//     single-row inserts (16 clients) of a row the size of a stored person into a table with a primary key; the two
+//     alternate `--rounds` times so that a machine shared with other work weighs on both alike (target ≥ 50%);
+//  2. aggregate creates/s on 1, 2 and 3 replicas of one schema (wrk on each at once), each beside a pgbench run.
+// Usage: node bench/postgres.js [--duration 5] [--rounds 2] [--replicas 3]
+// SVC_BENCH_CLI=<another checkout>/packages/server/dist/cli.js runs that build instead (an A/B in the same conditions).
+import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { adminToken, arg, BENCH_ADMIN_PASSWORD, hasWrk, serveArgs, wrkCreateRun } from './lib.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const DATABASE_URL = process.env.SVC_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const DURATION = arg('duration', 5);
+const ROUNDS = arg('rounds', 2);
+const REPLICAS = arg('replicas', 3);
+const PERSONS = '/apis/people.svc.run/v1alpha1/persons';
+if (!hasWrk) {
+  console.log('bench:postgres needs wrk (apt-get install -y wrk) and pgbench (postgresql-contrib)');
+  process.exit(1);
+}
+
+const schema = `bench_postgres_${randomBytes(4).toString('hex')}`;
+const work = mkdtempSync(path.join(tmpdir(), 'svc-bench-postgres-'));
+const db = new pg.Client({ connectionString: DATABASE_URL });
+await db.connect();
+const servers = [];
+
+/** `svc serve` on the bench's schema, as replica `id`; resolves once it listens. */
+function startReplica(id) {
+  const child = spawn(process.execPath, serveArgs(process.env.SVC_BENCH_CLI || undefined), {
+    env: {
+      ...process.env,
+      SVC_PORT: '0',
+      SVC_HTTPS_PORT: 'off',
+      SVC_DATA_DIR: path.join(work, id),
+      SVC_DATABASE_URL: DATABASE_URL,
+      SVC_DATABASE_SCHEMA: schema,
+      SVC_REPLICA_ID: id,
+      SVC_PLUGINS_DIR: path.join(root, 'plugins'),
+      SVC_LOG_LEVEL: 'warn',
+      SVC_ACCESS_LOG: 'off',
+      SVC_ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  servers.push(child);
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const match = /svc listening on (http:\/\/\S+)/.exec(out);
+      if (match) resolve({ id, url: match[1], pid: child.pid });
+    });
+    child.on('exit', (code) => reject(new Error(`replica ${id} exited: ${code}`)));
+  });
+}
+
+/** A wrk script creating persons named `<prefix>-<n>`, so that runs and replicas never collide. */
+function createScript(prefix) {
+  const script = path.join(work, `${prefix}.lua`);
+  writeFileSync(
+    script,
+    `local counter = 0
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+function request()
+  counter = counter + 1
+  local body = string.format('{"apiVersion":"people.svc.run/v1alpha1","kind":"Person","metadata":{"name":"${prefix}-%d","labels":{"people.svc.run/team":"team-%d"}},"spec":{"name":"${prefix} %d","age":%d,"gender":"FEMALE"}}', counter, counter % 50, counter, counter % 100)
+  return wrk.format(nil, "${PERSONS}", nil, body)
+end
+`,
+  );
+  return script;
+}
+
+/** Creates/s on each of `targets` at once (wrk, 32 connections each), summed; failed creates do not count. */
+function createsOn(targets, auth, round) {
+  const headers = Object.entries(auth).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
+  const runs = targets.map(
+    (replica) =>
+      new Promise((resolve, reject) => {
+        const script = createScript(`c${round}-${replica.id}`);
+        const child = spawn('wrk', ['-t1', '-c32', `-d${DURATION}s`, '-s', script, ...headers, replica.url]);
+        let out = '';
+        child.stdout.on('data', (d) => (out += d));
+        child.on('exit', () => {
+          const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+          if (!rps) return reject(new Error(`wrk: ${out}`));
+          const failed = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
+          resolve(rps * (1 - failed / Number(/(\d+) requests in/.exec(out)[1])));
+        });
+      }),
+  );
+  return Promise.all(runs).then((rates) => rates.reduce((a, b) => a + b, 0));
+}
+
+/** pgbench: autocommit single-row inserts of `bytes`-byte rows into a table with a text primary key, 16 clients. */
+function pgInsertRate(bytes) {
+  const script = path.join(work, 'insert.sql');
+  writeFileSync(
+    script,
+    `INSERT INTO ${schema}.bench_inserts (name, value) VALUES (md5(random()::text || clock_timestamp()::text), ` +
+      `decode(repeat('ab', ${bytes}), 'hex'));\n`,
+  );
+  const out = execFileSync(
+    'pgbench',
+    ['-n', '-c', '16', '-j', '2', '-T', String(DURATION), '-f', script, DATABASE_URL],
+    {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    },
+  );
+  return Number(/tps = ([\d.]+) \(without initial connection time\)/.exec(out)[1]);
+}
+
+const pct = (a, b) => `${((a / b) * 100).toFixed(1)}%`;
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+try {
+  const r1 = await startReplica('r1');
+  const auth = await adminToken(r1.url);
+  // The size of a stored person, for pgbench's rows.
+  wrkCreateRun(r1.url, 1, createScript('warm'), auth);
+  const { rows } = await db.query(
+    `SELECT avg(octet_length(value))::int AS bytes FROM ${schema}.objects WHERE resource LIKE '%persons'`,
+  );
+  const bytes = rows[0].bytes;
+  await db.query(`CREATE TABLE ${schema}.bench_inserts (name text PRIMARY KEY, value bytea NOT NULL)`);
+
+  const ratios = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    const pgRate = pgInsertRate(bytes);
+    const { rps, mainCpuMicrosPerCreate } = wrkCreateRun(r1.url, DURATION, createScript(`one${round}`), auth, r1.pid);
+    ratios.push(rps / pgRate);
+    console.log(
+      `round ${round}: one svc ${rps.toFixed(0)} creates/s (${mainCpuMicrosPerCreate.toFixed(0)} µs of its main ` +
+        `thread each), pgbench ${pgRate.toFixed(0)} inserts/s of ${bytes}-byte rows: ${pct(rps, pgRate)}`,
+    );
+  }
+  console.log(
+    `one svc on PostgreSQL: median ${(median(ratios) * 100).toFixed(1)}% of pgbench's inserts (target ≥ 50%)`,
+  );
+
+  const replicas = [r1];
+  for (let n = 2; n <= REPLICAS; n++) replicas.push(await startReplica(`r${n}`));
+  const figures = [];
+  for (let n = 1; n <= REPLICAS && REPLICAS > 1; n++) {
+    const pgRate = pgInsertRate(bytes);
+    const rate = await createsOn(replicas.slice(0, n), auth, n);
+    figures.push(
+      `${n} replica${n > 1 ? 's' : ''} ${rate.toFixed(0)}/s (${pct(rate, pgRate)} of pgbench's ${pgRate.toFixed(0)})`,
+    );
+  }
+  if (figures.length > 0) console.log(`aggregate creates: ${figures.join(', ')}`);
+} finally {
+  for (const child of servers) child.kill('SIGKILL');
+  await db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
+  await db.end();
+  rmSync(work, { recursive: true, force: true });
+}
