@@ -164,19 +164,12 @@ export class ChangeFeed {
     this.timer = setTimeout(() => {
       // A poll the store never answers (a link cut silently: its connection hangs until TCP gives up, minutes later)
       // is given up after a few periods, so the next one, on another connection, finds the store once it is back.
-      let giveUp: NodeJS.Timeout | undefined;
-      const unanswered = new Promise<never>((_, reject) => {
-        giveUp = setTimeout(() => reject(new Error('the store did not answer a poll')), this.options.pollMs * 3);
-      });
-      Promise.race([this.store.currentRevision(), unanswered])
+      answered(this.store.currentRevision(), this.options.pollMs * 3)
         .then((revision) => {
           this.heardAt = Date.now();
           this.learn(revision);
         }, this.options.onError)
-        .finally(() => {
-          clearTimeout(giveUp);
-          this.schedulePoll();
-        });
+        .finally(() => this.schedulePoll());
     }, this.options.pollMs);
     this.timer.unref();
   }
@@ -189,7 +182,12 @@ export class ChangeFeed {
       if (this.applied >= this.known) break;
       let changes: Change[];
       try {
-        changes = await this.store.changesSince(this.applied, this.options.batchSize);
+        // Given up as a poll is (a read hung on a cut link would stop the feed until TCP gives up): the next pass
+        // reads again, on another connection.
+        changes = await answered(
+          this.store.changesSince(this.applied, this.options.batchSize),
+          this.options.pollMs * 10,
+        );
       } catch (error) {
         if (!(error instanceof CompactedError)) throw error;
         this.behind = true;
@@ -263,4 +261,13 @@ export class ChangeFeed {
   private retryGap(): void {
     setTimeout(() => this.poke(), 20).unref();
   }
+}
+
+/** `promise`, or a rejection once `ms` have passed without its answer. */
+function answered<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the store did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
