@@ -2,6 +2,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 /** The console's component tests run in a DOM, with Vue's compiler: a project of their own (its vitest.config.ts). */
 const COMPONENT_TESTS = 'packages/console/test/components/**';
+/** Tests that cut real network links (root, namespaces): `npm run test:partitions` (vitest.partitions.config.ts). */
+export const PARTITION_TESTS = '**/*.partition.test.ts';
 
 export default defineConfig({
   test: {
@@ -16,7 +18,7 @@ export default defineConfig({
             'packages/*/test/**/*.test.ts',
             'test/**/*.test.ts',
           ],
-          exclude: [...configDefaults.exclude, COMPONENT_TESTS],
+          exclude: [...configDefaults.exclude, COMPONENT_TESTS, PARTITION_TESTS],
         },
       },
       'packages/console/vitest.config.ts',

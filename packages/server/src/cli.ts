@@ -106,6 +106,11 @@ async function serve(args: string[]): Promise<void> {
     if (closing) return;
     closing = true;
     server.logger.info(`${signal} received, shutting down`);
+    // The stop drains within SVC_SHUTDOWN_TIMEOUT (api/drain.ts); past it, the process goes whatever still runs.
+    setTimeout(() => {
+      server.logger.error(`the stop took longer than the shutdown timeout (${config.shutdownTimeoutMs} ms); exiting`);
+      process.exit(1);
+    }, config.shutdownTimeoutMs).unref();
     await server.close();
     process.exit(0);
   };

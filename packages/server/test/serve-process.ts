@@ -42,16 +42,18 @@ export interface ServeProcess {
 /**
  * `command` is what runs before `serve`: the Node.js running the tests and the built CLI, unless a test says.
  * `detached` starts it in a process group of its own (whose id is its pid), for a test that kills the whole group;
- * `args` are flags given after `serve`.
+ * `args` are flags given after `serve`; `prefix` is a command the whole runs through.
  */
 export function spawnServe(
   env: Record<string, string | undefined>,
   timeoutMs = 60_000,
   command: [string, string] = [process.execPath, CLI],
-  { detached = false, args = [] as string[] } = {},
+  { detached = false, args = [] as string[], prefix = [] as string[] } = {},
 ): Promise<ServeProcess> {
   const merged = childEnv({ SVC_PORT: '0', SVC_HTTPS_PORT: 'off', ...env });
-  const child = spawn(command[0], [command[1], 'serve', ...args], {
+  // `prefix` runs the command through another (`ip netns exec NAME`: the partition tests' network namespaces).
+  const [program, ...rest] = [...prefix, command[0], command[1], 'serve', ...args];
+  const child = spawn(program!, rest, {
     env: merged,
     stdio: ['ignore', 'pipe', 'pipe'],
     detached,

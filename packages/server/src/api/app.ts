@@ -12,6 +12,7 @@ import { refusedHost } from './allowed-hosts.js';
 import { APPLY_TYPE, applyBodyParser, applyElsewhere } from './apply-body.js';
 import { BODY_LIMIT, limitedAnonymousBody } from './body-limits.js';
 import { corsOptions } from './cors.js';
+import type { Drain } from './drain.js';
 import { unhonouredDryRun } from './dry-run.js';
 import type { DynamicRouter } from './dynamic-router.js';
 import type { HttpContext } from './http-context.js';
@@ -53,6 +54,8 @@ export interface AppOptions {
   acceptsHost?: (host: string | undefined) => boolean;
   /** Told of every long-running answer (a watch, the console's events) as it starts (long-running.ts). */
   longRunning?: LongRunningRequests;
+  /** A graceful stop's drain (drain.ts): while it runs, new requests get 503 and `/readyz` answers 503. */
+  drain?: Drain;
 }
 
 /**
@@ -87,14 +90,16 @@ export function createApp(options: AppOptions) {
   app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   if (options.corsOrigins?.length) app.register(cors, corsOptions(options.corsOrigins));
   // The kernel's own checks, one hook per stage: every request passes each hook, and each costs a step of Fastify's.
-  const { acceptsHost } = options;
+  const { acceptsHost, drain: stopping } = options;
   app.addHook('onRequest', (request, reply, done) => {
     echoRequestId(request, reply);
     applySecurityHeaders(request, reply);
-    done(refusedHost(acceptsHost, request) ?? unparsableTarget(request));
+    done(
+      refusedHost(acceptsHost, request) ?? unparsableTarget(request) ?? refusedWhileDraining(stopping, request, reply),
+    );
   });
   // An answer sent before the body was all read still reaches the client (unread-body.ts).
-  const drain = unreadBodyDrain();
+  const drain = unreadBodyDrain(undefined, () => stopping?.draining === true);
   app.addHook('onSend', drain.hook);
   app.addHook('preClose', (done) => {
     drain.close();
@@ -146,13 +151,14 @@ export function createApp(options: AppOptions) {
   app.get('/version', async (_request, reply) => reply.type('application/json').send(VERSION_INFO));
 
   // Liveness for load balancers and orchestrators (`/healthz` is the older name); public through the built-in anonymous
-  // role. Readiness: a replica that has not caught up with the store's changes answers 503, so it gets no traffic.
+  // role. Readiness: a replica that has not caught up with the store's changes, or is stopping, answers 503, so it
+  // gets no traffic.
   const ok = async (_request: FastifyRequest, reply: FastifyReply) =>
     reply.type('application/json').send('{"status":"ok"}');
   app.get('/healthz', ok);
   app.get('/livez', ok);
   app.get('/readyz', async (request, reply) => {
-    const reason = options.notReadyBecause?.();
+    const reason = stopping?.draining ? 'shutting down' : options.notReadyBecause?.();
     if (reason === undefined) return ok(request, reply);
     return sendProblem(reply, request, serviceUnavailable(reason));
   });
@@ -207,3 +213,10 @@ export function createApp(options: AppOptions) {
 
 /** The HTTP kernel's Fastify instance, as features hook into it. */
 export type HttpApp = ReturnType<typeof createApp>;
+
+/** A request arriving while the server drains: 503, to be retried (on another replica) after a second. */
+function refusedWhileDraining(drain: Drain | undefined, request: FastifyRequest, reply: FastifyReply) {
+  if (!drain?.refuses(request.target.path)) return undefined;
+  reply.header('retry-after', '1');
+  return serviceUnavailable('this server is shutting down; retry on another replica');
+}

@@ -6,6 +6,7 @@ import { watchRef } from '../watch/module.js';
 import { hostPolicy } from './allowed-hosts.js';
 import { createApp } from './app.js';
 import { type DiscoveredResource, discoveryRoutes } from './discovery.js';
+import { Drain } from './drain.js';
 import { DynamicRouter } from './dynamic-router.js';
 import { generatedRoutes } from './generated-routes.js';
 import type { HttpContext } from './http-context.js';
@@ -55,10 +56,12 @@ export const httpModule = defineModule({
     const discovery = discoveryRoutes(registry, () => httpsPort);
     router.add(discovery.routes);
     const longRunning = new LongRunningRequests();
+    const drain = new Drain();
     const app = createApp({
       logger,
       router,
       longRunning,
+      drain,
       trustProxy: settings.trustProxy,
       accessLog: settings.accessLog,
       corsOrigins: settings.corsOrigins,
@@ -67,12 +70,23 @@ export const httpModule = defineModule({
         tlsHosts: settings.tlsHosts,
         allowedHosts: settings.allowedHosts,
       }),
-      notReadyBecause: () =>
-        feed && !feed.caughtUp ? `catching up with the store's changes (at revision ${feed.revision})` : undefined,
+      notReadyBecause: () => {
+        if (feed?.relisting) return 'listing the store again: this replica fell behind its compacted history';
+        if (feed?.unheard) return 'the store has not answered for a while: this replica cannot tell what is current';
+        return feed && !feed.caughtUp
+          ? `catching up with the store's changes (at revision ${feed.revision})`
+          : undefined;
+      },
     });
     lifecycle.onReady(async () => void (await app.ready()));
+    drain.follow(app.server);
     let secure: SecureListener | undefined;
+    // A stop drains (drain.ts): readiness goes at once, before the streams end; the listeners close once the requests
+    // in flight are answered, or the drain's share of SVC_SHUTDOWN_TIMEOUT is up.
+    lifecycle.onStop('streams', () => drain.start());
     lifecycle.onStop('listeners', async () => {
+      const cut = await drain.settle(drainBudget(settings.shutdownTimeoutMs));
+      if (cut > 0) logger.warn(`the shutdown timeout cut ${cut} request(s) still in flight`);
       await secure?.close();
       await app.close();
     });
@@ -101,7 +115,7 @@ export const httpModule = defineModule({
               `made a new CA (${material.caFile}) for hosts the old one does not permit: clients must trust it`,
             );
           }
-          secure = await listenSecurely(app, { host: settings.host, port: settings.httpsPort, ...material });
+          secure = await listenSecurely(app, { host: settings.host, port: settings.httpsPort, ...material, drain });
           listening.httpsUrl = secure.url;
           httpsPort = Number(new URL(secure.url).port);
           listening.caFile = material.caFile;
@@ -112,3 +126,8 @@ export const httpModule = defineModule({
     };
   },
 });
+
+/** The part of a stop's time the requests in flight get: the rest (2 s, or half of a short timeout) closes the store. */
+export function drainBudget(shutdownTimeoutMs: number): number {
+  return Math.max(shutdownTimeoutMs - 2000, shutdownTimeoutMs / 2);
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { kubernetesStatus, wantsKubernetesStatus } from './problem.js';
+import { kubernetesStatus, toProblem, wantsKubernetesStatus } from './problem.js';
 
 describe('which clients get a Kubernetes Status', () => {
   const cases: Array<[string, string | undefined, boolean]> = [
@@ -52,5 +52,24 @@ describe('a problem as a Kubernetes Status', () => {
     expect(kubernetesStatus(problem(413), 'PayloadTooLarge').reason).toBe('RequestEntityTooLarge');
     expect(kubernetesStatus(problem(415)).reason).toBe('UnsupportedMediaType');
     expect(kubernetesStatus(problem(418)).reason).toBe('Unknown');
+  });
+});
+
+describe('a lost database connection', () => {
+  it('is a 503 to retry, not a 500', () => {
+    const reset = Object.assign(new Error('begin: read ECONNRESET'), { code: 'ECONNRESET' });
+    expect(toProblem(reset, '/apis/x')).toEqual({
+      problem: {
+        type: 'https://svc.run/problems/service-unavailable',
+        title: 'Service Unavailable',
+        status: 503,
+        detail: 'the database could not be reached; retry (on another replica)',
+        instance: '/apis/x',
+      },
+      headers: { 'retry-after': '1' },
+    });
+    expect(toProblem(new Error('Connection terminated unexpectedly'), '/x').problem.status).toBe(503);
+    expect(toProblem(new Error('boom'), '/x').problem.status).toBe(500);
+    expect(toProblem(Object.assign(new Error('x'), { code: 'ENOENT' }), '/x').problem.status).toBe(500);
   });
 });

@@ -75,6 +75,11 @@ export function toProblem(
     const title = TITLES[client.status] ?? 'Bad Request';
     return { problem: { type: typeFor(title), title, status: client.status, detail: client.detail, instance } };
   }
+  if (lostConnection(error)) {
+    const title = 'Service Unavailable';
+    const detail = 'the database could not be reached; retry (on another replica)';
+    return { problem: { type: typeFor(title), title, status: 503, detail, instance }, headers: { 'retry-after': '1' } };
+  }
   return {
     problem: {
       type: typeFor('Internal Server Error'),
@@ -182,4 +187,14 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
     );
   }
   socket.destroy(error);
+}
+
+/** Socket errors a request can meet on its way to the database (reset, refused, cut): no bug of svc's, so a 503. */
+const CONNECTION_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/** Whether `error` is a lost or refused connection (node-postgres's own ends one with "Connection terminated"). */
+export function lostConnection(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && CONNECTION_CODES.has(code)) return true;
+  return typeof message === 'string' && /^Connection terminated\b/.test(message);
 }

@@ -3,6 +3,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
+import type { Drain } from './drain.js';
 import { answerClientError } from './problem.js';
 
 export interface SecureListener {
@@ -20,13 +21,15 @@ export interface SecureListener {
  */
 export async function listenSecurely(
   app: Pick<FastifyInstance, 'routing' | 'server'>,
-  options: { host: string; port: number; key: string; cert: string },
+  options: { host: string; port: number; key: string; cert: string; drain?: Drain },
 ): Promise<SecureListener> {
   const server = https.createServer({ key: options.key, cert: options.cert }, app.routing);
   // The same limits as the HTTP server Fastify made.
   server.keepAliveTimeout = app.server.keepAliveTimeout;
   server.requestTimeout = app.server.requestTimeout;
   server.on('clientError', answerClientError);
+  // A stop drains this listener as the HTTP one: in-flight requests finish, idle keep-alive connections close.
+  options.drain?.follow(server);
   server.on('upgrade', (request, socket, head) => app.server.emit('upgrade', request, socket, head));
   // Every socket, upgraded ones included (closeAllConnections forgets a socket once a WebSocket takes it over), so
   // closing never waits on a client that keeps its connection open.

@@ -16,7 +16,11 @@ export const DRAIN_LIMIT_MS = 30_000;
  * The `onSend` hook that reads the rest of a body while the answer goes out, and `close`, which drops every body
  * still being read (the server is stopping: nobody waits for them).
  */
-export function unreadBodyDrain(limits = { bytes: DRAIN_LIMIT_BYTES, ms: DRAIN_LIMIT_MS }) {
+export function unreadBodyDrain(
+  limits = { bytes: DRAIN_LIMIT_BYTES, ms: DRAIN_LIMIT_MS },
+  /** Whether the server is stopping: its answers keep `Connection: close` (drain.ts). */
+  stopping: () => boolean = () => false,
+) {
   const draining = new Set<IncomingMessage>();
   const drain = (raw: IncomingMessage) => {
     let left = limits.bytes;
@@ -43,7 +47,7 @@ export function unreadBodyDrain(limits = { bytes: DRAIN_LIMIT_BYTES, ms: DRAIN_L
       // An upgrade's socket is no body, and Fastify's inject gives a body that was all there.
       if (!raw.complete && !raw.readableEnded && !raw.destroyed && raw.headers.upgrade === undefined && raw.socket) {
         // Fastify asks to close after a body it refused; read to its end instead, and the connection stays usable.
-        reply.removeHeader('connection');
+        if (!stopping()) reply.removeHeader('connection');
         drain(raw);
       }
       done(null, payload);

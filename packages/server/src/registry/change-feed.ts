@@ -24,8 +24,10 @@ export interface ChangeFeedOptions {
   /** How long after it was last fully caught up a server still counts as caught up. Default 5000 ms. */
   readyLagMs?: number;
   onError?: (error: unknown) => void;
-  /** Told when the history this server needs was compacted away before it read it (it must restart to catch up). */
+  /** Told when the history this server needs was compacted away before it read it: it re-lists (see relist). */
   onFellBehind?: (error: CompactedError) => void;
+  /** Told when a re-list is done, with the revision it listed at. */
+  onRelisted?: (revision: number, elapsedMs: number) => void;
 }
 
 export class ChangeFeed {
@@ -42,11 +44,15 @@ export class ChangeFeed {
   private behind = false;
   /** When a pass last ended with everything known applied. */
   private caughtUpAt: number | undefined;
+  /** When the store last answered a poll: a server cut off from it hears nothing, and must not count as current. */
+  private heardAt = Date.now();
   private readonly caughtUpListeners = new Set<(revision: number) => void>();
   /** Changes of models still building their indexes, applied once they are registered. */
   private readonly heldForLoading = new Map<string, { load: number; changes: Change[] }>();
   private readonly stopFollowingModels: () => void;
-  private readonly options: Required<Omit<ChangeFeedOptions, 'onError' | 'onFellBehind'>> & ChangeFeedOptions;
+  private readonly options: Required<Omit<ChangeFeedOptions, 'onError' | 'onFellBehind' | 'onRelisted'>> &
+    ChangeFeedOptions;
+  private readonly relistListeners = new Set<(revision: number) => void>();
 
   constructor(
     private readonly store: Store,
@@ -69,6 +75,7 @@ export class ChangeFeed {
   /** Starts following from the store's current revision (read before the indexes are built, so nothing is missed). */
   async start(): Promise<void> {
     this.applied = this.known = await this.store.currentRevision();
+    this.heardAt = Date.now();
     this.caughtUpAt = Date.now();
     this.stopListening = this.store.listen((notice) => {
       if (notice.type === 'revision') this.learn(notice.revision);
@@ -87,15 +94,34 @@ export class ChangeFeed {
    * `readyLagMs` (so ordinary lag under a steady stream of writes does not make it flap), and lost no history.
    */
   get caughtUp(): boolean {
-    if (this.behind) return false;
+    if (this.behind || this.unheard) return false;
     if (this.applied >= this.known) return true;
     return this.caughtUpAt !== undefined && Date.now() - this.caughtUpAt < this.options.readyLagMs;
+  }
+
+  /** Whether the store has not answered a poll for `readyLagMs` and more (the link to it is down or cut). */
+  get unheard(): boolean {
+    return Date.now() - this.heardAt > this.options.readyLagMs + this.options.pollMs;
   }
 
   /** Called after each pass with the revision every change up to which has been applied (the hub's heartbeat). */
   onCaughtUp(listener: (revision: number) => void): () => void {
     this.caughtUpListeners.add(listener);
     return () => this.caughtUpListeners.delete(listener);
+  }
+
+  /**
+   * Told, before a re-list applies anything, of the revision it lists at: what followed the lost history (watches,
+   * which missed events; the hub, whose next revision is gone) starts again from there.
+   */
+  onRelist(listener: (revision: number) => void): () => void {
+    this.relistListeners.add(listener);
+    return () => this.relistListeners.delete(listener);
+  }
+
+  /** Whether this server is re-listing after falling behind the compacted history (it is not ready meanwhile). */
+  get relisting(): boolean {
+    return this.behind;
   }
 
   /** Reads the store now, and resolves once every change up to the store's current revision is applied. */
@@ -136,9 +162,13 @@ export class ChangeFeed {
   private schedulePoll(): void {
     if (this.closed) return;
     this.timer = setTimeout(() => {
-      this.store
-        .currentRevision()
-        .then((revision) => this.learn(revision), this.options.onError)
+      // A poll the store never answers (a link cut silently: its connection hangs until TCP gives up, minutes later)
+      // is given up after a few periods, so the next one, on another connection, finds the store once it is back.
+      answered(this.store.currentRevision(), this.options.pollMs * 3)
+        .then((revision) => {
+          this.heardAt = Date.now();
+          this.learn(revision);
+        }, this.options.onError)
         .finally(() => this.schedulePoll());
     }, this.options.pollMs);
     this.timer.unref();
@@ -152,12 +182,18 @@ export class ChangeFeed {
       if (this.applied >= this.known) break;
       let changes: Change[];
       try {
-        changes = await this.store.changesSince(this.applied, this.options.batchSize);
+        // Given up as a poll is (a read hung on a cut link would stop the feed until TCP gives up): the next pass
+        // reads again, on another connection.
+        changes = await answered(
+          this.store.changesSince(this.applied, this.options.batchSize),
+          this.options.pollMs * 10,
+        );
       } catch (error) {
         if (!(error instanceof CompactedError)) throw error;
         this.behind = true;
         this.options.onFellBehind?.(error);
-        return;
+        await this.relist();
+        continue;
       }
       if (changes.length === 0) {
         // The known revision is not in the history (yet): a skip, or a commit still under way.
@@ -184,6 +220,31 @@ export class ChangeFeed {
     for (const listener of this.caughtUpListeners) listener(this.applied);
   }
 
+  /**
+   * Recovers from a history compacted past this server, as a Kubernetes reflector does after a 410: the store's
+   * revision is read, every served model's stored objects are listed and its index brought to them (applyListed),
+   * and following goes on from that revision. Changes committed while listing are applied again after it, which
+   * leaves the same state. The server is not ready (caughtUp is false) until the list is applied.
+   */
+  private async relist(): Promise<void> {
+    const started = Date.now();
+    const revision = await this.store.currentRevision();
+    for (const listener of this.relistListeners) listener(revision);
+    for (const served of this.registry.all()) {
+      const listed = new Map<string, Buffer>();
+      for await (const batch of this.store.scan(served.model.resource)) {
+        for (const record of batch) listed.set(record.name, record.value);
+      }
+      await this.objects.applyListed(served, listed, revision);
+    }
+    // Local writes committed up to here were announced already; the feed goes on after the listed revision.
+    this.objects.passLocalUpTo(revision);
+    this.applied = Math.max(this.applied, revision);
+    this.known = Math.max(this.known, revision);
+    this.behind = false;
+    this.options.onRelisted?.(revision, Date.now() - started);
+  }
+
   private holdForLoading(change: Change): void {
     const load = this.registry.loadingOf(change.resource)!;
     const held = this.heldForLoading.get(change.resource);
@@ -200,4 +261,13 @@ export class ChangeFeed {
   private retryGap(): void {
     setTimeout(() => this.poke(), 20).unref();
   }
+}
+
+/** `promise`, or a rejection once `ms` have passed without its answer. */
+function answered<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the store did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }

@@ -57,7 +57,9 @@ export const registryModule = defineModule({
       ? new ChangeFeed(store, registry, objects, {
           onError: (error) => logger.error({ err: error }, 'following the store failed'),
           onFellBehind: (error) =>
-            logger.error({ err: error }, 'this replica fell behind the compacted history: restart it to rebuild'),
+            logger.warn({ err: error }, 'this replica fell behind the compacted history: listing the store again'),
+          onRelisted: (revision, elapsedMs) =>
+            logger.info({ revision, elapsedMs }, `listed the store again at revision ${revision}; serving`),
         })
       : undefined;
     if (feed) {

@@ -53,6 +53,16 @@ export class ObjectService {
     return this.bus.subscribe(listener);
   }
 
+  /** Brings a model's index to a re-listed stored state (see ReplicaRevisions.applyListed). */
+  async applyListed(served: ServedModel, listed: ReadonlyMap<string, Buffer>, revision: number): Promise<void> {
+    return this.replica.applyListed(served, listed, revision);
+  }
+
+  /** Passes the revisions up to `revision` this process wrote itself (a re-list covered them). */
+  passLocalUpTo(revision: number): void {
+    this.replica.passLocalUpTo(revision);
+  }
+
   /** Applies a change another server committed (see ReplicaRevisions.applyRemote). */
   applyRemote(served: ServedModel, change: Change): Promise<void> {
     return this.replica.applyRemote(served, change);

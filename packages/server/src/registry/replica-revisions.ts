@@ -1,3 +1,4 @@
+import type { ExtensionObject } from '@svc/plugin-api';
 import type { Change } from '../store/types.js';
 import type { KeyedQueue } from '../util/keyed-queue.js';
 import { decodeObject } from './codec.js';
@@ -43,6 +44,11 @@ export class ReplicaRevisions {
     return true;
   }
 
+  /** Passes every revision up to `revision` this process wrote itself (a re-list covered them). */
+  passLocalUpTo(revision: number): void {
+    for (const written of [...this.localRevisions.keys()]) if (written <= revision) this.takeLocal(written);
+  }
+
   /**
    * Applies a change another server committed (the change feed hands them over in revision order): to the model's
    * index, then announced like a local write. It waits in the object's write queue, so a local write of the same object
@@ -72,5 +78,39 @@ export class ReplicaRevisions {
         bytes: change.value,
       });
     });
+  }
+
+  /**
+   * Brings a model's index to the stored state `listed` (a re-list after this replica fell behind the compacted
+   * history, change-feed.ts): each stored object is applied and announced as MODIFIED (ADDED when the index did not
+   * hold it), and each name the index holds that is no longer stored is removed and announced as DELETED, so caches
+   * and reconcilers hear what the lost history held. Announced at `revision`, the store's revision before the list.
+   */
+  async applyListed(served: ServedModel, listed: ReadonlyMap<string, Buffer>, revision: number): Promise<void> {
+    const gone = served.index.names().filter((name) => !listed.has(name));
+    const work: Promise<void>[] = [];
+    for (const [name, bytes] of listed) {
+      work.push(
+        this.writes.run(objectKey(served, name), async () => {
+          const object = decodeObject(bytes);
+          const type = served.index.has(name) ? 'MODIFIED' : 'ADDED';
+          served.index.apply(undefined, object);
+          this.bus.announce({ type, revision, served, object, bytes });
+        }),
+      );
+    }
+    for (const name of gone) {
+      work.push(
+        this.writes.run(objectKey(served, name), async () => {
+          if (!served.index.has(name)) return;
+          // Its last state went with the history: the announcement names it.
+          const { apiVersion, kind } = served.model;
+          const last = { apiVersion, kind, metadata: { name } } as ExtensionObject;
+          served.index.apply(last, undefined);
+          this.bus.announce(deletedChange(served, last, revision));
+        }),
+      );
+    }
+    await Promise.all(work);
   }
 }

@@ -1,6 +1,17 @@
 /** The settings of the listeners: addresses, ports, certificates, and which hosts and proxies are believed. */
 import { setting } from './setting.js';
-import { absolutePath, allowedHosts, items, optional, origins, port, portOrOff, text, trustProxy } from './values.js';
+import {
+  absolutePath,
+  allowedHosts,
+  duration,
+  items,
+  optional,
+  origins,
+  port,
+  portOrOff,
+  text,
+  trustProxy,
+} from './values.js';
 
 export const LISTEN_SETTINGS = [
   setting({
@@ -119,5 +130,19 @@ export const LISTEN_SETTINGS = [
       'which peers may name the client in `X-Forwarded-For`: `true` any, a number of proxy hops, or a ' +
       'comma-separated list of addresses and CIDRs',
     parse: trustProxy,
+  }),
+  setting({
+    key: 'shutdownTimeout',
+    field: 'shutdownTimeoutMs',
+    env: 'SVC_SHUTDOWN_TIMEOUT',
+    arg: 'TIME',
+    default: '10s',
+    help: 'a stop (SIGTERM) exits within this',
+    docs:
+      'how long a graceful stop (SIGTERM, Ctrl-C) may take (`10s`, `1m`; a bare number is seconds): `/readyz` ' +
+      'answers 503 at once, new requests get 503 with `Retry-After`, watches end with a last bookmark, the requests ' +
+      'in flight finish for up to this less 2 s (at least half of it), then what is left is cut and the process ' +
+      'exits within this time (see [Stopping](#stopping))',
+    parse: duration,
   }),
 ] as const;

@@ -6,6 +6,7 @@
  * moment the check fails: it may already belong to someone else.
  */
 import pg from 'pg';
+import { SESSION_LIVENESS } from './postgres-liveness.js';
 import type { Lease } from './types.js';
 
 export interface LeaseOptions {
@@ -78,7 +79,7 @@ export class PostgresLease implements Lease {
     if (!this.client) {
       const client = new pg.Client({
         connectionString,
-        options: `-c search_path=${schema}`,
+        options: `-c search_path=${schema} ${SESSION_LIVENESS}`,
         query_timeout: 3000,
         // Names the connection in pg_stat_activity: which server competes for which lease.
         application_name: `svc lease ${name} ${holder}`.slice(0, 63),

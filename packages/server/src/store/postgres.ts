@@ -12,6 +12,7 @@ import pg from 'pg';
 import { currentFence } from './fence.js';
 import { GroupCommit } from './postgres-batch.js';
 import { PostgresLease } from './postgres-lease.js';
+import { SESSION_LIVENESS } from './postgres-liveness.js';
 import { PostgresNotices } from './postgres-notices.js';
 import * as q from './postgres-queries.js';
 import { run, runScript } from './postgres-queries.js';
@@ -81,12 +82,16 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     max: options.poolSize ?? 10,
-    options: `-c search_path=${schema}`,
+    options: `-c search_path=${schema} ${SESSION_LIVENESS}`,
     types: typeParsers,
   });
   // An idle connection that breaks emits 'error' on the pool; the pool drops it and the next query reconnects, so
   // there is nothing to do but keep the event from crashing the process as an unhandled 'error'.
   pool.on('error', () => {});
+  // A connection that breaks while checked out (a transaction waiting on a dead link, once the link returns and the
+  // server answers with a reset) emits 'error' on its client too: its query fails with it, and the pool drops it on
+  // release; without a listener the event would end the process (found by the partition tests).
+  pool.on('connect', (client) => client.on('error', () => {}));
 
   /** Runs `work` in a transaction; any throw rolls everything back, the revision counter included. */
   async function inTransaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {

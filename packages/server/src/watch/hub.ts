@@ -117,6 +117,16 @@ export class WatchHub {
     });
   }
 
+  /**
+   * The change feed re-lists at `revision` (it fell behind the compacted history): what it missed is gone, so
+   * publishing goes on after that revision, and the re-list's own announcements (at that revision) are not published.
+   */
+  restartAt(revision: number): void {
+    this.published = Math.max(this.published, revision);
+    this.held = this.held.filter((change) => change.revision > this.published);
+    this.release();
+  }
+
   close(): void {
     this.closed = true;
     this.stopListening();

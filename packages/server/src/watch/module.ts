@@ -3,6 +3,7 @@ import { loggerRef, optionsRef, settingsRef } from '../kernel/root.js';
 import { registryRef } from '../registry/module.js';
 import { storeRef } from '../store/module.js';
 import { PerKeyLimit } from '../util/per-key-limit.js';
+import { statusObject } from './events.js';
 import { type Retention, startHistoryRetention } from './history-retention.js';
 import { WatchHub } from './hub.js';
 import { DEFAULT_WATCH_LIMITS, WatchService } from './watch-service.js';
@@ -57,9 +58,17 @@ export const watchModule = defineModule({
       (error) => logger.error({ err: error }, 'a watch failed'),
       streams,
     );
+    // This replica fell behind the compacted history and lists the store again: its watches missed events, so they
+    // end with a 410 (their clients list again, here once ready or on another replica), and publishing goes on after.
+    feed?.onRelist((revision) => {
+      hub.restartAt(revision);
+      watches.failAll(
+        statusObject(410, 'Expired', 'this server fell behind the history and lists it again; list again and watch'),
+      );
+    });
     // A model that goes away ends its watches (a client re-lists and gets the 404).
     registry.onChange((event, served) => event === 'unregistered' && watches.endAll(served.model.resource));
-    lifecycle.onStop('streams', () => watches.endAll());
+    lifecycle.onStop('streams', () => watches.finishAll());
     const retention = startHistoryRetention(
       // The leader's compaction, refused by the store once the lease has moved on (store/fence.ts).
       { compact: (keep) => fenced(() => store.compact(keep)) },

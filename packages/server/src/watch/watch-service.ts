@@ -9,7 +9,7 @@ import type { ServedModel } from '../registry/model-registry.js';
 import type { Store } from '../store/types.js';
 import { type PerKeyLimit, tooManyStreamsMessage } from '../util/per-key-limit.js';
 import { replayHistory, sendSnapshot } from './catch-up.js';
-import { errorEvent, statusObject, statusOfError } from './events.js';
+import { errorEvent, statusObject, statusOfError, type WatchStatus } from './events.js';
 import type { WatchHub } from './hub.js';
 import { type Selection, selectionOf } from './selection.js';
 import type { WatchSink } from './sink.js';
@@ -123,7 +123,18 @@ export class WatchService {
     sink.end();
   }
 
+  /** Ends every watch with `status` (a 410 when this replica lost the history its watches followed). */
+  failAll(status: WatchStatus): void {
+    for (const watcher of [...this.watchers]) watcher.fail(status);
+  }
+
+  /** Ends every watch for a stop: each that asked for bookmarks gets a last one first (Watcher.finish). */
+  finishAll(): void {
+    for (const watcher of [...this.watchers]) watcher.finish();
+  }
+
   /** Ends the watches of one model (when it is unregistered), or all. */
+
   endAll(resource?: string): void {
     for (const watcher of [...this.watchers]) {
       if (resource === undefined || watcher.served.model.resource === resource) watcher.end();

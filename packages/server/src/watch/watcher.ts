@@ -28,6 +28,8 @@ export class Watcher {
   private covered = 0;
   private ended = false;
   private corked = false;
+  /** Whether the client asked for bookmarks (`allowWatchBookmarks`): only then does the last one go at a stop. */
+  private bookmarks = false;
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly endListeners: Array<() => void> = [];
   /** The largest backlog seen after a send, for diagnostics and tests. */
@@ -90,6 +92,7 @@ export class Watcher {
       if (this.ended) return;
       this.deliver(change);
     }
+    this.bookmarks = options.bookmarks;
     if (options.bookmarks) {
       const model = this.served.model;
       this.every(this.limits.bookmarkIntervalMs, () => {
@@ -107,6 +110,19 @@ export class Watcher {
     this.end();
     // A consumer that stopped reading would hold its backlog forever: drop the connection after a grace period.
     if (!this.sink.closed) setTimeout(() => this.sink.destroy(), this.limits.closeGraceMs).unref();
+  }
+
+  /**
+   * Ends the watch because the server stops: a live watch that asked for bookmarks first gets one carrying the latest
+   * revision, so its client (client-go's reflector, client-node's informer, @svc/client) resumes from there on another
+   * replica without a re-list; every client reads the end of the stream as "watch again from the last revision".
+   */
+  finish(): void {
+    if (this.ended) return;
+    if (this.bookmarks && this.pending === undefined) {
+      this.sink.send(bookmarkEvent(this.served.model, Math.max(this.covered, this.latestRevision())));
+    }
+    this.end();
   }
 
   end(): void {
