@@ -1,6 +1,7 @@
 import {
   AGGREGATE_TO_LABEL_PREFIX,
   ANONYMOUS_ROLE,
+  AUDIT_GROUP,
   AUTHENTICATED_ROLE,
   BUILT_IN_LABEL,
   CONSOLE_GROUP,
@@ -207,7 +208,7 @@ export const CORE_TEMPLATES: RoleObject[] = [
     name: 'role-template-view-audit',
     displayName: 'Audit log view',
     // Who did what, when (docs/access-control.md "Audit"): events name users and what they reached.
-    rules: [{ apiGroups: ['audit.svc.run'], resources: ['events'], verbs: ['get', 'list'] }],
+    rules: [{ apiGroups: [AUDIT_GROUP], resources: ['events'], verbs: ['get', 'list'] }],
     template: { module: 'Audit', ui: ['system:audit:view'] },
   }),
   role({

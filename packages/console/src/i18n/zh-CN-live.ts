@@ -1,0 +1,28 @@
+import type en from './en-live.js';
+import type { Translation } from './index.js';
+
+/** 简体中文: the live console's features (en-live.ts's keys). */
+const zhCNLive: Translation<typeof en> = {
+  audit: {
+    menu: '审计日志',
+    title: '审计日志',
+    filters: '筛选审计事件',
+    user: '用户',
+    verb: '操作',
+    resource: '资源',
+    name: '名称',
+    since: '起始时间（UTC）',
+    until: '截止时间（UTC）',
+    search: '搜索',
+    clear: '清除',
+    caption: '审计事件，最新的在前（第 {page} 页）',
+    time: '时间',
+    code: '状态码',
+    empty: '没有匹配的事件。请清除筛选条件或扩大时间范围。',
+    pages: '审计日志分页',
+    previous: '上一页',
+    next: '下一页',
+  },
+};
+
+export default zhCNLive;
