@@ -32,13 +32,13 @@ describe.skipIf(!browserAvailable)('console tools', () => {
     await page.getByLabel('User', { exact: true }).fill(TEST_ADMIN.username);
     await page.getByLabel('Verb').fill('create');
     await page.getByLabel('Resource').fill('users');
-    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
     await expect.poll(() => cells(page, 2)).toEqual([TEST_ADMIN.username, TEST_ADMIN.username]);
     expect(await cells(page, 4)).toEqual(['users', 'users']);
     expect(await cells(page, 3)).toEqual(['create', 'create']);
     expect(await cells(page, 6)).toEqual(['201', '201']);
     await page.getByLabel('User', { exact: true }).fill('nobody-by-this-name');
-    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
     await page.getByText('No events match.', { exact: false }).waitFor();
     expect(await c.seriousViolations(page)).toEqual([]);
     await c.shot(page, 'audit-page');
@@ -48,5 +48,52 @@ describe.skipIf(!browserAvailable)('console tools', () => {
     expect(await menuLinks(viewer.page)).not.toContain('Audit log');
     await viewer.page.goto(`${c.base}/console/audit`);
     await viewer.page.getByRole('heading', { name: 'No permission' }).waitFor();
+  });
+
+  it('opens search with Ctrl+K and goes to a menu entry or an object on Enter', async () => {
+    const created = await c.t.request('POST', '/apis/people.svc.run/v1alpha1/persons', {
+      apiVersion: 'people.svc.run/v1alpha1',
+      kind: 'Person',
+      metadata: { name: 'hedy' },
+      spec: { name: 'Hedy Lamarr', age: 85, gender: 'FEMALE' },
+    });
+    expect(created.status).toBe(201);
+    const { page } = await c.signedIn(TEST_ADMIN);
+    await page.keyboard.press('Control+K');
+    const dialog = page.getByRole('dialog', { name: 'Search' });
+    const box = dialog.getByRole('combobox', { name: 'Search pages and objects' });
+    await box.waitFor();
+    await box.fill('audit');
+    const options = dialog.getByRole('option');
+    await expect.poll(() => options.allTextContents()).toEqual(['Audit logPage']);
+    expect(await c.seriousViolations(page, '.p-dialog')).toEqual([]);
+    await box.press('Enter');
+    await page.getByRole('heading', { name: 'Audit log', level: 1 }).waitFor();
+    await dialog.waitFor({ state: 'hidden' });
+
+    // An object by its exact name, in every model the user may list.
+    await page.keyboard.press('Control+K');
+    await box.fill('hedy');
+    await expect.poll(() => options.allTextContents()).toEqual(['hedyPersons']);
+    await c.shot(page, 'search-dialog');
+    await box.press('Enter');
+    await page.waitForURL('**/console/resources/people.svc.run/v1alpha1/persons/hedy');
+
+    // A viewer of persons: only the pages they may open, and the objects of the models they may list.
+    const viewer = await c.signedIn(VIEWER);
+    await viewer.page.keyboard.press('Control+K');
+    const viewerBox = viewer.page.getByRole('combobox', { name: 'Search pages and objects' });
+    await viewerBox.fill('audit');
+    await viewer.page.getByText('Nothing found for “audit”.').waitFor();
+    await viewerBox.fill('hedy');
+    await expect
+      .poll(() => viewer.page.getByRole('dialog').getByRole('option').allTextContents())
+      .toEqual(['hedyPersons']);
+    await viewerBox.fill('admin');
+    await viewer.page.getByText('Nothing found for “admin”.').waitFor();
+    await viewerBox.fill('pers');
+    await expect
+      .poll(() => viewer.page.getByRole('dialog').getByRole('option').allTextContents())
+      .toEqual(['PersonsPage']);
   });
 });

@@ -23,4 +23,14 @@ export default {
     previous: 'Previous',
     next: 'Next',
   },
+  search: {
+    open: 'Search (Ctrl+K)',
+    title: 'Search',
+    label: 'Search pages and objects',
+    placeholder: 'A page, or an object’s exact name',
+    results: 'Results',
+    page: 'Page',
+    none: 'Nothing found for “{words}”.',
+    hint: 'Ctrl+K or ⌘K opens search; ↑ ↓ choose, Enter opens.',
+  },
 };

@@ -23,6 +23,16 @@ const zhCNLive: Translation<typeof en> = {
     previous: '上一页',
     next: '下一页',
   },
+  search: {
+    open: '搜索（Ctrl+K）',
+    title: '搜索',
+    label: '搜索页面和对象',
+    placeholder: '页面名称，或对象的完整名称',
+    results: '结果',
+    page: '页面',
+    none: '没有找到与“{words}”相关的内容。',
+    hint: '按 Ctrl+K 或 ⌘K 打开搜索；用 ↑ ↓ 选择，按 Enter 打开。',
+  },
 };
 
 export default zhCNLive;
