@@ -50,6 +50,30 @@ describe.skipIf(!browserAvailable)('console tools', () => {
     await viewer.page.getByRole('heading', { name: 'No permission' }).waitFor();
   });
 
+  it("shows the overview's widgets each to the holders of its UI permissions, plugins' too", async () => {
+    const widgets = (page: Page) =>
+      page.getByRole('region', { name: 'Dashboard' }).getByRole('heading', { level: 2 }).allTextContents();
+    const viewer = await c.signedIn(VIEWER);
+    await expect.poll(() => widgets(viewer.page)).toEqual(['Objects you may see', 'Recent changes', 'Persons']);
+    // The people plugin's widget, with its custom API's counts.
+    await viewer.page.getByText('3 persons in all.').waitFor();
+    const counts = viewer.page.locator('[data-widget="svc-counts"]');
+    await expect.poll(() => counts.getByRole('listitem').allTextContents()).toEqual(['Persons3']);
+    expect(await c.seriousViolations(viewer.page)).toEqual([]);
+    await c.shot(viewer.page, 'dashboard-viewer');
+
+    // Without plugin:people:view nor the resource browser: none of those widgets.
+    const auditor = await c.signedIn(AUDITOR);
+    await auditor.page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    expect(await widgets(auditor.page)).toEqual([]);
+
+    const admin = await c.signedIn(TEST_ADMIN);
+    await expect.poll(() => widgets(admin.page)).toContain('Plugin health');
+    const health = admin.page.locator('[data-widget="svc-plugin-health"]');
+    await expect.poll(() => health.getByRole('listitem').allTextContents()).toEqual(['PeopleSTARTED']);
+    await c.shot(admin.page, 'dashboard-admin');
+  });
+
   it('opens search with Ctrl+K and goes to a menu entry or an object on Enter', async () => {
     const created = await c.t.request('POST', '/apis/people.svc.run/v1alpha1/persons', {
       apiVersion: 'people.svc.run/v1alpha1',

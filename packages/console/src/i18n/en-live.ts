@@ -33,4 +33,14 @@ export default {
     none: 'Nothing found for “{words}”.',
     hint: 'Ctrl+K or ⌘K opens search; ↑ ↓ choose, Enter opens.',
   },
+  dashboard: {
+    title: 'Dashboard',
+    counts: 'Objects you may see',
+    recent: 'Recent changes',
+    pluginHealth: 'Plugin health',
+    noModels: 'No model you may list yet. Ask an administrator for a role that lists one.',
+    noRecent: 'Nothing created yet. Create an object from Resources, or through the API.',
+    noPlugins: 'No plugins installed. Install one from the Plugins page.',
+    pending: 'Pending',
+  },
 };

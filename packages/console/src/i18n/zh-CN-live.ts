@@ -33,6 +33,16 @@ const zhCNLive: Translation<typeof en> = {
     none: '没有找到与“{words}”相关的内容。',
     hint: '按 Ctrl+K 或 ⌘K 打开搜索；用 ↑ ↓ 选择，按 Enter 打开。',
   },
+  dashboard: {
+    title: '仪表盘',
+    counts: '你可查看的对象',
+    recent: '最近的变更',
+    pluginHealth: '插件状态',
+    noModels: '还没有你可列出的模型。请向管理员申请可列出模型的角色。',
+    noRecent: '还没有创建任何对象。可在“资源”中或通过 API 创建。',
+    noPlugins: '尚未安装插件。可在“插件”页面安装。',
+    pending: '等待中',
+  },
 };
 
 export default zhCNLive;

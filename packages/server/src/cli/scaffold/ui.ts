@@ -137,6 +137,14 @@ declare module '@svc/console-shared' {
     components?: Record<string, Component>;
     routes?: PluginRoute[];
     ucRoutes?: PluginRoute[];
+    /** Widgets of the console's overview, each shown to holders of all its UI permissions. */
+    widgets?: {
+      id: string;
+      title: string;
+      component: Component | (() => Promise<unknown>);
+      permissions?: string[];
+      priority?: number;
+    }[];
   }
   export interface SignedInUser {
     username: string;
