@@ -21,7 +21,12 @@ import './styles/forms.css';
 const nonce = document.querySelector<HTMLMetaElement>('meta[property="csp-nonce"]')?.nonce || undefined;
 
 const app = createApp(App);
-app.use(PrimeVue, { theme: { preset: ConsoleTheme, options: { darkModeSelector: false } }, csp: { nonce } });
+app.use(PrimeVue, {
+  theme: { preset: ConsoleTheme, options: { darkModeSelector: false } },
+  csp: { nonce },
+  // A data table too wide for a phone scrolls inside its container, which keyboard users reach with Tab to scroll it.
+  pt: { datatable: { tableContainer: { tabindex: 0 } } },
+});
 app.use(i18n);
 app.use(ToastService);
 app.use(ConfirmationService);

@@ -28,7 +28,7 @@ function sources(dir: string): string[] {
 }
 
 /** The `{placeholders}` of a message, sorted. */
-const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+const placeholders = (text: string) => [...new Set([...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]))].sort();
 
 describe('the console messages', () => {
   const english = leaves(en);

@@ -171,7 +171,7 @@ describe.skipIf(!browserAvailable)('first-run setup and the personal center in C
       expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/),
       'never',
       'Active',
-      'Revoke tour Delete tour',
+      'Revoke tourDelete tour',
     ]);
     await settled(page);
     await c.shot(page, 'uc-token-created');

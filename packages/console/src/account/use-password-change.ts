@@ -1,13 +1,16 @@
 import { SvcApiError } from '@svc/client';
-import { CONSOLE_API, client, errorMessage, fieldErrors } from '@svc/console-shared';
+import { CONSOLE_API, client, errorMessage, fieldErrors, t } from '@svc/console-shared';
 import { ref } from 'vue';
 
-const FIELD_NAMES: Record<string, string> = { '/oldPassword': 'Current password', '/password': 'New password' };
+const FIELD_NAMES: Record<string, 'password.current' | 'password.new'> = {
+  '/oldPassword': 'password.current',
+  '/password': 'password.new',
+};
 
-/** svc's field message as a sentence about the field (`is required` → `Current password is required.`). */
+/** svc's field message (English, as the API says it) after the field's name: `Current password is required.` */
 function inWords(path: string, message: string): string {
-  if (message === 'is not your current password') return 'This is not your current password.';
-  return `${FIELD_NAMES[path]} ${message}.`;
+  if (message === 'is not your current password') return t('password.notCurrent');
+  return t('password.fieldError', { field: t(FIELD_NAMES[path] ?? path), message });
 }
 
 /**
@@ -28,7 +31,7 @@ export function usePasswordChange() {
     error.value = '';
     changed.value = false;
     if (password.value !== confirmation.value) {
-      errors.value = { '/confirmation': 'The new passwords do not match.' };
+      errors.value = { '/confirmation': t('password.mismatch') };
       return;
     }
     busy.value = true;

@@ -1,5 +1,5 @@
 import type { ExtensionObject, ListResult } from '@svc/client';
-import { client, errorMessage, fieldErrors, session } from '@svc/console-shared';
+import { client, errorMessage, fieldErrors, session, t } from '@svc/console-shared';
 import { ACCESS_TOKEN_ANNOTATION, apisPath, USER_SECURITY_GROUP } from '@svc/plugin-api';
 import { useConfirm } from 'primevue/useconfirm';
 import { useToast } from 'primevue/usetoast';
@@ -18,20 +18,21 @@ export type Token = ExtensionObject<TokenSpec, { lastUsedAt?: string }> & { spec
 /** The signed-in user's own tokens (docs/api.md "Security"). */
 const TOKENS = `${apisPath(USER_SECURITY_GROUP)}/personalaccesstokens`;
 const DAY_MS = 24 * 3600_000;
-export const EXPIRIES = [
-  { label: 'In 7 days', days: 7 },
-  { label: 'In 30 days', days: 30 },
-  { label: 'In 90 days', days: 90 },
-  { label: 'In a year', days: 365 },
-  { label: 'Never', days: 0 },
+/** The expiries offered, each with its words (read when shown, so they follow the language). */
+export const EXPIRIES = () => [
+  { label: t('tokens.expiry.week'), days: 7 },
+  { label: t('tokens.expiry.month'), days: 30 },
+  { label: t('tokens.expiry.quarter'), days: 90 },
+  { label: t('tokens.expiry.year'), days: 365 },
+  { label: t('tokens.expiry.never'), days: 0 },
 ];
 
 /** A token's state in words, with the tag's severity. */
 export function stateOf(token: Token): { label: string; severity: 'success' | 'danger' | 'secondary' } {
-  if (token.spec.revoked) return { label: 'Revoked', severity: 'danger' };
+  if (token.spec.revoked) return { label: t('tokens.state.revoked'), severity: 'danger' };
   if (token.spec.expiresAt && Date.parse(token.spec.expiresAt) <= Date.now())
-    return { label: 'Expired', severity: 'secondary' };
-  return { label: 'Active', severity: 'success' };
+    return { label: t('tokens.state.expired'), severity: 'secondary' };
+  return { label: t('tokens.state.active'), severity: 'success' };
 }
 
 /**
@@ -90,13 +91,13 @@ export function useTokens() {
     if (!created.value) return;
     try {
       await navigator.clipboard.writeText(created.value.value);
-      toast.add({ severity: 'success', summary: 'Token copied', life: 3000 });
+      toast.add({ severity: 'success', summary: t('tokens.copied'), life: 3000 });
     } catch {
       (document.getElementById('new-token') as HTMLInputElement | null)?.select();
       toast.add({
         severity: 'warn',
-        summary: 'Copy it yourself',
-        detail: 'The token is selected: press Ctrl+C.',
+        summary: t('tokens.copyYourself'),
+        detail: t('tokens.selected'),
         life: 5000,
       });
     }
@@ -105,18 +106,16 @@ export function useTokens() {
   function act(token: Token, action: 'revoke' | 'delete') {
     const revoke = action === 'revoke';
     confirm.require({
-      header: revoke ? `Revoke "${token.spec.name}"?` : `Delete "${token.spec.name}"?`,
-      message: revoke
-        ? 'Programs using this token are refused from now on. It stays listed, marked revoked.'
-        : 'The token is removed from the list and refused from now on.',
+      header: t(revoke ? 'tokens.revokeHeader' : 'tokens.deleteHeader', { name: token.spec.name }),
+      message: t(revoke ? 'tokens.revokeMessage' : 'tokens.deleteMessage'),
       // Aura's danger red under white text fails WCAG AA contrast: the primary colour instead.
-      acceptProps: { label: revoke ? 'Revoke' : 'Delete' },
-      rejectProps: { label: 'Cancel', severity: 'secondary' },
+      acceptProps: { label: revoke ? t('tokens.revoke') : t('common.delete') },
+      rejectProps: { label: t('common.cancel'), severity: 'secondary' },
       accept: async () => {
         try {
           const path = `${TOKENS}/${encodeURIComponent(token.metadata.name)}`;
           await client.request(revoke ? 'PUT' : 'DELETE', revoke ? `${path}/revocation` : path);
-          toast.add({ severity: 'success', summary: revoke ? 'Token revoked' : 'Token deleted', life: 3000 });
+          toast.add({ severity: 'success', summary: revoke ? t('tokens.revoked') : t('tokens.deleted'), life: 3000 });
         } catch (e) {
           toast.add({ severity: 'error', summary: errorMessage(e), life: 6000 });
         }

@@ -1,5 +1,5 @@
 import { addMessages, initialLocale, setLocale } from '@svc/console-shared';
-import en from './en';
+import en from './en.js';
 
 /** Every language's messages have English's keys, each a string: `zh-CN.ts` is checked against `en.ts` by type. */
 export type Translation<T> = { [K in keyof T]: T[K] extends string ? string : Translation<T[K]> };
@@ -10,6 +10,6 @@ export type Translation<T> = { [K in keyof T]: T[K] extends string ? string : Tr
  * a Chinese visitor never sees English first.
  */
 export async function startI18n(): Promise<void> {
-  await addMessages({ en, 'zh-CN': () => import('./zh-CN') });
+  await addMessages({ en, 'zh-CN': () => import('./zh-CN.js') });
   await setLocale(initialLocale(), false);
 }

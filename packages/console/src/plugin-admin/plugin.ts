@@ -5,9 +5,7 @@ import { PLUGIN_GROUP, type PluginPhase, type PluginSpec, type PluginStatus, SER
  * What installing, upgrading or enabling a plugin means, said wherever the console offers it: a plugin is not
  * sandboxed (docs/plugins.md, "Trust").
  */
-export const PLUGIN_TRUST =
-  "A plugin runs inside svc with all of the server's rights (its settings, files and database), and its pages run " +
-  "in every console user's browser: install only plugins you trust.";
+export const PLUGIN_TRUST = 'plugins.trust';
 
 /** A Plugin object as the server writes it (its types: @svc/plugin-api). */
 export type Plugin = ExtensionObject<PluginSpec, PluginStatus>;
@@ -24,23 +22,32 @@ export function authorOf(plugin: Plugin): string | undefined {
   return typeof author === 'string' ? author : author?.name;
 }
 
-/** What the detail page says of a plugin, as `[name, value]` pairs; facts it does not have are left out. */
-export function factsOf(p: Plugin): [string, string][] {
+/**
+ * What the detail page says of a plugin, as `[name, value]` pairs; facts it does not have are left out. `say` gives a
+ * message key's words (the console's `t`), so this module stays free of the browser's client and is tested in Node.
+ */
+export function factsOf(p: Plugin, say: (key: string) => string): [string, string][] {
   const deps = Object.entries(p.spec?.pluginDependencies ?? {});
+  const source = p.status?.source;
   return [
-    ['Name', p.metadata.name],
-    ['Version', p.spec?.version],
-    ['Requires svc', p.spec?.requires],
-    ['Author', authorOf(p)],
-    ['Entry module', p.spec?.main],
-    ['Console UI bundle', p.spec?.ui],
-    ['Depends on', deps.length ? deps.map(([n, range]) => `${n} ${range}`).join(', ') : 'No other plugin'],
-    ['Enabled', p.spec?.enabled ? 'Yes' : 'No'],
-    ['Installed from', p.status?.source === 'archive' ? 'an uploaded archive' : p.status?.source && 'a plugins folder'],
-    ['Loaded from', p.status?.loadLocation],
-    ['Last started', p.status?.lastStartTime && new Date(p.status.lastStartTime).toLocaleString()],
-    ['Installed', p.metadata.creationTimestamp && new Date(p.metadata.creationTimestamp).toLocaleString()],
-  ].filter((f): f is [string, string] => typeof f[1] === 'string' && f[1] !== '');
+    ['name', p.metadata.name],
+    ['version', p.spec?.version],
+    ['requires', p.spec?.requires],
+    ['author', authorOf(p)],
+    ['main', p.spec?.main],
+    ['ui', p.spec?.ui],
+    [
+      'dependsOn',
+      deps.length ? deps.map(([n, range]) => `${n} ${range}`).join(', ') : say('plugins.facts.noDependency'),
+    ],
+    ['enabled', say(p.spec?.enabled ? 'common.yes' : 'common.no')],
+    ['source', source && say(source === 'archive' ? 'plugins.facts.fromArchive' : 'plugins.facts.fromFolder')],
+    ['loadedFrom', p.status?.loadLocation],
+    ['lastStarted', p.status?.lastStartTime && new Date(p.status.lastStartTime).toLocaleString()],
+    ['installed', p.metadata.creationTimestamp && new Date(p.metadata.creationTimestamp).toLocaleString()],
+  ]
+    .filter((f): f is [string, string] => typeof f[1] === 'string' && f[1] !== '')
+    .map(([key, value]) => [say(`plugins.facts.${key}`), value]);
 }
 
 /** The Tag severity of a phase; the Tag always shows the phase's name too, so colour is never the only sign. */

@@ -1,4 +1,4 @@
-import { CONSOLE_API, client, errorMessage } from '@svc/console-shared';
+import { CONSOLE_API, client, errorMessage, t } from '@svc/console-shared';
 import { apisPath, PLUGIN_GROUP, type UninstallData } from '@svc/plugin-api';
 import { useConfirm } from 'primevue/useconfirm';
 import { useToast } from 'primevue/usetoast';
@@ -36,7 +36,7 @@ export function usePluginActions() {
         header,
         message,
         acceptProps: { label, severity: danger ? 'danger' : undefined },
-        rejectProps: { label: 'Cancel', severity: 'secondary', outlined: true },
+        rejectProps: { label: t('common.cancel'), severity: 'secondary', outlined: true },
         accept: () => resolve(true),
         reject: () => resolve(false),
         onHide: () => resolve(false),
@@ -59,16 +59,17 @@ export function usePluginActions() {
 
   async function setEnabled(plugin: Plugin, enable: boolean): Promise<void> {
     const title = titleOf(plugin);
+    const name = plugin.metadata.name;
     const ok = enable
       ? await confirmed(
-          'Enable plugin',
-          `Enable ${title} (${plugin.metadata.name})? svc starts it now. ${PLUGIN_TRUST}`,
-          'Enable',
+          t('plugins.enableHeader'),
+          `${t('plugins.enableText', { title, name })} ${t(PLUGIN_TRUST)}`,
+          t('plugins.enable'),
         )
       : await confirmed(
-          'Disable plugin',
-          `Disable ${title} (${plugin.metadata.name})? svc stops it: its APIs, pages and role templates go away until it is enabled again. Its data stays stored, with people's changes; bindings to its role templates take effect again when it starts.`,
-          'Disable',
+          t('plugins.disableHeader'),
+          t('plugins.disableText', { title, name }),
+          t('plugins.disable'),
           true,
         );
     if (!ok) return;
@@ -79,9 +80,14 @@ export function usePluginActions() {
       });
       if (after.status?.phase === 'FAILED') {
         const reason = after.status.conditions?.find((c) => c.type === 'Ready');
-        throw new Outcome(`${title} failed to start: ${reason?.reason ?? 'StartFailed'}: ${reason?.message ?? ''}`);
+        const why = `${reason?.reason ?? 'StartFailed'}: ${reason?.message ?? ''}`;
+        throw new Outcome(t('plugins.failedToStart', { title, why }));
       }
-      toast.add({ severity: 'success', summary: `${title} ${enable ? 'enabled' : 'disabled'}`, life: 4000 });
+      toast.add({
+        severity: 'success',
+        summary: t(enable ? 'plugins.enabled' : 'plugins.disabled', { title }),
+        life: 4000,
+      });
     });
   }
 
@@ -90,8 +96,8 @@ export function usePluginActions() {
     const title = titleOf(plugin);
     return run(plugin.metadata.name, async () => {
       await client.request<Plugin>('DELETE', `${PLUGIN_OBJECTS}/${plugin.metadata.name}`, { query: { data } });
-      const what = data === 'delete' ? 'its data deleted' : 'its data kept';
-      toast.add({ severity: 'success', summary: `${title} uninstalled`, detail: what, life: 4000 });
+      const what = t(data === 'delete' ? 'plugins.dataDeleted' : 'plugins.dataKept');
+      toast.add({ severity: 'success', summary: t('plugins.uninstalled', { title }), detail: what, life: 4000 });
     });
   }
 
@@ -103,7 +109,10 @@ export function usePluginActions() {
       });
       toast.add({
         severity: 'success',
-        summary: `${titleOf(after)} upgraded to ${after.spec?.version ?? 'a new version'}`,
+        summary: t('plugins.upgraded', {
+          title: titleOf(after),
+          version: after.spec?.version ?? t('plugins.newVersion'),
+        }),
         life: 4000,
       });
     });
@@ -116,8 +125,8 @@ export function usePluginActions() {
       installed = await client.request<Plugin>('POST', `${MANAGE}/install`, { body: archiveForm(file) });
       toast.add({
         severity: 'success',
-        summary: `${titleOf(installed)} ${installed.spec?.version ?? ''} installed`,
-        detail: 'Enable it to start it.',
+        summary: t('plugins.installed', { title: titleOf(installed), version: installed.spec?.version ?? '' }),
+        detail: t('plugins.enableToStart'),
         life: 5000,
       });
     });

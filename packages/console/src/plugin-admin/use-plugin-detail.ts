@@ -1,3 +1,4 @@
+import { t } from '@svc/console-shared';
 import { computed, onMounted, watch } from 'vue';
 import { factsOf, titleOf } from './plugin';
 import { usePluginLogs, usePluginRoles } from './use-plugin-extras';
@@ -11,7 +12,7 @@ export function usePluginDetail(name: () => string) {
   const { plugins, loaded, error: watchError } = usePlugins();
   const plugin = computed(() => plugins.value.find((p) => p.metadata.name === name()));
   const title = computed(() => (plugin.value ? titleOf(plugin.value) : name()));
-  const facts = computed(() => (plugin.value ? factsOf(plugin.value) : []));
+  const facts = computed(() => (plugin.value ? factsOf(plugin.value, (key) => t(key)) : []));
   const phase = computed(() => plugin.value?.status?.phase);
   const logs = usePluginLogs(name);
   const roles = usePluginRoles(name);

@@ -1,5 +1,5 @@
 import type { Informer } from '@svc/client';
-import { client, errorMessage } from '@svc/console-shared';
+import { client, errorMessage, t } from '@svc/console-shared';
 import { onBeforeUnmount, onMounted, ref, shallowRef } from 'vue';
 import { PLUGINS, type Plugin } from './plugin';
 
@@ -21,7 +21,7 @@ export function usePlugins() {
       add: refresh,
       update: refresh,
       delete: refresh,
-      error: (e) => (error.value = `Live updates paused, retrying: ${errorMessage(e)}`),
+      error: (e) => (error.value = t('plugins.paused', { reason: errorMessage(e) })),
       watching: () => (error.value = ''),
     });
     try {

@@ -1,4 +1,4 @@
-import { errorMessage } from '@svc/console-shared';
+import { errorMessage, t } from '@svc/console-shared';
 import type { DataTablePageEvent } from 'primevue/datatable';
 import { useConfirm } from 'primevue/useconfirm';
 import { onMounted, ref } from 'vue';
@@ -58,10 +58,10 @@ export function useAllPosts() {
 
   function remove(post: Post) {
     confirm.require({
-      header: 'Delete post',
-      message: `Delete "${post.spec.title}" by ${post.spec.owner ?? 'nobody'}? This cannot be undone.`,
-      acceptProps: { label: 'Delete', severity: 'danger' },
-      rejectProps: { label: 'Cancel', severity: 'secondary' },
+      header: t('posts.deleteHeader'),
+      message: t('posts.deleteAny', { title: post.spec.title, owner: post.spec.owner ?? t('posts.nobody') }),
+      acceptProps: { label: t('common.delete'), severity: 'danger' },
+      rejectProps: { label: t('common.cancel'), severity: 'secondary' },
       accept: async () => {
         try {
           await allPosts().delete(post.metadata.name);

@@ -1,5 +1,5 @@
 import type { ListResult } from '@svc/client';
-import { client, errorMessage } from '@svc/console-shared';
+import { client, errorMessage, t } from '@svc/console-shared';
 import { useConfirm } from 'primevue/useconfirm';
 import { useToast } from 'primevue/usetoast';
 import { onMounted, ref } from 'vue';
@@ -40,7 +40,7 @@ export function useMyPosts() {
     } else {
       await client.request('POST', OWN_POSTS, { body: newPost(draft) });
     }
-    toast.add({ severity: 'success', summary: current ? 'Post saved' : 'Post created', life: 3000 });
+    toast.add({ severity: 'success', summary: current ? t('posts.saved') : t('posts.created'), life: 3000 });
     await load();
   }
 
@@ -55,10 +55,10 @@ export function useMyPosts() {
 
   function remove(post: Post) {
     confirm.require({
-      header: 'Delete post',
-      message: `Delete "${post.spec.title}"? This cannot be undone.`,
-      acceptProps: { label: 'Delete', severity: 'danger' },
-      rejectProps: { label: 'Cancel', severity: 'secondary' },
+      header: t('posts.deleteHeader'),
+      message: t('posts.deleteMine', { title: post.spec.title }),
+      acceptProps: { label: t('common.delete'), severity: 'danger' },
+      rejectProps: { label: t('common.cancel'), severity: 'secondary' },
       accept: async () => {
         try {
           await client.request('DELETE', `${OWN_POSTS}/${post.metadata.name}`);

@@ -1,5 +1,5 @@
 import { type ChangeFeed, type ExtensionObject, SvcApiError } from '@svc/client';
-import { client, errorMessage, fieldErrors } from '@svc/console-shared';
+import { client, errorMessage, fieldErrors, t } from '@svc/console-shared';
 import { useConfirm } from 'primevue/useconfirm';
 import { useToast } from 'primevue/usetoast';
 import { computed, onBeforeUnmount, ref, watch } from 'vue';
@@ -83,7 +83,7 @@ export function useResourceObject() {
     try {
       return parse(yamlText.value) as Obj;
     } catch (e) {
-      problem.value = `The YAML does not parse: ${(e as Error).message.split('\n')[0]}`;
+      problem.value = t('resources.yamlParse', { reason: (e as Error).message.split('\n')[0] });
       return undefined;
     }
   }
@@ -111,12 +111,16 @@ export function useResourceObject() {
     try {
       if (creating.value) {
         const made = await resource.value.create(object);
-        toast.add({ severity: 'success', summary: `Created ${made.metadata.name}`, life: 3000 });
+        toast.add({ severity: 'success', summary: t('resources.created', { name: made.metadata.name }), life: 3000 });
         await router.replace({ name: 'ResourceObject', params: { ...route.params, name: made.metadata.name } });
         return;
       }
       show(await resource.value.update(object));
-      toast.add({ severity: 'success', summary: 'Saved', life: 3000 });
+      toast.add({
+        severity: 'success',
+        summary: t('resources.saved', { name: object.metadata?.name ?? '' }),
+        life: 3000,
+      });
     } catch (e) {
       await refused(e, object);
     } finally {
@@ -152,14 +156,14 @@ export function useResourceObject() {
     draft.value = merged;
     yamlText.value = stringify(merged);
     conflict.value = undefined;
-    notice.value = `Your changes are applied on top of version ${theirs.metadata.version}. Review them and save.`;
+    notice.value = t('resources.merged', { version: theirs.metadata.version ?? '' });
   }
 
   function discardMine() {
     if (!conflict.value) return;
     show(conflict.value);
     conflict.value = undefined;
-    notice.value = `Showing version ${loaded.value?.metadata.version}; your changes were discarded.`;
+    notice.value = t('resources.discarded', { version: loaded.value?.metadata.version ?? '' });
   }
 
   function remove() {
@@ -167,13 +171,11 @@ export function useResourceObject() {
     if (!object) return;
     const waits = object.metadata.finalizers ?? [];
     confirm.require({
-      header: `Delete ${object.metadata.name}?`,
+      header: t('resources.deleteHeader', { name: object.metadata.name }),
       message:
-        waits.length > 0
-          ? `It stays, marked as being deleted, until its finalizers are removed: ${waits.join(', ')}.`
-          : 'It is removed at once.',
-      acceptProps: { label: 'Delete', severity: 'danger' },
-      rejectProps: { label: 'Cancel', severity: 'secondary', outlined: true },
+        waits.length > 0 ? t('resources.deleteWaits', { finalizers: waits.join(', ') }) : t('resources.deleteNow'),
+      acceptProps: { label: t('common.delete'), severity: 'danger' },
+      rejectProps: { label: t('common.cancel'), severity: 'secondary', outlined: true },
       accept: async () => {
         try {
           const after = await resource.value.delete(object.metadata.name);
@@ -199,7 +201,7 @@ export function useResourceObject() {
         }
         const untouched = JSON.stringify(draft.value) === JSON.stringify(loaded.value);
         if (untouched && !conflict.value) show(event.object);
-        else if (!conflict.value) notice.value = 'Someone else changed this object; saving will offer to merge.';
+        else if (!conflict.value) notice.value = t('resources.changedElsewhere');
       },
     });
     feed.start();

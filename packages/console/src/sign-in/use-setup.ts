@@ -1,5 +1,5 @@
 import { SvcApiError } from '@svc/client';
-import { errorMessage, fieldErrors, loadSession } from '@svc/console-shared';
+import { errorMessage, fieldErrors, loadSession, t } from '@svc/console-shared';
 import { onMounted, ref } from 'vue';
 import { useRoute, useRouter } from 'vue-router';
 import { completeSetup, setupPending } from './setup';
@@ -38,7 +38,7 @@ export function useSetup() {
     errors.value = {};
     error.value = '';
     if (password.value !== confirmation.value) {
-      errors.value = { '/confirmation': 'The passwords do not match.' };
+      errors.value = { '/confirmation': t('setup.mismatch') };
       return;
     }
     busy.value = true;
@@ -61,7 +61,8 @@ export function useSetup() {
 
   function linkProblem(e: unknown): string {
     if (e instanceof SvcApiError && (e.status === 403 || fieldErrors(e)['/token'])) {
-      return `${e.status === 403 ? e.detail : 'This page was not opened from a setup link'}. Open the link svc printed when it started (the line "svc setup: …").`;
+      const why = e.status === 403 ? e.detail : t('setup.noLink');
+      return t('setup.openLink', { why });
     }
     return errorMessage(e);
   }

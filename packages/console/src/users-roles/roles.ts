@@ -1,5 +1,5 @@
 import type { ExtensionObject } from '@svc/client';
-import { CONSOLE_API, client } from '@svc/console-shared';
+import { CONSOLE_API, client, t } from '@svc/console-shared';
 import {
   ANONYMOUS_ROLE,
   AUTHENTICATED_ROLE,
@@ -30,10 +30,10 @@ export const displayNameOf = (role: RoleObject | undefined, name = role?.metadat
 
 /** Who keeps a role: svc itself and a plugin's own roles change only with them; the rest are custom. */
 export function sourceOf(role: RoleObject): { kind: 'built-in' | 'plugin' | 'custom'; text: string } {
-  if (label(role, BUILT_IN_LABEL) === 'true') return { kind: 'built-in', text: 'Built into svc' };
+  if (label(role, BUILT_IN_LABEL) === 'true') return { kind: 'built-in', text: t('roles.source.builtIn') };
   const plugin = label(role, PLUGIN_NAME_LABEL);
-  if (plugin) return { kind: 'plugin', text: `Plugin ${plugin}` };
-  return { kind: 'custom', text: 'Custom' };
+  if (plugin) return { kind: 'plugin', text: t('roles.source.plugin', { plugin }) };
+  return { kind: 'custom', text: t('roles.source.custom') };
 }
 
 /** A JSON-array annotation (dependencies, UI permissions); empty when absent or malformed. */
@@ -59,14 +59,19 @@ export function effectivePermissions(roles: readonly string[]): Promise<Effectiv
 /** How a role reached by expansion reads: "required by Users management", "aggregated into Post manager". */
 export function reachedText(how: ReachedBy, roles: ReadonlyMap<string, RoleObject>): string {
   const from = displayNameOf(roles.get(how.from), how.from);
-  return how.through === 'dependency' ? `required by ${from}` : `aggregated into ${from}`;
+  return how.through === 'dependency' ? t('roles.requiredBy', { from }) : t('roles.aggregatedInto', { from });
 }
 
 /** A rule in words: "get, list on users (core group)", "* on /healthz". */
 export function ruleText(rule: PolicyRule): string {
   const verbs = rule.verbs.join(', ');
-  if (rule.nonResourceURLs) return `${verbs} on ${rule.nonResourceURLs.join(', ')}`;
-  const groups = (rule.apiGroups ?? []).map((g) => (g === '' ? 'core group' : g === '*' ? 'every group' : g));
-  const names = rule.resourceNames?.length ? ` named ${rule.resourceNames.join(', ')}` : '';
-  return `${verbs} on ${(rule.resources ?? []).join(', ')}${names} (${groups.join(', ')})`;
+  if (rule.nonResourceURLs) return t('roles.rule.urls', { verbs, urls: rule.nonResourceURLs.join(', ') });
+  const groups = (rule.apiGroups ?? []).map((g) =>
+    g === '' ? t('roles.rule.coreGroup') : g === '*' ? t('roles.rule.everyGroup') : g,
+  );
+  const resources = (rule.resources ?? []).join(', ');
+  const what = rule.resourceNames?.length
+    ? t('roles.rule.named', { resources, names: rule.resourceNames.join(', ') })
+    : resources;
+  return t('roles.rule.resources', { verbs, what, groups: groups.join(', ') });
 }

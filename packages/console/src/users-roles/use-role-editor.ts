@@ -1,4 +1,4 @@
-import { client, errorMessage, fieldErrors } from '@svc/console-shared';
+import { client, errorMessage, fieldErrors, t } from '@svc/console-shared';
 import { DEPENDENCIES_ANNOTATION, DISPLAY_NAME_ANNOTATION, KIND, SERVICE_VERSION } from '@svc/plugin-api';
 import { useToast } from 'primevue/usetoast';
 import { computed, onMounted, reactive, ref } from 'vue';
@@ -31,7 +31,7 @@ export function useRoleEditor(name: () => string | undefined) {
       const editing = name();
       if (editing !== undefined) {
         existing.value = roles.value.get(editing);
-        if (!existing.value) throw new Error(`role "${editing}" not found`);
+        if (!existing.value) throw new Error(t('roles.notFound', { name: editing }));
         form.name = editing;
         form.displayName = displayNameOf(existing.value, '');
         form.templates = listAnnotation(existing.value, DEPENDENCIES_ANNOTATION);
@@ -56,7 +56,7 @@ export function useRoleEditor(name: () => string | undefined) {
     try {
       const resource = client.resource<RoleObject>(ROLES);
       await (existing.value ? resource.update(role) : resource.create(role));
-      toast.add({ severity: 'success', summary: `Saved role ${form.name}`, life: 3000 });
+      toast.add({ severity: 'success', summary: t('roles.saved', { name: form.name }), life: 3000 });
       await router.push({ name: 'RoleDetail', params: { name: form.name } });
     } catch (e) {
       errors.value = fieldErrors(e);

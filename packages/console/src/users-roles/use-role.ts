@@ -1,4 +1,4 @@
-import { client, errorMessage, hasPermission } from '@svc/console-shared';
+import { client, errorMessage, hasPermission, t } from '@svc/console-shared';
 import { DEPENDENCIES_ANNOTATION, type EffectivePermissions } from '@svc/plugin-api';
 import { useConfirm } from 'primevue/useconfirm';
 import { useToast } from 'primevue/usetoast';
@@ -34,7 +34,7 @@ export function useRole(name: () => string) {
   onMounted(async () => {
     try {
       roles.value = await loadRoles();
-      if (!role.value) throw new Error(`role "${name()}" not found`);
+      if (!role.value) throw new Error(t('roles.notFound', { name: name() }));
       effective.value = await effectivePermissions([name()]);
     } catch (e) {
       error.value = e instanceof Error && !('status' in e) ? e.message : errorMessage(e);
@@ -44,22 +44,22 @@ export function useRole(name: () => string) {
   const nameOf = (role: string) => displayNameOf(roles.value.get(role), role);
   /** Where a rule comes from: the role itself, or how expansion reached the role that carries it. */
   function origin(roleName: string): string {
-    if (roleName === name()) return 'its own';
+    if (roleName === name()) return t('roles.itsOwn');
     const how = effective.value?.reachedBy[roleName];
-    return `${nameOf(roleName)} (${how ? reachedText(how, roles.value) : 'held'})`;
+    return `${nameOf(roleName)} (${how ? reachedText(how, roles.value) : t('roles.held')})`;
   }
   const dependencies = computed(() => (role.value ? listAnnotation(role.value, DEPENDENCIES_ANNOTATION) : []));
 
   function remove() {
     confirm.require({
-      header: `Delete role ${name()}?`,
-      message: `Role ${nameOf(name())} will be deleted, and the users bound to it lose what it grants.`,
-      acceptProps: { label: 'Delete', severity: 'danger' },
-      rejectProps: { label: 'Cancel', severity: 'secondary' },
+      header: t('roles.deleteHeader', { name: name() }),
+      message: t('roles.deleteMessage', { name: nameOf(name()) }),
+      acceptProps: { label: t('common.delete'), severity: 'danger' },
+      rejectProps: { label: t('common.cancel'), severity: 'secondary' },
       accept: async () => {
         try {
           await client.resource(ROLES).delete(name());
-          toast.add({ severity: 'success', summary: `Deleted ${name()}`, life: 3000 });
+          toast.add({ severity: 'success', summary: t('roles.deleted', { name: name() }), life: 3000 });
           await router.push({ name: 'Roles' });
         } catch (e) {
           error.value = errorMessage(e);

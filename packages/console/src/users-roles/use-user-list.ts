@@ -1,10 +1,13 @@
-import { client, errorMessage, hasPermission } from '@svc/console-shared';
+import { client, errorMessage, hasPermission, t } from '@svc/console-shared';
 import { useConfirm } from 'primevue/useconfirm';
 import { useToast } from 'primevue/usetoast';
 import { computed, onMounted, ref } from 'vue';
 import { type ListedUser, listUsers, USERS } from './users';
 
 export const USERS_PAGE_SIZE = 20;
+
+/** An action's outcome messages (`users.created.done`, `users.created.failed`, …). */
+type Outcome = 'users.created' | 'users.rolesSet' | 'users.disabledOne' | 'users.enabledOne' | 'users.deleted';
 
 /**
  * The Users page's list, searched and paged by svc, and what a manager does to a row: each action's outcome said in a
@@ -46,31 +49,32 @@ export function useUserList() {
     void load();
   }
 
-  async function act(what: string, action: () => Promise<unknown>) {
+  /** `outcome` names messages `<outcome>.done` and `<outcome>.failed` (en.ts `users.*`), about user `name`. */
+  async function act(outcome: Outcome, name: string, action: () => Promise<unknown>) {
     error.value = '';
     try {
       await action();
-      toast.add({ severity: 'success', summary: what, life: 3000 });
+      toast.add({ severity: 'success', summary: t(`${outcome}.done`, { name }), life: 3000 });
     } catch (e) {
-      error.value = `${what} failed: ${errorMessage(e)}`;
+      error.value = t(`${outcome}.failed`, { name, reason: errorMessage(e) });
     }
     await load();
   }
 
   const users = client.resource(USERS);
   const setDisabled = (row: ListedUser, disabled: boolean) =>
-    act(`${disabled ? 'Disabling' : 'Enabling'} ${row.user.metadata.name}`, () =>
+    act(disabled ? 'users.disabledOne' : 'users.enabledOne', row.user.metadata.name, () =>
       users.patch(row.user.metadata.name, { spec: { disabled } }),
     );
 
   function remove(row: ListedUser) {
     const name = row.user.metadata.name;
     confirm.require({
-      header: `Delete ${name}?`,
-      message: `User ${name} will be deleted with their role bindings, sessions and tokens. This cannot be undone.`,
-      acceptProps: { label: 'Delete', severity: 'danger' },
-      rejectProps: { label: 'Cancel', severity: 'secondary' },
-      accept: () => act(`Deleting ${name}`, () => users.delete(name)),
+      header: t('users.deleteHeader', { name }),
+      message: t('users.deleteMessage', { name }),
+      acceptProps: { label: t('common.delete'), severity: 'danger' },
+      rejectProps: { label: t('common.cancel'), severity: 'secondary' },
+      accept: () => act('users.deleted', name, () => users.delete(name)),
     });
   }
 

@@ -1,5 +1,5 @@
 import { SvcApiError } from '@svc/client';
-import { client } from '@svc/console-shared';
+import { addMessages, client } from '@svc/console-shared';
 import { type EffectivePermissions, HIDDEN_LABEL } from '@svc/plugin-api';
 import { flushPromises, mount } from '@vue/test-utils';
 import PrimeVue from 'primevue/config';
@@ -8,10 +8,14 @@ import { expandRoles } from '../../../server/src/authz/roles';
 import { BUILT_IN_ROLES, CORE_TEMPLATES } from '../../../server/src/rbac/built-in-roles';
 import { toRole } from '../../../server/src/rbac/models';
 import { uiPermissionsOf } from '../../../server/src/rbac/ui-permissions';
+import en from '../../src/i18n/en';
 import RolePicker from '../../src/users-roles/RolePicker.vue';
 import type { RoleObject } from '../../src/users-roles/roles';
 
 /** svc's own roles and core templates, as every server writes them at start. */
+// The picker's words, in English as the console shows them first.
+await addMessages({ en });
+
 const ROLES = new Map<string, RoleObject>([...BUILT_IN_ROLES, ...CORE_TEMPLATES].map((r) => [r.metadata.name, r]));
 
 /**

@@ -1,8 +1,13 @@
+import { addMessages } from '@svc/console-shared';
 import { mount } from '@vue/test-utils';
 import PrimeVue from 'primevue/config';
 import { describe, expect, it } from 'vitest';
+import en from '../../src/i18n/en';
 import SchemaField from '../../src/resources/SchemaField.vue';
 import { objectForm } from '../../src/resources/schema-fields';
+
+// The field's words, in English as the console shows them first.
+await addMessages({ en });
 
 /** A Person's schema, as the people plugin declares it: every kind of field the form generates. */
 const PERSON = {

@@ -1,4 +1,5 @@
 import { definePlugin } from '@svc/console-shared';
+import en from './i18n/en';
 
 /**
  * The people plugin's console UI: the "Persons" page under the console, for holders of `plugin:people:view`, and
@@ -7,6 +8,8 @@ import { definePlugin } from '@svc/console-shared';
  * the data table it uses).
  */
 export default definePlugin({
+  // The plugin's words: English in the entry (it is small), Chinese a chunk fetched only when chosen.
+  messages: { en, 'zh-CN': () => import('./i18n/zh-CN') },
   routes: [
     {
       parentName: 'Root',
@@ -15,9 +18,9 @@ export default definePlugin({
         name: 'PeoplePersons',
         component: () => import('./PersonsPage.vue'),
         meta: {
-          title: 'Persons',
+          title: 'people.menu.persons',
           permissions: ['plugin:people:view'],
-          menu: { name: 'Persons', group: 'People', icon: 'pi pi-users', priority: 10 },
+          menu: { name: 'people.menu.persons', group: 'people.menu.group', icon: 'pi pi-users', priority: 10 },
         },
       },
     },
@@ -41,9 +44,9 @@ export default definePlugin({
         name: 'PeopleMine',
         component: () => import('./MyPersonsPage.vue'),
         meta: {
-          title: 'My persons',
+          title: 'people.menu.mine',
           permissions: ['plugin:people:own'],
-          menu: { name: 'My persons', icon: 'pi pi-user', priority: 30 },
+          menu: { name: 'people.menu.mine', icon: 'pi pi-user', priority: 30 },
         },
       },
     },

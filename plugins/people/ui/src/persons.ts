@@ -1,5 +1,5 @@
 import type { ExtensionObject } from '@svc/client';
-import { client } from '@svc/console-shared';
+import { client, t } from '@svc/console-shared';
 import { CONSOLE_API_VERSION, PEOPLE_GROUP, PEOPLE_VERSION } from '../../src/vocabulary';
 
 export const GENDERS = ['MALE', 'FEMALE'] as const;
@@ -52,5 +52,6 @@ export function objectNameOf(name: string): string {
   return slug || 'person';
 }
 
+/** A gender in words, in the language shown (read where shown: a template or a computed value). */
 export const genderLabel = (gender: string | undefined) =>
-  gender === 'MALE' ? 'Male' : gender === 'FEMALE' ? 'Female' : '—';
+  gender === 'MALE' ? t('people.male') : gender === 'FEMALE' ? t('people.female') : '—';

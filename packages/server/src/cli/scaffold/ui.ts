@@ -42,6 +42,31 @@ export function uiIndexTs(o: ScaffoldOptions): string {
  * own, fetched when first opened, so this module (loaded by every console at sign-in) stays tiny.
  */
 export default definePlugin({
+  // The plugin's words by language, merged into the console's (vue-i18n); keys under the plugin's name. The console
+  // shows the language its user chose. A language given as a function, \`'zh-CN': () => import('./zh-CN')\`, is
+  // fetched only when chosen. Menu names and titles below are these keys.
+  messages: {
+    en: {
+      '${o.name}': {
+        notes: 'Notes',
+        empty: 'No notes yet. Create one with kubectl apply or the API.',
+        name: 'Name',
+        title: 'Title',
+        phase: 'Phase',
+        mayManage: 'You may manage notes.',
+      },
+    },
+    'zh-CN': {
+      '${o.name}': {
+        notes: '笔记',
+        empty: '还没有笔记。可用 kubectl apply 或 API 创建。',
+        name: '名称',
+        title: '标题',
+        phase: '阶段',
+        mayManage: '你可以管理笔记。',
+      },
+    },
+  },
   routes: [
     {
       parentName: 'Root',
@@ -50,10 +75,10 @@ export default definePlugin({
         name: '${route}',
         component: () => import('./NotesPage.vue'),
         meta: {
-          title: 'Notes',
+          title: '${o.name}.notes',
           // Shown to holders of the view template's UI permission (extensions/roles.yaml).
           permissions: ['plugin:${o.name}:view'],
-          menu: { name: 'Notes', group: ${JSON.stringify(o.displayName)}, priority: 10 },
+          menu: { name: '${o.name}.notes', group: ${JSON.stringify(o.displayName)}, priority: 10 },
         },
       },
     },
@@ -65,7 +90,7 @@ export default definePlugin({
 export function uiNotesPage(o: ScaffoldOptions): string {
   const g = groupsOf(o.name);
   return `<script setup lang="ts">
-import { client, useLiveList } from '@svc/console-shared';
+import { client, useI18n, useLiveList } from '@svc/console-shared';
 import Column from 'primevue/column';
 import DataTable from 'primevue/datatable';
 import Message from 'primevue/message';
@@ -79,6 +104,8 @@ interface Note {
 
 const SIZE = 20;
 const first = ref(0);
+// The words of this plugin's messages (ui/src/index.ts), in the language the console shows.
+const { t } = useI18n();
 const notes = client.resource<Note>({ group: '${g.own}', version: '${g.version}', plural: 'notes' });
 // A live page: listed, then watched from the list's revision, so notes created or changed anywhere show at once.
 const { rows, total, loading, error } = useLiveList<Note>({
@@ -90,7 +117,7 @@ const { rows, total, loading, error } = useLiveList<Note>({
 </script>
 
 <template>
-  <h1>Notes</h1>
+  <h1>{{ t('${o.name}.notes') }}</h1>
   <Message v-if="error" severity="error" role="alert" :closable="false">{{ error }}</Message>
   <DataTable
     :value="rows"
@@ -101,16 +128,17 @@ const { rows, total, loading, error } = useLiveList<Note>({
     :first="first"
     :total-records="total"
     data-key="metadata.name"
-    :table-props="{ 'aria-label': 'Notes' }"
+    :table-props="{ 'aria-label': t('${o.name}.notes') }"
+    scrollable
     @page="first = $event.first"
   >
-    <template #empty>No notes yet. Create one with kubectl apply or the API.</template>
-    <Column field="metadata.name" header="Name" />
-    <Column field="spec.title" header="Title" />
-    <Column field="status.phase" header="Phase" />
+    <template #empty>{{ t('${o.name}.empty') }}</template>
+    <Column field="metadata.name" :header="t('${o.name}.name')" />
+    <Column field="spec.title" :header="t('${o.name}.title')" />
+    <Column field="status.phase" :header="t('${o.name}.phase')" />
   </DataTable>
   <HasPermission :permissions="['plugin:${o.name}:manage']">
-    <p>You may manage notes.</p>
+    <p>{{ t('${o.name}.mayManage') }}</p>
   </HasPermission>
 </template>
 `;
@@ -133,6 +161,11 @@ declare module '@svc/console-shared' {
     parentName: 'Root' | 'UcRoot' | (string & {});
     route: RouteRecordRaw;
   }
+  /** A message tree: strings (vue-i18n syntax, \`{name}\` placeholders) under nested keys. */
+  export interface Messages {
+    [key: string]: string | Messages;
+  }
+  export type MessagesSource = Messages | (() => Promise<Messages | { default: Messages }>);
   export interface PluginModule {
     components?: Record<string, Component>;
     routes?: PluginRoute[];
@@ -145,6 +178,8 @@ declare module '@svc/console-shared' {
       permissions?: string[];
       priority?: number;
     }[];
+    /** Messages by language (\`en\`, \`zh-CN\`), merged into the console's vue-i18n. */
+    messages?: Partial<Record<string, MessagesSource>>;
   }
   export interface SignedInUser {
     username: string;
@@ -199,6 +234,13 @@ declare module '@svc/console-shared' {
   export function hasPermission(required: readonly string[], any?: boolean): boolean;
   export function errorMessage(error: unknown): string;
   export function fieldErrors(error: unknown): Record<string, string>;
+  /** The console's vue-i18n: \`t(key, named?)\` in the language shown (\`locale\`: \`en\` or \`zh-CN\`). */
+  export function useI18n(): {
+    t(key: string, named?: Record<string, unknown>): string;
+    t(key: string, plural: number): string;
+    locale: { value: string };
+  };
+  export function t(key: string, named?: Record<string, unknown>): string;
 }
 
 declare module '*.vue' {
