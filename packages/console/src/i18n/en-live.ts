@@ -43,4 +43,8 @@ export default {
     noPlugins: 'No plugins installed. Install one from the Plugins page.',
     pending: 'Pending',
   },
+  editing: {
+    pickRole:
+      'Tick at least one role: a token acts with the roles ticked here only, and one without roles may do no more than any signed-in user (read the public API and its own profile).',
+  },
 };

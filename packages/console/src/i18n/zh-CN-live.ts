@@ -43,6 +43,10 @@ const zhCNLive: Translation<typeof en> = {
     noPlugins: '尚未安装插件。可在“插件”页面安装。',
     pending: '等待中',
   },
+  editing: {
+    pickRole:
+      '请至少勾选一个角色：令牌只以此处勾选的角色行事，没有角色的令牌只能做任何已登录用户都能做的事（读取公开 API 和自己的资料）。',
+  },
 };
 
 export default zhCNLive;
