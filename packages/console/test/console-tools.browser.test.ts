@@ -120,4 +120,24 @@ describe.skipIf(!browserAvailable)('console tools', () => {
       .poll(() => viewer.page.getByRole('dialog').getByRole('option').allTextContents())
       .toEqual(['PersonsPage']);
   });
+
+  it('shows a name already taken at the Name field of a create, not above the form', async () => {
+    const taken = await c.t.request('POST', '/apis/content.svc.run/v1alpha1/posts', {
+      apiVersion: 'content.svc.run/v1alpha1',
+      kind: 'Post',
+      metadata: { name: 'taken' },
+      spec: { title: 'First' },
+    });
+    expect(taken.status).toBe(201);
+    const { page } = await c.signedIn(TEST_ADMIN, '/console/resources/content.svc.run/v1alpha1/posts/-/new');
+    await page.getByLabel('Object name').fill('taken');
+    await page.getByRole('group', { name: 'Spec' }).getByLabel('Title').fill('Second');
+    await page.getByRole('button', { name: 'Create' }).click();
+    const name = page.getByLabel('Object name');
+    await expect.poll(() => name.getAttribute('aria-invalid')).toBe('true');
+    const error = page.locator('#object-name-error');
+    expect(await error.textContent()).toMatch(/already exists/);
+    expect(await name.getAttribute('aria-describedby')).toBe('object-name-error');
+    await c.shot(page, 'create-name-taken');
+  });
 });
