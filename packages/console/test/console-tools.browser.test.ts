@@ -140,4 +140,18 @@ describe.skipIf(!browserAvailable)('console tools', () => {
     expect(await name.getAttribute('aria-describedby')).toBe('object-name-error');
     await c.shot(page, 'create-name-taken');
   });
+
+  it("creates a post from the administrator's Posts page", async () => {
+    const { page } = await c.signedIn(TEST_ADMIN, '/console/posts');
+    await page.getByRole('heading', { name: 'Posts', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'New post' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New post' });
+    await dialog.getByLabel('Title').fill('From the console');
+    await dialog.getByLabel('Content').fill('Written by an editor.');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('cell', { name: 'From the console', exact: true }).waitFor();
+    const listed = await c.t.request('GET', '/apis/content.svc.run/v1alpha1/posts');
+    const made = listed.body.items.filter((p: { spec: { title: string } }) => p.spec.title === 'From the console');
+    expect(made.map((p: { spec: { content: string } }) => p.spec.content)).toEqual(['Written by an editor.']);
+  });
 });

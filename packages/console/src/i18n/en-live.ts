@@ -46,5 +46,6 @@ export default {
   editing: {
     pickRole:
       'Tick at least one role: a token acts with the roles ticked here only, and one without roles may do no more than any signed-in user (read the public API and its own profile).',
+    postsEmpty: 'No posts yet. Write the first with New post.',
   },
 };

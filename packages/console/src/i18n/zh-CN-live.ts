@@ -46,6 +46,7 @@ const zhCNLive: Translation<typeof en> = {
   editing: {
     pickRole:
       '请至少勾选一个角色：令牌只以此处勾选的角色行事，没有角色的令牌只能做任何已登录用户都能做的事（读取公开 API 和自己的资料）。',
+    postsEmpty: '还没有文章。点击“新建文章”写第一篇。',
   },
 };
 
