@@ -29,7 +29,7 @@ export default definePlugin({
   widgets: [
     {
       id: 'people-by-gender',
-      title: 'Persons',
+      title: 'people.menu.persons',
       component: () => import('./PersonsWidget.vue'),
       permissions: ['plugin:people:view'],
       priority: 30,
