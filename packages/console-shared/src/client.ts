@@ -24,11 +24,13 @@ export function errorMessage(error: unknown): string {
 
 /**
  * A failed write's field errors by JSON pointer (`/spec/name` → its message), so a form shows each at its field.
- * Several errors at one path are joined.
+ * Several errors at one path are joined. A create refused because the name is taken (409) names no field; with
+ * `nameAt` (the form's name field, `/metadata/name`) its message is put there.
  */
-export function fieldErrors(error: unknown): Record<string, string> {
+export function fieldErrors(error: unknown, nameAt?: string): Record<string, string> {
   const byPath: Record<string, string> = {};
   if (!(error instanceof SvcApiError)) return byPath;
+  if (nameAt && error.status === 409 && error.errors.length === 0) return { [nameAt]: error.detail || error.title };
   for (const { path, message } of error.errors) {
     const key = path || '/';
     byPath[key] = byPath[key] ? `${byPath[key]}; ${message}` : message;

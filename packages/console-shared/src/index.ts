@@ -22,6 +22,7 @@ export {
   translated,
   useI18n,
 } from './i18n.js';
+export { type LiveListOptions, type LiveState, useLiveList } from './live-list.js';
 export { hasPermission } from './permissions.js';
-export { definePlugin, type MenuEntry, type PluginModule, type PluginRoute } from './plugin.js';
+export { type DashboardWidget, definePlugin, type MenuEntry, type PluginModule, type PluginRoute } from './plugin.js';
 export { loadSession, type SignedInUser, session, signIn, signOut } from './session.js';

@@ -34,6 +34,22 @@ export interface PluginRoute {
   route: RouteRecordRaw;
 }
 
+/**
+ * A widget of the console's overview (its dashboard): a card with a title, shown to users holding all its UI
+ * permissions. The component is loaded when the overview first shows the widget.
+ */
+export interface DashboardWidget {
+  /** Unique among the widgets: `<plugin>-<what>`. */
+  id: string;
+  /** The card's heading: a message key of the plugin's messages, or a text. */
+  title: string;
+  component: Component | (() => Promise<Component | { default: Component }>);
+  /** UI permissions a user must all hold to see it; none: every signed-in user. */
+  permissions?: string[];
+  /** Lower comes first; built-in widgets are at 0 to 20. */
+  priority?: number;
+}
+
 /** What a plugin UI's bundle exports as default (Halo's `definePlugin`). */
 export interface PluginModule {
   /** Registered globally under these names while the plugin runs. */
@@ -42,6 +58,8 @@ export interface PluginModule {
   routes?: PluginRoute[];
   /** Routes under the personal center (`/uc/`). */
   ucRoutes?: PluginRoute[];
+  /** Widgets of the console's overview, each behind its UI permissions. */
+  widgets?: DashboardWidget[];
   /**
    * The plugin's messages by language (`en`, `zh-CN`), merged into the console's vue-i18n before its routes are added;
    * a function loads them only when that language is chosen. Keys go under the plugin's name (`people.…`).

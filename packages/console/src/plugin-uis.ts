@@ -2,6 +2,7 @@ import { addMessages, CONSOLE_API, client, type PluginModule, type PluginRoute, 
 import type { App } from 'vue';
 import type { Router } from 'vue-router';
 import { unregisterComponent } from './component-registry';
+import { addWidgets, removeWidgets } from './dashboard/widgets';
 import { routesVersion } from './menu';
 
 /** A started plugin's UI as `GET …/plugins/-/uis` lists it. */
@@ -113,6 +114,7 @@ export class PluginUiLoader {
       loaded.removeRoutes.push(this.router.addRoute(parentName, route));
       if (typeof route.name === 'string') loaded.routeNames.push(route.name);
     }
+    if (plugin?.widgets?.length) addWidgets(ui.name, plugin.widgets);
     this.loaded.set(ui.name, loaded);
   }
 
@@ -123,6 +125,7 @@ export class PluginUiLoader {
     // A plugin's components leave with it.
     for (const component of loaded.components) unregisterComponent(this.app, component);
     loaded.link?.remove();
+    removeWidgets(name);
     this.loaded.delete(name);
   }
 

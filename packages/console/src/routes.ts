@@ -99,6 +99,16 @@ export const consoleRoutes: RouteRecordRaw[] = [
     },
   },
   {
+    path: 'audit',
+    name: 'Audit',
+    component: () => import('./pages/AuditPage.vue'),
+    meta: {
+      title: 'audit.title',
+      permissions: ['system:audit:view'],
+      menu: { name: 'audit.menu', icon: 'pi pi-history', group: 'nav.system', priority: 140 },
+    },
+  },
+  {
     path: 'plugins',
     name: 'Plugins',
     component: () => import('./pages/PluginsPage.vue'),

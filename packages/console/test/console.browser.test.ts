@@ -61,6 +61,7 @@ describe.skipIf(!browserAvailable)('the console in Chromium', () => {
       'Roles',
       'Access review',
       'Plugins',
+      'Audit log',
       'Resources',
     ]);
     // v-permission keeps what `*` allows.
@@ -110,7 +111,16 @@ describe.skipIf(!browserAvailable)('the console in Chromium', () => {
       );
       reached.push(name?.trim() ?? '');
     }
-    expect(reached).toEqual(['admin', 'Personal center', 'Sign out', 'select', 'Persons', 'Posts', 'Users']);
+    expect(reached).toEqual([
+      'Search (Ctrl+K)',
+      'admin',
+      'Personal center',
+      'Sign out',
+      'select',
+      'Persons',
+      'Posts',
+      'Users',
+    ]);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
     await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('content');

@@ -20,6 +20,7 @@ const PAGES: Record<string, string> = {
   '/console/roles': 'Roles',
   '/console/access-review': 'Access review',
   '/console/plugins': 'Plugins',
+  '/console/audit': 'Audit log',
   '/console/resources': 'Resources',
 };
 
@@ -77,7 +78,7 @@ describe.skipIf(!browserAvailable)('who sees what in the console', () => {
     const { page } = await c.signedIn(TEST_ADMIN);
     await expect
       .poll(() => menuLinks(page))
-      .toEqual(['Persons', 'Posts', 'Users', 'Roles', 'Access review', 'Plugins', 'Resources']);
+      .toEqual(['Persons', 'Posts', 'Users', 'Roles', 'Access review', 'Plugins', 'Audit log', 'Resources']);
     expect(await openablePages(page, c.base)).toEqual(Object.values(PAGES));
     expect(await hasButton(page, `${c.base}/console/persons`, 'Persons', 'New person')).toBe(true);
     expect(await hasButton(page, `${c.base}/console/users`, 'Users', 'New user')).toBe(true);

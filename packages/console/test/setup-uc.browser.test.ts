@@ -154,6 +154,9 @@ describe.skipIf(!browserAvailable)('first-run setup and the personal center in C
     await page.getByRole('heading', { name: 'Personal access tokens' }).waitFor();
     await page.getByText('No tokens yet.').waitFor();
     await page.getByLabel('Name').fill('tour');
+    // No role ticked: the form says what a token without roles could do, and makes none.
+    await page.getByRole('button', { name: 'Create token' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Tick at least one role' }).waitFor();
     await page.getByRole('checkbox', { name: 'super-role' }).check();
     await page.getByRole('button', { name: 'Create token' }).click();
 

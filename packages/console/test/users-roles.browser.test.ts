@@ -39,6 +39,7 @@ describe.skipIf(!browserAvailable)('users, roles and access review in Chromium',
       'Roles',
       'Access review',
       'Plugins',
+      'Audit log',
       'Resources',
     ]);
     expect(await row(admin, 'vera').getByRole('cell').nth(1).textContent()).toBe('Users view');

@@ -25,10 +25,10 @@ export const PUBLIC_CONTENT_GROUP = 'api.content.svc.run';
 export const SECURITY_GROUP = 'security.svc.run';
 /** A user's own personal access tokens. */
 export const USER_SECURITY_GROUP = 'uc.api.security.svc.run';
+/** The audit log's events (docs/api.md "Audit"). */
+export const AUDIT_GROUP = 'audit.svc.run';
 /** The console's endpoints: users, permissions, access reviews, plugin management, setup. */
 export const CONSOLE_GROUP = 'api.console.svc.run';
-/** The audit log's read API (docs/api.md "Audit"). */
-export const AUDIT_GROUP = 'audit.svc.run';
 /** Not a group: the prefix of the labels and annotations of roles. */
 export const RBAC_DOMAIN = 'rbac.authorization.svc.run';
 
@@ -40,6 +40,8 @@ export const KUBERNETES_AUTHENTICATION_GROUP = 'authentication.k8s.io';
 export const apisPath = (group: string, version: string = SERVICE_VERSION) => `/apis/${group}/${version}`;
 
 export const CONSOLE_API = apisPath(CONSOLE_GROUP);
+/** The audit log: `GET` with `user`, `verb`, `resource`, `name`, `since`, `until`, `limit`, `continue`. */
+export const AUDIT_EVENTS_PATH = `${apisPath(AUDIT_GROUP)}/events`;
 export const PLUGIN_API_VERSION = 'plugin.svc.run/v1alpha1';
 export const CONTENT_API_VERSION = 'content.svc.run/v1alpha1';
 

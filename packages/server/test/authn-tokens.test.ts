@@ -47,6 +47,19 @@ describe.each(BACKENDS)('personal access tokens over HTTP (%s)', (backend) => {
     expect(used.body.status.lastUsedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
   });
 
+  it("names the token's roles in its 403, since the owner's other roles do not count", async () => {
+    const bare = await admin.request('POST', TOKENS, { spec: { name: 'bare', roles: [] } });
+    expect(bare.status).toBe(201);
+    const denied = await t.request(
+      'GET',
+      '/api/v1alpha1/users',
+      undefined,
+      bearer(bare.body.metadata.annotations[ANNOTATION]),
+    );
+    expect(denied.status).toBe(403);
+    expect(denied.body.detail).toContain(`(the token "${bare.body.metadata.name}" acts with no roles only)`);
+  });
+
   it("lists only the caller's own tokens", async () => {
     expect((await createUser(admin, 'dana', 'dana password')).status).toBe(201);
     const dana = await signIn(t, 'dana', 'dana password');

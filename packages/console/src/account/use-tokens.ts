@@ -67,6 +67,12 @@ export function useTokens() {
   async function create() {
     errors.value = {};
     error.value = '';
+    // A token acts with the roles ticked only: one with none could do no more than any signed-in user, which is
+    // rarely what its maker meant (and its 403s would puzzle them).
+    if (ownRoles.value.length > 0 && roles.value.length === 0) {
+      errors.value = { '/spec/roles': t('editing.pickRole') };
+      return;
+    }
     busy.value = true;
     try {
       const expiresAt =

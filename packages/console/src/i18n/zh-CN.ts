@@ -1,8 +1,10 @@
 import type en from './en.js';
 import type { Translation } from './index.js';
+import live from './zh-CN-live.js';
 
 /** 简体中文: every key of en.ts (the type says so); fetched only when Chinese is chosen. */
 const zhCN: Translation<typeof en> = {
+  ...live,
   nav: {
     overview: '概览',
     users: '用户',

@@ -2,7 +2,7 @@ import { errorMessage, t } from '@svc/console-shared';
 import type { DataTablePageEvent } from 'primevue/datatable';
 import { useConfirm } from 'primevue/useconfirm';
 import { onMounted, ref } from 'vue';
-import { allPosts, type Draft, type Post } from './posts';
+import { allPosts, type Draft, newPost, type Post } from './posts';
 
 export const POSTS_PAGE_SIZE = 20;
 
@@ -39,10 +39,14 @@ export function useAllPosts() {
     void load();
   }
 
-  /** Saves an edit of `current`. Throws svc's refusal, for the dialog to show. */
+  /** Saves an edit of `current`, or a new post when there is none. Throws svc's refusal, for the dialog to show. */
   async function save(draft: Draft, current: Post | null) {
-    if (!current) return;
-    await allPosts().update({ ...current, spec: { ...current.spec, title: draft.title, content: draft.content } });
+    if (current) {
+      await allPosts().update({ ...current, spec: { ...current.spec, title: draft.title, content: draft.content } });
+    } else {
+      first.value = 0;
+      await allPosts().create(newPost(draft) as Post);
+    }
     await load();
   }
 

@@ -1,7 +1,7 @@
-import type { ChangeEvent, ChangeFeed, ExtensionObject } from '@svc/client';
-import { client, errorMessage } from '@svc/console-shared';
+import type { ExtensionObject } from '@svc/client';
+import { client, errorMessage, useLiveList } from '@svc/console-shared';
 import type { DataTablePageEvent, DataTableSortEvent } from 'primevue/datatable';
-import { computed, onBeforeUnmount, reactive, ref, watch } from 'vue';
+import { computed, reactive, ref, watch } from 'vue';
 import { useRoute, useRouter } from 'vue-router';
 import { type BrowsableModel, groupOfSegment, loadModels, may, sortIndexOf } from './models';
 import { takePrefetched } from './prefetch';
@@ -24,14 +24,10 @@ export function useResourceList() {
   const route = useRoute();
   const router = useRouter();
   const model = ref<BrowsableModel>();
-  const rows = ref<ExtensionObject[]>([]);
-  const total = ref(0);
   const first = ref(0);
   const size = ref(DEFAULT_PAGE_SIZE);
   const sortField = ref<string>();
   const sortOrder = ref<number>();
-  const loading = ref(false);
-  const error = ref('');
   const notFound = ref(false);
 
   const labelSelector = ref('');
@@ -39,9 +35,6 @@ export function useResourceList() {
   const fieldFilters = reactive<FieldFilter[]>([emptyFilter()]);
   /** The selectors the shown page was read with (the form may hold edits not applied yet). */
   const applied = reactive<{ labelSelector?: string; fieldSelector?: string }>({});
-
-  const live = reactive({ state: 'off' as 'off' | 'following' | 'reconnecting', changes: 0 });
-  let feed: ChangeFeed<ExtensionObject> | undefined;
 
   const resourceRef = computed(() => ({
     group: groupOfSegment(String(route.params.group)),
@@ -62,67 +55,23 @@ export function useResourceList() {
     return Array.isArray(schema?.enum) ? (schema.enum as unknown[]).map(String) : undefined;
   };
 
-  function list() {
-    return resource.value.list({
-      page: Math.floor(first.value / size.value) + 1,
-      size: size.value,
-      sort: sortOf(sortField.value, sortOrder.value),
-      labelSelector: applied.labelSelector,
-      fieldSelector: applied.fieldSelector,
-    });
-  }
+  const query = () => ({
+    page: Math.floor(first.value / size.value) + 1,
+    size: size.value,
+    sort: sortOf(sortField.value, sortOrder.value),
+    labelSelector: applied.labelSelector,
+    fieldSelector: applied.fieldSelector,
+  });
+  const list = () => resource.value.list(query());
 
-  /** Reads the page the table is at (or takes one already asked for) and follows its changes. */
-  async function load(asked = list()) {
-    loading.value = true;
-    error.value = '';
-    try {
-      const page = await asked;
-      rows.value = page.items;
-      total.value = page.total;
-      follow(page.metadata.resourceVersion);
-    } catch (e) {
-      error.value = errorMessage(e);
-    } finally {
-      loading.value = false;
-    }
-  }
-
-  /** Applies the changes after the page's revision to the rows shown: the watch's selectors are the list's. */
-  function follow(resourceVersion: string) {
-    void feed?.stop();
-    live.changes = 0;
-    live.state = 'following';
-    feed = resource.value.changes({
-      resourceVersion,
-      labelSelector: applied.labelSelector,
-      fieldSelector: applied.fieldSelector,
-      change: onChange,
-      ended: () => void load(),
-      error: () => (live.state = 'reconnecting'),
-    });
-    feed.start();
-  }
-
-  function onChange(event: ChangeEvent<ExtensionObject>) {
-    live.state = 'following';
-    live.changes++;
-    const name = event.object.metadata.name;
-    const at = rows.value.findIndex((r) => r.metadata.name === name);
-    if (event.type === 'DELETED') {
-      if (at >= 0) rows.value.splice(at, 1);
-      total.value = Math.max(0, total.value - 1);
-    } else if (event.type === 'MODIFIED' && at >= 0) {
-      rows.value.splice(at, 1, event.object);
-    } else if (event.type === 'ADDED' || at < 0) {
-      total.value++;
-      // The newest first is the default order: a new object belongs at the top of the first page.
-      if (first.value === 0 && !sortField.value && at < 0) {
-        rows.value.unshift(event.object);
-        if (rows.value.length > size.value) rows.value.pop();
-      }
-    }
-  }
+  // The page kept live: the route's watcher below says when to read it (with the prefetched page when there is one).
+  const { rows, total, loading, error, live, load, stop } = useLiveList<ExtensionObject>({
+    resource: () => (model.value ? resource.value : undefined),
+    query,
+    // The newest first is the default order: a new object belongs at the top of the first page.
+    newestFirst: () => first.value === 0 && !sortField.value,
+    auto: false,
+  });
 
   /** The table's state lives in the URL's query, so back from an object returns to the same page and filters. */
   function show(state: ListState) {
@@ -179,7 +128,7 @@ export function useResourceList() {
     () => route.fullPath,
     async () => {
       if (route.name !== 'ResourceList') return;
-      void feed?.stop();
+      stop();
       readState();
       if (route.path === shownPath && model.value) {
         await load();
@@ -208,7 +157,6 @@ export function useResourceList() {
     },
     { immediate: true },
   );
-  onBeforeUnmount(() => void feed?.stop());
 
   return {
     route,

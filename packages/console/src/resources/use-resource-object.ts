@@ -137,8 +137,9 @@ export function useResourceObject() {
         return;
       }
     }
-    problem.value = errorMessage(e);
-    errors.value = fieldErrors(e);
+    // A name taken shows at the Name field, not above the form.
+    errors.value = fieldErrors(e, creating.value ? '/metadata/name' : undefined);
+    problem.value = creating.value && errors.value['/metadata/name'] ? '' : errorMessage(e);
   }
 
   /** Takes the server's version and re-applies the user's changes to it as a merge patch; the user reviews and saves. */

@@ -59,7 +59,7 @@ export function useRoleEditor(name: () => string | undefined) {
       toast.add({ severity: 'success', summary: t('roles.saved', { name: form.name }), life: 3000 });
       await router.push({ name: 'RoleDetail', params: { name: form.name } });
     } catch (e) {
-      errors.value = fieldErrors(e);
+      errors.value = fieldErrors(e, existing.value ? undefined : '/metadata/name');
       if (!errors.value['/metadata/name'] && !errors.value[DEPENDENCIES_PATH]) error.value = errorMessage(e);
     } finally {
       busy.value = false;

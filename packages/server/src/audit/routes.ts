@@ -4,12 +4,12 @@
  * `continue` for the next page, as an `audit.k8s.io/v1` EventList. Who may read it: a role allowing `list` on
  * `events` in `audit.svc.run` (the template `role-template-view-audit`), and super administrators.
  */
-import { AUDIT_GROUP, apisPath, badRequest } from '@svc/plugin-api';
+import { AUDIT_EVENTS_PATH, badRequest } from '@svc/plugin-api';
 import type { DynamicRoute } from '../api/dynamic-router.js';
 import { type HttpContext, JSON_TYPE } from '../api/http-context.js';
 import type { AuditCursor, AuditQuery, AuditStore } from '../store/audit-store.js';
 
-export const AUDIT_EVENTS_PATH = `${apisPath(AUDIT_GROUP)}/events`;
+export { AUDIT_EVENTS_PATH };
 
 export function auditRoutes(store: AuditStore): DynamicRoute<HttpContext>[] {
   return [

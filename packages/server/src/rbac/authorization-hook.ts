@@ -77,8 +77,16 @@ export function createAuthorizationHook({
     request.decision = decision;
     if (decision.allowed) return;
     if (!principal.username) throw challenge(`sign in to ${verb} this: ${decision.reason}`);
-    throw forbidden(`user "${principal.username}" may not ${verb} this: ${decision.reason}`);
+    throw forbidden(`user "${principal.username}" may not ${verb} this: ${decision.reason}${tokenNote(principal)}`);
   };
+}
+
+/** A token acts with its own roles only: a 403 for it names them, since the user's other roles do not count. */
+function tokenNote(principal: Principal): string {
+  if (principal.via !== 'token') return '';
+  const roles = principal.restrictedToRoles ?? [];
+  const held = roles.length > 0 ? `the roles ${roles.map((r) => `"${r}"`).join(', ')}` : 'no roles';
+  return ` (the token${principal.tokenName ? ` "${principal.tokenName}"` : ''} acts with ${held} only)`;
 }
 
 /**

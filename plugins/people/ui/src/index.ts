@@ -25,6 +25,16 @@ export default definePlugin({
       },
     },
   ],
+  // The overview's widget, for the same holders as the Persons page.
+  widgets: [
+    {
+      id: 'people-by-gender',
+      title: 'people.menu.persons',
+      component: () => import('./PersonsWidget.vue'),
+      permissions: ['plugin:people:view'],
+      priority: 30,
+    },
+  ],
   // The personal center's page: the persons that belong to the signed-in user.
   ucRoutes: [
     {

@@ -92,7 +92,7 @@ export default definePlugin({
     en: {
       '${o.name}': {
         notes: 'Notes',
-        empty: 'No notes yet.',
+        empty: 'No notes yet. Create one with kubectl apply or the API.',
         name: 'Name',
         title: 'Title',
         phase: 'Phase',
@@ -102,7 +102,7 @@ export default definePlugin({
     'zh-CN': {
       '${o.name}': {
         notes: '笔记',
-        empty: '还没有笔记。',
+        empty: '还没有笔记。可用 kubectl apply 或 API 创建。',
         name: '名称',
         title: '标题',
         phase: '阶段',
@@ -133,37 +133,48 @@ export default definePlugin({
 export function uiNotesPage(o: ScaffoldOptions): string {
   const g = groupsOf(o.name);
   return `<script setup lang="ts">
-import { client, errorMessage, useI18n } from '@svc/console-shared';
+import { client, useI18n, useLiveList } from '@svc/console-shared';
 import Column from 'primevue/column';
 import DataTable from 'primevue/datatable';
 import Message from 'primevue/message';
-import { onMounted, ref } from 'vue';
+import { ref } from 'vue';
 
 interface Note {
-  metadata: { name: string };
+  metadata: { name: string; resourceVersion?: string };
   spec: { title?: string };
   status?: { phase?: string };
 }
 
-const notes = ref<Note[]>([]);
-const failure = ref('');
+const SIZE = 20;
+const first = ref(0);
 // The words of this plugin's messages (ui/src/index.ts), in the language the console shows.
 const { t } = useI18n();
-
-onMounted(async () => {
-  try {
-    const list = await client.request<{ items: Note[] }>('GET', '/apis/${g.own}/${g.version}/notes');
-    notes.value = list.items;
-  } catch (e) {
-    failure.value = errorMessage(e);
-  }
+const notes = client.resource<Note>({ group: '${g.own}', version: '${g.version}', plural: 'notes' });
+// A live page: listed, then watched from the list's revision, so notes created or changed anywhere show at once.
+const { rows, total, loading, error } = useLiveList<Note>({
+  resource: () => notes,
+  query: () => ({ page: first.value / SIZE + 1, size: SIZE }),
+  // The server's order is the newest first: a new note goes to the top of the first page.
+  newestFirst: () => first.value === 0,
 });
 </script>
 
 <template>
   <h1>{{ t('${o.name}.notes') }}</h1>
-  <Message v-if="failure" severity="error" role="alert" :closable="false">{{ failure }}</Message>
-  <DataTable :value="notes" data-key="metadata.name" :table-props="{ 'aria-label': t('${o.name}.notes') }" scrollable>
+  <Message v-if="error" severity="error" role="alert" :closable="false">{{ error }}</Message>
+  <DataTable
+    :value="rows"
+    :loading="loading"
+    lazy
+    paginator
+    :rows="SIZE"
+    :first="first"
+    :total-records="total"
+    data-key="metadata.name"
+    :table-props="{ 'aria-label': t('${o.name}.notes') }"
+    scrollable
+    @page="first = $event.first"
+  >
     <template #empty>{{ t('${o.name}.empty') }}</template>
     <Column field="metadata.name" :header="t('${o.name}.name')" />
     <Column field="spec.title" :header="t('${o.name}.title')" />
@@ -180,7 +191,7 @@ onMounted(async () => {
 export function uiConsoleSharedTypes(): string {
   return `// The types of what the svc console shares with plugin UIs through its import map (@svc/console-shared).
 declare module '@svc/console-shared' {
-  import type { Component } from 'vue';
+  import type { Component, Ref } from 'vue';
   import type { RouteRecordRaw } from 'vue-router';
 
   export interface MenuEntry {
@@ -202,6 +213,14 @@ declare module '@svc/console-shared' {
     components?: Record<string, Component>;
     routes?: PluginRoute[];
     ucRoutes?: PluginRoute[];
+    /** Widgets of the console's overview, each shown to holders of all its UI permissions. */
+    widgets?: {
+      id: string;
+      title: string;
+      component: Component | (() => Promise<unknown>);
+      permissions?: string[];
+      priority?: number;
+    }[];
     /** Messages by language (\`en\`, \`zh-CN\`), merged into the console's vue-i18n. */
     messages?: Partial<Record<string, MessagesSource>>;
   }
@@ -211,9 +230,45 @@ declare module '@svc/console-shared' {
     permissions: string[];
     uiPermissions: string[];
   }
+  export interface ResourceRef {
+    group: string;
+    version: string;
+    plural: string;
+  }
+  export interface ListQuery {
+    page?: number;
+    size?: number;
+    sort?: string | string[];
+    labelSelector?: string | string[];
+    fieldSelector?: string | string[];
+  }
+  /** One model's objects over the API (list, get, create, update, delete, watch). */
+  export interface ResourceClient<T> {
+    list(query?: ListQuery): Promise<{ items: T[]; total: number; metadata: { resourceVersion: string } }>;
+    get(name: string): Promise<T>;
+    create(object: T): Promise<T>;
+    update(object: T): Promise<T>;
+    delete(name: string): Promise<unknown>;
+  }
   /** The console's one client: same origin, the browser's session, the XSRF header on writes. */
   export const client: {
     request<T = unknown>(method: string, path: string, options?: { query?: Record<string, unknown>; body?: unknown }): Promise<T>;
+    resource<T>(ref: ResourceRef): ResourceClient<T>;
+  };
+  /** A live, paged list: lists, then follows the changes after the list's revision; stops on unmount. */
+  export function useLiveList<T>(options: {
+    resource: () => ResourceClient<T> | undefined;
+    query: () => ListQuery;
+    newestFirst?: () => boolean;
+    auto?: boolean;
+  }): {
+    rows: Ref<T[]>;
+    total: Ref<number>;
+    loading: Ref<boolean>;
+    error: Ref<string>;
+    live: { state: 'off' | 'following' | 'reconnecting'; changes: number };
+    load(): Promise<void>;
+    stop(): void;
   };
   export const session: { user: SignedInUser | null; loaded: boolean };
   export const CONSOLE_API: string;
