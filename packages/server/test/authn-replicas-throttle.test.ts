@@ -64,7 +64,17 @@ describe('the sign-in throttle on replicas of one PostgreSQL store', () => {
       expect(refused.statusCode).toBe(429);
       expect(refused.headers['retry-after']).toBeDefined();
     }
-    // The username's failures slow its checks on both; its owner, elsewhere, still signs in on either.
+    // The username's failures slow its checks on both (each tally is a notice of its own: wait until both heard all
+    // five); its owner, elsewhere, still signs in on either.
+    for (const [server, name] of [
+      [a, 'a'],
+      [b, 'b'],
+    ] as const) {
+      await until(
+        () => server.server.authn.limiter.countsAgainst('10.0.0.1', ADMIN).username === 5,
+        `${name} counts five`,
+      );
+    }
     expect(a.server.authn.limiter.delayFor(ADMIN)).toBe(500);
     expect(b.server.authn.limiter.delayFor(ADMIN)).toBe(500);
     expect((await attempt(b, ADMIN_PASSWORD, '10.0.0.2')).statusCode).toBe(200);
