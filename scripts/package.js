@@ -54,6 +54,15 @@ function staged(dir, files, bundled, edit = (m) => m) {
   return into;
 }
 
+/**
+ * npm counts a bundled package's own dependencies as bundled too, and installs an empty folder for one the tarball
+ * lacks: undici (the bundled client's) travels inside, as it is installed here (it has no dependencies of its own).
+ */
+function withUndici(dir) {
+  cpSync(path.join(root, 'node_modules', 'undici'), path.join(dir, 'node_modules', 'undici'), { recursive: true });
+  return dir;
+}
+
 const pack = (dir) => npm(['pack', '--pack-destination', release, '--silent'], dir).trim();
 
 const packed = [
@@ -66,15 +75,21 @@ const packed = [
   ),
   pack(staged('packages/client', ['dist'], [['@svc/plugin-api', 'packages/plugin-api']])),
   pack(
-    staged(
-      'packages/plugin-testing',
-      ['dist'],
-      [
-        ['@svc/plugin-api', 'packages/plugin-api'],
-        ['@svc/client', 'packages/client'],
-      ],
-      // svc-run is the author's own dev dependency (a peer): the harness runs that one.
-      (m) => ({ ...m, dependencies: { ...m.dependencies, undici: manifest('packages/client').dependencies.undici } }),
+    withUndici(
+      staged(
+        'packages/plugin-testing',
+        ['dist'],
+        [
+          ['@svc/plugin-api', 'packages/plugin-api'],
+          ['@svc/client', 'packages/client'],
+        ],
+        // svc-run is the author's own dev dependency (a peer): the harness runs that one.
+        (m) => ({
+          ...m,
+          dependencies: { ...m.dependencies, undici: manifest('packages/client').dependencies.undici },
+          bundleDependencies: [...m.bundleDependencies, 'undici'],
+        }),
+      ),
     ),
   ),
 ];
@@ -89,9 +104,11 @@ const server = staged(
     ...m,
     // The client's own dependency, found from the bundled copy through this package's node_modules.
     dependencies: { ...m.dependencies, undici: manifest('packages/client').dependencies.undici },
+    bundleDependencies: [...m.bundleDependencies, 'undici'],
     files: [...m.files, 'console', 'examples'],
   }),
 );
+withUndici(server);
 copy('packages/console/dist', path.join(server, 'console'));
 const people = path.join(server, 'examples', 'people');
 for (const file of ['plugin.yaml', 'extensions', 'dist', 'ui/dist', 'package.json']) {

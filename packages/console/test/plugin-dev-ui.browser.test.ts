@@ -76,7 +76,10 @@ describe.skipIf(!browserAvailable)('a plugin UI from the Vite dev server, in Chr
       (window as unknown as { before: boolean }).before = true;
     });
     const file = path.join(demo, 'ui/src/NotesPage.vue');
-    await writeFile(file, (await readFile(file, 'utf8')).replace('<h1>Notes</h1>', '<h1>Notes, hot</h1>'));
+    const source = await readFile(file, 'utf8');
+    const edited = source.replace(/<h1>.*<\/h1>/, '<h1>Notes, hot</h1>');
+    expect(edited).not.toBe(source);
+    await writeFile(file, edited);
     await page.getByRole('heading', { name: 'Notes, hot', level: 1 }).waitFor();
     expect(await page.evaluate(() => (window as unknown as { before?: boolean }).before)).toBeUndefined();
     expect(errors).toEqual([]);

@@ -40,6 +40,9 @@ const DECISIONS: Record<string, 'honours' | 'refuses'> = {
   // Questions that write nothing.
   [`POST ${CONSOLE}/effectivepermissions`]: 'honours',
   [`POST ${CONSOLE}/accessreviews`]: 'honours',
+  'POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews': 'honours',
+  'POST /apis/authorization.k8s.io/v1/selfsubjectrulesreviews': 'honours',
+  'POST /apis/authentication.k8s.io/v1/selfsubjectreviews': 'honours',
   // Writes beside the object service (passwords, sessions, tokens, bindings, plugin code and state): refused.
   [`POST ${CONSOLE}/setup`]: 'refuses',
   [`POST ${CONSOLE}/users`]: 'refuses',

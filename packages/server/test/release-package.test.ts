@@ -38,10 +38,11 @@ describe('the installable package', () => {
   }, 240_000);
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-  it('writes the three tarballs', () => {
+  it('writes the four tarballs', () => {
     expect(readdirSync(path.join(REPO, 'release')).sort()).toEqual([
       'svc-client-0.1.0.tgz',
       'svc-plugin-api-0.1.0.tgz',
+      'svc-plugin-testing-0.1.0.tgz',
       'svc-run-0.1.0.tgz',
     ]);
   });

@@ -17,7 +17,12 @@ export function validated(
   if (nestsDeeperThan(body)) {
     throw invalid(`${model.kind} nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels`);
   }
-  const errors: FieldError[] = checkObjectShape(body, model, {
+  // With a status subresource, the main resource's writes never set status (server-fields.ts keeps the stored one),
+  // so a status in their body is not checked either, as Kubernetes drops it before validating.
+  const ignoresStatus =
+    model.statusSubresource && options.subresource !== 'status' && !options.withStatus && isPlainObject(body);
+  const checked = ignoresStatus ? withoutStatus(body) : body;
+  const errors: FieldError[] = checkObjectShape(checked, model, {
     mode,
     allowUnprefixedLabels: options.allowUnprefixedLabels ?? true,
   });
@@ -30,6 +35,15 @@ export function validated(
   }
   // A request's freshly parsed JSON, owned from here on; in-process callers pass a copy.
   return body as ExtensionObject;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function withoutStatus(body: Record<string, unknown>): Record<string, unknown> {
+  const { status: _ignored, ...rest } = body;
+  return rest;
 }
 
 /** An update's body names the object of its path and carries the version it was read at. */
