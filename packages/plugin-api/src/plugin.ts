@@ -36,7 +36,22 @@ export interface ExtensionClient {
    * `object` is ignored. `metadata.version` must equal the stored one.
    */
   updateStatus<T extends AnyExtensionObject>(object: T): Promise<T>;
+  /**
+   * Patches the stored object, as the generated PATCH route does: an array is a JSON Patch (RFC 6902, a failed
+   * `test` is a 409), an object a JSON Merge Patch (RFC 7386). The result is validated like any write.
+   */
+  patch<T extends AnyExtensionObject = ExtensionObject>(
+    model: ModelRef,
+    name: string,
+    patch: readonly JsonPatchOperation[] | Record<string, unknown>,
+  ): Promise<T>;
 }
+
+/** One JSON Patch (RFC 6902) operation. */
+export type JsonPatchOperation =
+  | { op: 'add' | 'replace' | 'test'; path: string; value: unknown }
+  | { op: 'remove'; path: string }
+  | { op: 'move' | 'copy'; from: string; path: string };
 
 export interface RouteRegistry {
   add(route: CustomRoute): void;

@@ -1,12 +1,9 @@
 import type { ExtensionObject, ModelDefinition } from '@svc/plugin-api';
+import type { FromSchema } from 'json-schema-to-ts';
 import { FAREWELL_FINALIZER, PEOPLE_GROUP, PEOPLE_VERSION, PERSON_KIND } from './vocabulary.js';
 
-export interface PersonSpec {
-  name?: string;
-  age?: number;
-  gender?: 'MALE' | 'FEMALE';
-  otherPerson?: Person;
-}
+/** The spec's type, derived from its schema (SPEC_FIELDS) so the two cannot drift; the nested person is recursive. */
+export type PersonSpec = FromSchema<{ type: 'object'; properties: typeof SPEC_FIELDS }> & { otherPerson?: Person };
 
 export type Person = ExtensionObject<PersonSpec>;
 
@@ -17,7 +14,7 @@ const SPEC_FIELDS = {
   name: { type: 'string', maxLength: 100, description: 'The person’s full name; unique among persons.' },
   age: { type: 'integer', minimum: 0, maximum: 150, description: 'Age in years; the status’s age group follows it.' },
   gender: { type: 'string', enum: [...GENDERS], description: 'MALE or FEMALE.' },
-};
+} as const;
 
 /** What the person controller reports (reconciler.ts, PersonStatus). Open, so older statuses still validate. */
 export const personStatusSchema = {

@@ -1,10 +1,9 @@
-import { badRequest, conflict, type ExtensionObject, notFound, unsupportedMediaType } from '@svc/plugin-api';
-import fastJsonPatch from 'fast-json-patch';
+import { badRequest, type ExtensionObject, notFound, unsupportedMediaType } from '@svc/plugin-api';
 import { wantsWatch } from '../authz/request-info.js';
 import { parseListQuery } from '../registry/list-query.js';
-import { applyMergePatch } from '../registry/merge-patch.js';
 import type { ModelRegistry, ServedModel } from '../registry/model-registry.js';
 import type { ObjectService, Written } from '../registry/object-service.js';
+import { patchFunction } from '../registry/patch-documents.js';
 import type { WatchSink } from '../watch/sink.js';
 import type { WatchService } from '../watch/watch-service.js';
 import { APPLY_TYPE } from './apply-body.js';
@@ -102,7 +101,7 @@ export function generatedRoutes(
     },
     async patch(ctx: HttpContext, p: Params) {
       if (contentType(ctx) === APPLY_TYPE) return sendApplied(ctx, objects, model(p), p.name!);
-      return sendWritten(ctx, await objects.patch(model(p), p.name!, patchFunction(ctx), writeOptionsOf(ctx)));
+      return sendWritten(ctx, await objects.patch(model(p), p.name!, requestPatchFunction(ctx), writeOptionsOf(ctx)));
     },
     async delete(ctx: HttpContext, p: Params) {
       const served = model(p);
@@ -119,7 +118,10 @@ export function generatedRoutes(
     },
     async patchStatus(ctx: HttpContext, p: Params) {
       const served = statusOf(p);
-      return sendWritten(ctx, await objects.patch(served, p.name!, patchFunction(ctx), writeOptionsOf(ctx, 'status')));
+      return sendWritten(
+        ctx,
+        await objects.patch(served, p.name!, requestPatchFunction(ctx), writeOptionsOf(ctx, 'status')),
+      );
     },
   };
 
@@ -160,7 +162,7 @@ function requireJsonBody(ctx: HttpContext): unknown {
 }
 
 /** A function applying the request's patch document to the current object: JSON Patch or JSON Merge Patch. */
-function patchFunction(ctx: HttpContext): (current: ExtensionObject) => unknown {
+function requestPatchFunction(ctx: HttpContext): (current: ExtensionObject) => unknown {
   const type = contentType(ctx);
   if (type === APPLY_TYPE) throw unsupportedMediaType('server-side apply is served on the object, not on its status');
   if (ctx.request.target.query.force !== undefined) throw badRequest('force may only be given to a server-side apply');
@@ -168,25 +170,9 @@ function patchFunction(ctx: HttpContext): (current: ExtensionObject) => unknown 
   // Strategic merge patch is applied as a merge patch: Kubernetes refuses it for custom resources, and accepting it
   // lets `kubectl patch` work at its default (docs/api.md "Generated routes").
   if (type === 'application/merge-patch+json' || type === 'application/strategic-merge-patch+json') {
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-      throw badRequest('a merge patch must be a JSON object');
-    }
-    return (current) => applyMergePatch(current, body);
+    return patchFunction('merge', body);
   }
-  if (type === 'application/json-patch+json') {
-    if (!Array.isArray(body)) throw badRequest('a JSON Patch must be an array of operations');
-    const invalidOp = fastJsonPatch.validate(body as fastJsonPatch.Operation[]);
-    if (invalidOp) throw badRequest(`invalid JSON Patch operation ${invalidOp.index}: ${invalidOp.message}`);
-    return (current) => {
-      try {
-        return fastJsonPatch.applyPatch(current, body as fastJsonPatch.Operation[], true, true, true).newDocument;
-      } catch (error) {
-        const e = error as { name?: string; message: string; index?: number };
-        if (e.name === 'TEST_OPERATION_FAILED') throw conflict(`JSON Patch test operation ${e.index} failed`);
-        throw badRequest(`JSON Patch could not be applied: ${e.message.split('\n')[0]}`);
-      }
-    };
-  }
+  if (type === 'application/json-patch+json') return patchFunction('json', body);
   throw unsupportedMediaType(
     `PATCH takes application/json-patch+json (RFC 6902), application/merge-patch+json (RFC 7386) or ${APPLY_TYPE} (server-side apply), not ${type || 'no content type'}`,
   );

@@ -3,6 +3,7 @@ import { decodeObject, deepCopy } from './codec.js';
 import { listQuery, pageInfo } from './list-query.js';
 import type { ModelRegistry } from './model-registry.js';
 import type { ObjectService, WriteOptions } from './object-service.js';
+import { patchFunction } from './patch-documents.js';
 
 /** The in-process client plugins and controllers use: the same validation, indexes and rules as the HTTP API. */
 export function createExtensionClient(
@@ -42,6 +43,10 @@ export function createExtensionClient(
     async updateStatus<T extends AnyExtensionObject>(object: T) {
       const options: WriteOptions = { ...writeOptions, subresource: 'status' };
       return (await objects.update(served(object), object.metadata.name, deepCopy(object), options)).object as T;
+    },
+    async patch<T extends AnyExtensionObject>(model: ModelRef, name: string, patch: unknown) {
+      const apply = patchFunction(Array.isArray(patch) ? 'json' : 'merge', deepCopy(patch));
+      return (await objects.patch(registry.resolve(model), name, apply, writeOptions)).object as T;
     },
     async delete<T extends AnyExtensionObject>(model: ModelRef, name: string) {
       return (await objects.delete(registry.resolve(model), name, writeOptions)).object as T;
