@@ -17,18 +17,32 @@ export async function openPostgresAuditStore(options: {
     options: `-c search_path=${options.schema}`,
   });
   pool.on('error', () => {});
-  await pool.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`);
-  await pool.query(`CREATE TABLE IF NOT EXISTS audit_events (
-    id BIGSERIAL PRIMARY KEY,
-    time TEXT NOT NULL,
-    username TEXT NOT NULL,
-    verb TEXT NOT NULL,
-    resource TEXT NOT NULL,
-    name TEXT NOT NULL,
-    event TEXT NOT NULL
-  )`);
-  await pool.query('CREATE INDEX IF NOT EXISTS audit_events_time ON audit_events (time DESC, id DESC)');
-  await pool.query('CREATE INDEX IF NOT EXISTS audit_events_user ON audit_events (username, time DESC, id DESC)');
+  // Replicas started together on an empty database race here: concurrent CREATE ... IF NOT EXISTS can still fail
+  // with "already exists", so the DDL runs in one transaction behind a lock of its own, as the store's tables do.
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query("SELECT pg_advisory_xact_lock(hashtext('svc audit ' || $1))", [options.schema]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`);
+    await client.query(`CREATE TABLE IF NOT EXISTS audit_events (
+      id BIGSERIAL PRIMARY KEY,
+      time TEXT NOT NULL,
+      username TEXT NOT NULL,
+      verb TEXT NOT NULL,
+      resource TEXT NOT NULL,
+      name TEXT NOT NULL,
+      event TEXT NOT NULL
+    )`);
+    await client.query('CREATE INDEX IF NOT EXISTS audit_events_time ON audit_events (time DESC, id DESC)');
+    await client.query('CREATE INDEX IF NOT EXISTS audit_events_user ON audit_events (username, time DESC, id DESC)');
+    await client.query('COMMIT');
+    client.release();
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    client.release(true);
+    await pool.end();
+    throw error;
+  }
   return {
     async append(records) {
       if (records.length === 0) return;
