@@ -193,6 +193,16 @@ describe('the architecture', () => {
     expect(cycles).toEqual([]);
   });
 
+  it('keeps the composition root short and every source file readable in one sitting', () => {
+    const lines = (file: string) => readFileSync(file, 'utf8').split('\n').length - 1;
+    // main.ts lists the modules and hands them to the kernel; a feature's wiring belongs in its own module file.
+    expect(lines(path.join(SERVER_SRC, 'main.ts'))).toBeLessThan(150);
+    const long = sourceFiles(SERVER_SRC)
+      .filter((file) => lines(file) > 450)
+      .map((file) => `${path.relative(SERVER_SRC, file)}: ${lines(file)} lines`);
+    expect(long).toEqual([]);
+  });
+
   it('keeps the plugin API a root, and the example plugin and the client on the plugin API only', () => {
     const outside = (dir: string, allowed: RegExp) =>
       sourceFiles(path.join(REPO, dir))
