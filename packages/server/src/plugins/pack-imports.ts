@@ -45,7 +45,8 @@ export async function bareImportsOf(root: string, entry: string, files: Readonly
     for (const { n: specifier } of imports) {
       // undefined: import.meta, or import() of a computed name, which no reading of the file can follow.
       if (specifier === undefined) continue;
-      if (specifier.startsWith('/')) continue;
+      // An absolute path, or `#name`: the plugin's own package.json "imports", both inside the folder.
+      if (specifier.startsWith('/') || specifier.startsWith('#')) continue;
       if (specifier.startsWith('./') || specifier.startsWith('../')) {
         const local = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier.split(/[?#]/)[0]!));
         if (files.has(local) && SCRIPT.test(local)) queue.push(local);
