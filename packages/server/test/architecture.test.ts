@@ -54,6 +54,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   'logger.ts': [],
   'main.ts': ['*'],
   'cli.ts': ['*'],
+  'plugin-cli.ts': ['*'],
   'index.ts': ['*'],
 };
 

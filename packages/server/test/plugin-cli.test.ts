@@ -83,6 +83,7 @@ describe('svc plugin create and pack', () => {
       'plugin.yaml',
       'package.json',
       'tsconfig.json',
+      'bundle.mjs',
       '.gitignore',
       'README.md',
       'src/index.ts',
@@ -111,7 +112,8 @@ describe('svc plugin create and pack', () => {
       type: 'module',
       private: true,
       scripts: {
-        build: 'tsc -p . && vite build ui',
+        build: 'tsc --noEmit -p . && node bundle.mjs && vite build ui',
+        'build:server': 'node bundle.mjs',
         dev: 'svc plugin dev',
         test: 'vitest run',
         pack: 'svc plugin pack',
@@ -119,6 +121,9 @@ describe('svc plugin create and pack', () => {
       // The plugin API the host runs with, packed into the plugin's folder (plugin-scaffold-portable.test.ts).
       dependencies: { '@svc/plugin-api': 'file:vendor/svc-plugin-api-0.1.0.tgz' },
       devDependencies: {
+        // The svc of `npm run pack` and `npm run dev`, packed into the folder (plugin-scaffold-portable.test.ts).
+        '@svc/plugin-cli': `file:vendor/svc-plugin-cli-${HOST_VERSION}.tgz`,
+        esbuild: root.devDependencies.esbuild,
         typescript: root.devDependencies.typescript,
         vitest: root.devDependencies.vitest,
         vite: expect.any(String),
@@ -144,14 +149,20 @@ describe('svc plugin create and pack', () => {
   });
 
   it(
-    'builds with the repository TypeScript, and its own test passes',
+    'type-checks with the repository TypeScript, bundles with esbuild, and its own test passes',
     async () => {
-      // No network in tests: the repository's node_modules holds @svc/plugin-api, typescript and vitest.
+      // No network in tests: the repository's node_modules holds @svc/plugin-api, typescript, esbuild and vitest.
       await symlink(path.join(REPO, 'node_modules'), path.join(demo, 'node_modules'), 'dir');
-      const built = await node(TSC, ['-p', demo]);
-      expect(built, built.stdout + built.stderr).toMatchObject({ code: 0 });
-      expect((await stat(path.join(demo, 'dist/index.js'))).isFile()).toBe(true);
-      await expect(stat(path.join(demo, 'dist/reconciler.test.js'))).rejects.toThrow();
+      const checked = await node(TSC, ['--noEmit', '-p', demo]);
+      expect(checked, checked.stdout + checked.stderr).toMatchObject({ code: 0 });
+      await expect(stat(path.join(demo, 'dist'))).rejects.toThrow();
+      // The server side in one file: the plugin's own modules inside, the plugin API left for the host to provide.
+      const bundled = await node('bundle.mjs', [], demo);
+      expect(bundled, bundled.stdout + bundled.stderr).toMatchObject({ code: 0 });
+      expect((await readdir(path.join(demo, 'dist'))).sort()).toEqual(['index.js', 'index.js.map']);
+      const server = await readFile(path.join(demo, 'dist/index.js'), 'utf8');
+      expect(server).toMatch(/from ["']@svc\/plugin-api["']/);
+      expect(server).not.toMatch(/from ["']\.\//);
       // The UI: an ES module entry that imports what the console shares instead of bundling it, and loads its page
       // (a chunk beside it) only when the page is opened.
       const ui = await node(VITE, ['build', 'ui'], demo);
@@ -273,7 +284,6 @@ describe('svc plugin create and pack', () => {
             'demo/README.md',
             'demo/extensions/roles.yaml',
             'demo/dist/index.js',
-            'demo/dist/reconciler.js',
           ]),
         );
         expect(entries.every((e) => e.startsWith('demo/'))).toBe(true);

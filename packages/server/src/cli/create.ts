@@ -10,7 +10,7 @@ import { RESERVED_PLUGIN_NAMES } from '../objects/domains.js';
 import { nameProblems } from '../objects/names.js';
 import { HOST_VERSION } from '../version.js';
 import { displayNameOf, type ScaffoldOptions, scaffoldFiles } from './scaffold/index.js';
-import { packPluginApi, vendoredPluginApiPath } from './scaffold/vendor.js';
+import { packPackage, vendoredPluginApiPath, vendoredPluginCliPath } from './scaffold/vendor.js';
 
 /** A mistake in what the user asked for: the command exits with code 2. */
 export class UsageError extends Error {
@@ -27,7 +27,9 @@ export class UsageError extends Error {
 /** packages/server, from src/cli or dist/cli alike. */
 const SERVER_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** What the scaffold's devDependencies fall back to when the host's repository package.json is not at hand. */
-const FALLBACK_RANGES = { typescript: '~5.9.3', vitest: '^4.0.0' };
+const FALLBACK_RANGES = { typescript: '~5.9.3', vitest: '^4.0.0', esbuild: '^0.28.2' };
+/** The plugin author's svc command, bundled by scripts/bundle-plugin-cli.js (npm run build). */
+const PLUGIN_CLI_FOLDER = path.join(SERVER_ROOT, 'dist', 'plugin-cli-package');
 /** The plugin name is the first label of `<name>.svc.run` and prefixes label keys: a DNS label. */
 const MAX_PLUGIN_NAME_LENGTH = 63;
 
@@ -68,8 +70,9 @@ export async function createPlugin(name: string, parent: string): Promise<Create
     await mkdir(path.dirname(target), { recursive: true });
     await writeFile(target, content, { flag: 'wx' });
   }
-  await packPluginApi(pluginApiFolder(), path.join(folder, options.pluginApiTarball));
-  return { folder, files: [...Object.keys(files), options.pluginApiTarball] };
+  await packPackage(pluginApiFolder(), path.join(folder, options.pluginApiTarball));
+  await packPackage(PLUGIN_CLI_FOLDER, path.join(folder, options.pluginCliTarball));
+  return { folder, files: [...Object.keys(files), options.pluginApiTarball, options.pluginCliTarball] };
 }
 
 export function scaffoldOptions(name: string): ScaffoldOptions {
@@ -79,6 +82,7 @@ export function scaffoldOptions(name: string): ScaffoldOptions {
     displayName: displayNameOf(name),
     requires: host ? `>=${host.major}.${host.minor}.0` : `>=${HOST_VERSION}`,
     pluginApiTarball: vendoredPluginApiPath(pluginApiVersion()),
+    pluginCliTarball: vendoredPluginCliPath(HOST_VERSION),
     ...repositoryRanges(),
   };
 }
@@ -105,8 +109,8 @@ function pluginApiFolder(): string {
   }
 }
 
-/** TypeScript and vitest as the host repository's root package.json pins them, so a scaffold tests like the host. */
-function repositoryRanges(): { typescriptRange: string; vitestRange: string } {
+/** TypeScript, vitest and esbuild as the host repository's root package.json pins them: a scaffold builds like the host. */
+function repositoryRanges(): { typescriptRange: string; vitestRange: string; esbuildRange: string } {
   const rootManifest = path.join(SERVER_ROOT, '..', '..', 'package.json');
   let dev: Record<string, string> = {};
   try {
@@ -119,5 +123,6 @@ function repositoryRanges(): { typescriptRange: string; vitestRange: string } {
   return {
     typescriptRange: dev.typescript ?? FALLBACK_RANGES.typescript,
     vitestRange: dev.vitest ?? FALLBACK_RANGES.vitest,
+    esbuildRange: dev.esbuild ?? FALLBACK_RANGES.esbuild,
   };
 }

@@ -1,7 +1,7 @@
 /** Every file `svc plugin create` writes, by path inside the new plugin folder. */
 import { indexTs, noteTs, reconcilerTestTs, reconcilerTs, routesTs } from './code.js';
 import type { ScaffoldOptions } from './options.js';
-import { gitignore, packageJson, pluginYaml, readme, tsconfigJson, vitestConfig } from './project.js';
+import { bundleMjs, gitignore, packageJson, pluginYaml, readme, tsconfigJson, vitestConfig } from './project.js';
 import { rolesYaml } from './roles.js';
 import { uiConsoleSharedTypes, uiIndexTs, uiNotesPage, uiTsconfigJson, uiViteConfig } from './ui.js';
 
@@ -12,6 +12,7 @@ export function scaffoldFiles(o: ScaffoldOptions): Record<string, string> {
     'plugin.yaml': pluginYaml(o),
     'package.json': packageJson(o),
     'tsconfig.json': tsconfigJson(),
+    'bundle.mjs': bundleMjs(),
     'vitest.config.ts': vitestConfig(),
     '.gitignore': gitignore(),
     'README.md': readme(o),

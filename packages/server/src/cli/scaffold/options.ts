@@ -9,9 +9,12 @@ export interface ScaffoldOptions {
   requires: string;
   /** The plugin API packed inside the plugin folder, relative to it (vendor/…tgz), for the `file:` dependency. */
   pluginApiTarball: string;
-  /** Version ranges of the host repository's own TypeScript and vitest. */
+  /** The svc command packed inside the plugin folder (vendor/…tgz), for the `file:` dev dependency. */
+  pluginCliTarball: string;
+  /** Version ranges of the host repository's own TypeScript, vitest and esbuild. */
   typescriptRange: string;
   vitestRange: string;
+  esbuildRange: string;
 }
 
 /** The API group of the plugin's own model and its console / public forms. */
