@@ -93,7 +93,8 @@ describe('svc plugin create and pack', () => {
       'ui/vite.config.ts',
       'ui/src/index.ts',
       'ui/src/NotesPage.vue',
-      'ui/src/console-shared.d.ts',
+      'ui/src/env.d.ts',
+      `vendor/svc-console-shared-${HOST_VERSION}.tgz`,
     ]) {
       expect((await stat(path.join(demo, file))).isFile(), file).toBe(true);
     }
@@ -112,7 +113,8 @@ describe('svc plugin create and pack', () => {
       type: 'module',
       private: true,
       scripts: {
-        build: 'tsc --noEmit -p . && node bundle.mjs && vite build ui',
+        build: 'npm run typecheck && node bundle.mjs && vite build ui',
+        typecheck: 'tsc --noEmit -p . && vue-tsc --noEmit -p ui',
         'build:server': 'node bundle.mjs',
         dev: 'svc plugin dev',
         test: 'vitest run',
@@ -123,6 +125,10 @@ describe('svc plugin create and pack', () => {
       devDependencies: {
         // The svc of `npm run pack` and `npm run dev`, packed into the folder (plugin-scaffold-portable.test.ts).
         '@svc/plugin-cli': `file:vendor/svc-plugin-cli-${HOST_VERSION}.tgz`,
+        // The types of the console's shared modules, checked against by vue-tsc (plugin-scaffold-portable.test.ts).
+        '@svc/console-shared': `file:vendor/svc-console-shared-${HOST_VERSION}.tgz`,
+        'vue-tsc': expect.any(String),
+        'vue-i18n': expect.any(String),
         esbuild: root.devDependencies.esbuild,
         typescript: root.devDependencies.typescript,
         vitest: root.devDependencies.vitest,

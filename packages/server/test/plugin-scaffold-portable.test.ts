@@ -6,7 +6,7 @@
  * works with no svc on the PATH.
  */
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rename, rm, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { list } from 'tar';
@@ -43,6 +43,9 @@ describe('a scaffolded plugin, moved away from where it was made', () => {
     const text = await readFile(path.join(moved, 'package.json'), 'utf8');
     expect(JSON.parse(text).dependencies).toEqual({ '@svc/plugin-api': 'file:vendor/svc-plugin-api-0.1.0.tgz' });
     expect(JSON.parse(text).devDependencies['@svc/plugin-cli']).toBe(`file:vendor/svc-plugin-cli-${HOST_VERSION}.tgz`);
+    expect(JSON.parse(text).devDependencies['@svc/console-shared']).toBe(
+      `file:vendor/svc-console-shared-${HOST_VERSION}.tgz`,
+    );
     for (const absolute of [REPO, tmp, '"file:/']) expect(text).not.toContain(absolute);
     const entries: string[] = [];
     await list({
@@ -65,8 +68,16 @@ describe('a scaffolded plugin, moved away from where it was made', () => {
     // The console UI, built by Vite in the scaffolded folder: what the console shares stays an import.
     const entry = await readFile(path.join(moved, 'ui/dist/main.js'), 'utf8');
     expect(entry).toMatch(/from ["']@svc\/console-shared["']/);
-    const page = (await readdir(path.join(moved, 'ui/dist'))).find((f) => /^NotesPage-.*\.js$/.test(f)) ?? '';
-    expect(await readFile(path.join(moved, 'ui/dist', page), 'utf8')).toMatch(/from ["']vue["']/);
+    const chunk = (await readdir(path.join(moved, 'ui/dist'))).find((f) => /^NotesPage-.*\.js$/.test(f)) ?? '';
+    expect(await readFile(path.join(moved, 'ui/dist', chunk), 'utf8')).toMatch(/from ["']vue["']/);
+    // The UI is checked against the console's own shared types: a wrong call fails the type check, naming it.
+    const page = path.join(moved, 'ui/src/NotesPage.vue');
+    const good = await readFile(page, 'utf8');
+    await writeFile(page, good.replace('newestFirst: () =>', 'newestFirst: 3, oldestFirst: () =>'));
+    const refused = await npm(['run', 'typecheck'], moved);
+    expect(refused.code).not.toBe(0);
+    expect(refused.output).toMatch(/NotesPage\.vue\(\d+,\d+\): error TS2322: Type 'number' is not assignable/);
+    await writeFile(page, good);
     const tested = await npm(['test'], moved);
     expect(tested.code, tested.output).toBe(0);
     expect(tested.output).toMatch(/Tests\s+\d+ passed/);

@@ -3,7 +3,7 @@ import { indexTs, noteTs, reconcilerTestTs, reconcilerTs, routesTs } from './cod
 import type { ScaffoldOptions } from './options.js';
 import { bundleMjs, gitignore, packageJson, pluginYaml, readme, tsconfigJson, vitestConfig } from './project.js';
 import { rolesYaml } from './roles.js';
-import { uiConsoleSharedTypes, uiIndexTs, uiNotesPage, uiTsconfigJson, uiViteConfig } from './ui.js';
+import { uiEnvTypes, uiIndexTs, uiNotesPage, uiTsconfigJson, uiViteConfig } from './ui.js';
 
 export { displayNameOf, type ScaffoldOptions } from './options.js';
 
@@ -26,6 +26,6 @@ export function scaffoldFiles(o: ScaffoldOptions): Record<string, string> {
     'ui/tsconfig.json': uiTsconfigJson(),
     'ui/src/index.ts': uiIndexTs(o),
     'ui/src/NotesPage.vue': uiNotesPage(o),
-    'ui/src/console-shared.d.ts': uiConsoleSharedTypes(),
+    'ui/src/env.d.ts': uiEnvTypes(),
   };
 }

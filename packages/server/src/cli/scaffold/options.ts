@@ -11,10 +11,14 @@ export interface ScaffoldOptions {
   pluginApiTarball: string;
   /** The svc command packed inside the plugin folder (vendor/…tgz), for the `file:` dev dependency. */
   pluginCliTarball: string;
-  /** Version ranges of the host repository's own TypeScript, vitest and esbuild. */
+  /** The types of the console's shared modules packed inside the plugin folder (vendor/…tgz), for the UI's check. */
+  consoleSharedTarball: string;
+  /** Version ranges of the host repository's own TypeScript, vitest, esbuild, vue-tsc and vue-i18n. */
   typescriptRange: string;
   vitestRange: string;
   esbuildRange: string;
+  vueTscRange: string;
+  vueI18nRange: string;
 }
 
 /** The API group of the plugin's own model and its console / public forms. */

@@ -35,8 +35,10 @@ export function packageJson(o: ScaffoldOptions): string {
     // What `svc plugin pack` puts in the archive (with plugin.yaml, extensions/, package.json and README).
     files: ['dist', 'extensions', 'plugin.yaml', 'ui/dist'],
     scripts: {
-      // Types checked by tsc; the server side bundled by esbuild (bundle.mjs); the UI built by Vite.
-      build: 'tsc --noEmit -p . && node bundle.mjs && vite build ui',
+      // Types checked (the server side by tsc, the UI by vue-tsc against the console's shared types); the server side
+      // bundled by esbuild (bundle.mjs); the UI built by Vite.
+      build: 'npm run typecheck && node bundle.mjs && vite build ui',
+      typecheck: 'tsc --noEmit -p . && vue-tsc --noEmit -p ui',
       // What \`npm run dev\` rebuilds on each save: the bundle alone, in milliseconds.
       'build:server': 'node bundle.mjs',
       // Rebuilds the server side and upgrades the plugin in a running svc on each save (docs/plugins.md "Develop").
@@ -52,6 +54,10 @@ export function packageJson(o: ScaffoldOptions): string {
     devDependencies: {
       // The svc command of \`npm run pack\` and \`npm run dev\`, packed into the folder by the svc that made it.
       [PLUGIN_CLI_PACKAGE]: `file:${o.pluginCliTarball}`,
+      // The types of what the console shares with the UI (its code comes from the console at run time).
+      '@svc/console-shared': `file:${o.consoleSharedTarball}`,
+      'vue-i18n': o.vueI18nRange,
+      'vue-tsc': o.vueTscRange,
       esbuild: o.esbuildRange,
       typescript: o.typescriptRange,
       vitest: o.vitestRange,

@@ -1,7 +1,8 @@
 /**
  * What a new plugin gets from the svc that made it, packed into the plugin's own folder (`vendor/<file>.tgz`, the
- * layout `npm pack` writes: every entry under `package/`): the plugin API it builds against, and the svc command its
- * scripts run (`@svc/plugin-cli`, the bundle of scripts/bundle-plugin-cli.js). The plugin depends on them by relative
+ * layout `npm pack` writes: every entry under `package/`): the plugin API it builds against, the svc command its
+ * scripts run (`@svc/plugin-cli`, the bundle of scripts/bundle-plugin-cli.js), and the types of what the console
+ * shares with its UI (`@svc/console-shared`, from scripts/console-shared-types.js). The plugin depends on them by relative
  * `file:` paths, so the folder can be moved, committed or copied to another machine and `npm install` still finds
  * them, with no registry and no global svc.
  */
@@ -21,6 +22,11 @@ export const PLUGIN_CLI_PACKAGE = '@svc/plugin-cli';
 /** Where the svc command's tarball goes inside the plugin folder, e.g. `vendor/svc-plugin-cli-0.1.0.tgz`. */
 export function vendoredPluginCliPath(version: string): string {
   return `vendor/svc-plugin-cli-${version}.tgz`;
+}
+
+/** Where the console's shared types go inside the plugin folder, e.g. `vendor/svc-console-shared-0.1.0.tgz`. */
+export function vendoredConsoleSharedPath(version: string): string {
+  return `vendor/svc-console-shared-${version}.tgz`;
 }
 
 /** The same date npm pack gives every entry, so packing the same files twice gives the same bytes. */
