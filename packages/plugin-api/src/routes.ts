@@ -89,6 +89,12 @@ export interface CustomRoute {
   dryRun?: boolean;
 }
 
+/**
+ * The TypeScript type a JSON Schema declared `as const` describes (json-schema-to-ts): a model's spec type derived
+ * from its schema, so the two cannot drift. Types only.
+ */
+export type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+
 /** The request body's type a body schema describes; unknown without one. */
 export type RouteBody<Schema> = Schema extends JSONSchema ? FromSchema<Schema> : unknown;
 

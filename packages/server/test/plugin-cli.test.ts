@@ -21,6 +21,7 @@ const VITEST = path.join(REPO, 'node_modules/vitest/vitest.mjs');
 const VITE = path.join(REPO, 'node_modules/vite/bin/vite.js');
 const NOTES = '/apis/demo.svc.run/v1alpha1/notes';
 const STATS = '/apis/console.api.demo.svc.run/v1alpha1/stats';
+const DRAFTS = '/apis/console.api.demo.svc.run/v1alpha1/drafts';
 const PUBLIC_NOTES = '/apis/api.demo.svc.run/v1alpha1/notes';
 const SLOW = 180_000;
 
@@ -246,6 +247,17 @@ describe('svc plugin create and pack', () => {
       const stats = await t.request('GET', STATS);
       expect(stats.status, stats.text).toBe(200);
       expect(stats.body).toEqual({ total: 2, published: 1, drafts: 1 });
+    });
+
+    it('makes a draft from a title and a body on its typed route, refusing a body its schema does not allow', async () => {
+      const made = await t.request('POST', DRAFTS, { title: 'Shopping', body: 'milk eggs' });
+      expect(made.status, made.text).toBe(201);
+      expect(made.body.metadata.name).toMatch(/^draft-[a-z0-9]+$/);
+      expect(made.body.spec).toEqual({ title: 'Shopping', body: 'milk eggs', published: false });
+      const refused = await t.request('POST', DRAFTS, { body: 'no title', published: true });
+      expect(refused.status).toBe(400);
+      expect(refused.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['/published', '/title']);
+      expect((await t.request('DELETE', `${NOTES}/${made.body.metadata.name}`)).status).toBe(200);
     });
 
     it('opens the public read API, and only it, to anonymous visitors', async () => {
