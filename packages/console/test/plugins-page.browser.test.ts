@@ -360,9 +360,9 @@ describe.skipIf(!browserAvailable)('the Plugins page in Chromium', () => {
 
   it('shows an upgrade that failed to start and was rolled back: the version running, the error, the log', async () => {
     const { body, headers } = multipart(await flipArchive(scratch, '1.0.0', 'serves'));
-    expect((await c.t.request('POST', '/apis/api.console.svc.run/v1alpha1/plugins/install', body, headers)).status).toBe(
-      201,
-    );
+    expect(
+      (await c.t.request('POST', '/apis/api.console.svc.run/v1alpha1/plugins/install', body, headers)).status,
+    ).toBe(201);
     const state = '/apis/api.console.svc.run/v1alpha1/plugins/flip/plugin-state';
     expect((await c.t.request('PUT', state, { enable: true })).body.status.phase).toBe('STARTED');
     const failing = path.join(scratch, 'flip-2.0.0.tgz');
@@ -380,13 +380,17 @@ describe.skipIf(!browserAvailable)('the Plugins page in Chromium', () => {
     const said = page.locator('p.rolled-back');
     await expect
       .poll(() => said.textContent())
-      .toMatch(/^\s*The upgrade to 2\.0\.0 failed to start \(.+\) and was rolled back: 1\.0\.0 runs again\. Its error: boom\s*$/);
+      .toMatch(
+        /^\s*The upgrade to 2\.0\.0 failed to start \(.+\) and was rolled back: 1\.0\.0 runs again\. Its error: boom\s*$/,
+      );
     const manifest = page.getByRole('region', { name: 'Manifest' });
     expect(await manifest.locator('dt').nth(2).textContent()).toBe('Version running');
     expect(await manifest.locator('dd').nth(2).textContent()).toBe('1.0.0');
     expect(await manifest.locator('dd').nth(1).textContent()).toBe('1.0.0');
     const logs = page.getByRole('table', { name: 'Log of flip' });
-    await logs.getByRole('cell', { name: 'the upgrade to 2.0.0 failed to start (boom); rolled back to 1.0.0' }).waitFor();
+    await logs
+      .getByRole('cell', { name: 'the upgrade to 2.0.0 failed to start (boom); rolled back to 1.0.0' })
+      .waitFor();
     await still(page);
     expect(await c.seriousViolations(page)).toEqual([]);
     await c.shot(page, 'plugin-rolled-back');

@@ -9,8 +9,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BACKENDS, REPO, startTestServer, TEST_ADMIN, type TestServer } from './harness.js';
 import { FLIP_ROUTE, flipArchive } from './flip-plugin.js';
+import { BACKENDS, REPO, startTestServer, TEST_ADMIN, type TestServer } from './harness.js';
 import { multipart } from './plugin-archives.js';
 import { childEnv } from './serve-process.js';
 

@@ -136,7 +136,12 @@ function rollbackLine(failed: FailedUpgrade): string {
   return `the upgrade to ${failed.version} failed to start (${failed.message}); rolled back to ${failed.rolledBackTo.version}`;
 }
 
-async function upload(client: SvcClient, url: string, archive: string, content?: Buffer<ArrayBuffer>): Promise<PluginObject> {
+async function upload(
+  client: SvcClient,
+  url: string,
+  archive: string,
+  content?: Buffer<ArrayBuffer>,
+): Promise<PluginObject> {
   const form = new FormData();
   form.append('file', new Blob([content ?? (await readFile(archive))]), path.basename(archive));
   return client.request<PluginObject>('POST', url, { body: form });
