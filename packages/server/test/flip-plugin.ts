@@ -6,7 +6,7 @@ import { tgzOf } from './plugin-archives.js';
 export const FLIP_ROUTE = '/apis/api.flip.svc.run/v1/version';
 
 /** How a version of the flip plugin behaves: serves its route, throws in start(), or fails on import. */
-export type FlipBehaviour = 'serves' | 'start-throws' | 'import-fails';
+export type FlipBehaviour = 'serves' | 'start-throws' | 'import-fails' | 'declares-refused';
 
 const ENTRIES: Record<FlipBehaviour, (version: string) => string> = {
   serves: (version) => `export default {
@@ -24,7 +24,20 @@ const ENTRIES: Record<FlipBehaviour, (version: string) => string> = {
   'import-fails': () => `throw new Error('the entry cannot load');
 export default { start() {} };
 `,
+  'declares-refused': (version) => `export default {
+  start(ctx) {
+    ctx.routes.add({ apiVersion: 'api.flip.svc.run/v1', method: 'GET', path: '/version', handler: () => ({ version: '${version}' }) });
+  },
 };
+`,
+};
+
+/** What `declares-refused` declares in extensions/: an object of a model nobody serves, which its start refuses. */
+const REFUSED_DECLARATION = `apiVersion: nowhere.svc.run/v1
+kind: Nothing
+metadata:
+  name: nothing
+`;
 
 let built = 0;
 
@@ -45,6 +58,10 @@ spec:
 `,
   );
   await writeFile(path.join(folder, 'index.js'), ENTRIES[behaviour](version));
+  if (behaviour === 'declares-refused') {
+    await mkdir(path.join(folder, 'extensions'), { recursive: true });
+    await writeFile(path.join(folder, 'extensions/nothing.yaml'), REFUSED_DECLARATION);
+  }
   // A modification time of its own (tar keeps whole seconds): the host loads each version's code as new code, even
   // when two entries have the same size (loader-hooks.ts: a generation is paths, sizes and times).
   const time = 1_600_000_000 + ++built * 100;

@@ -105,6 +105,18 @@ describe.each(BACKENDS)('an upgrade that fails to start, on %s', (backend) => {
     expect(await served()).toBe('1.0.0');
   });
 
+  it('rolls back an upgrade whose declared object is refused', async () => {
+    const response = await upgrade(await flipArchive(scratch, '2.0.2', 'declares-refused'));
+    expect(response.body.spec.version).toBe('1.0.0');
+    expect(response.body.status).toMatchObject({
+      phase: 'STARTED',
+      version: '1.0.0',
+      lastUpgrade: { version: '2.0.2' },
+    });
+    expect(response.body.status.lastUpgrade.message).toContain('nowhere.svc.run/v1');
+    expect(await served()).toBe('1.0.0');
+  });
+
   it('rolls back the same failing archive sent again, once more, and stays on 1.0.0', async () => {
     const archive = await flipArchive(scratch, '2.0.0', 'start-throws');
     const first = await upgrade(archive);

@@ -75,8 +75,10 @@ export class PluginReconciler {
       step = this.stepFor(name, object, false);
     }
     const record = this.deps.host.get(name);
-    // The upgraded code will not start now: the code it replaced is not needed any more.
-    if (step === 'forget' || step === 'uninstall' || step === 'stop') await this.deps.upgrades.discard(name);
+    // The upgraded code will not start now (gone, or disabled): the code it replaced is not needed any more.
+    if (step === 'forget' || step === 'uninstall' || step === 'stop' || object?.spec.enabled === false) {
+      await this.deps.upgrades.discard(name);
+    }
     switch (step) {
       case 'none':
         return;
