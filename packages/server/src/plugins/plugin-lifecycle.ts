@@ -26,7 +26,7 @@ import type { WaitOutcome } from './plugin-status-wait.js';
 export type { PluginArchives } from './plugin-reconciler.js';
 
 /** `GET …/plugins/{name}/logs`. */
-export interface PluginLogs {
+export interface PluginLogReport {
   name: string;
   phase?: string;
   reason?: string;
@@ -143,7 +143,7 @@ export class PluginLifecycle {
    * What this server logged of the plugin's latest start, with its phase (and why, when it FAILED) and version as it
    * reports them, and the latest upgrade rolled back.
    */
-  async logs(name: string): Promise<PluginLogs> {
+  async logs(name: string): Promise<PluginLogReport> {
     const status = (await this.plugins.get(name)).status;
     const own = ownReport(status, this.deps.replica?.id);
     const reason = own?.phase === 'FAILED' ? own.message : undefined;
