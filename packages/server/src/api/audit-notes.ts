@@ -7,7 +7,13 @@ import type { FastifyRequest } from 'fastify';
 declare module 'fastify' {
   interface FastifyRequest {
     auditNotes?: Record<string, string>;
+    /** A sign-in that arrives as a GET (the OIDC callback): audited as a write, verb `post`, as `POST /login` is. */
+    auditAsSignIn?: boolean;
   }
+}
+
+export function markSignIn(request: FastifyRequest): void {
+  request.auditAsSignIn = true;
 }
 
 export function noteForAudit(request: FastifyRequest, key: string, value: string): void {

@@ -7,6 +7,7 @@ import type { Authenticator } from './authenticator.js';
 import { clearedSessionCookies, readCookie, SESSION_COOKIE, sessionCookies } from './cookies.js';
 import type { Credentials } from './credentials.js';
 import type { LoginLimiter } from './login-limiter.js';
+import { type OidcLoginRouteDeps, oidcLoginRoutes } from './oidc-login-routes.js';
 import { sameOrigin } from './origin.js';
 import type { Sessions } from './sessions.js';
 import type { UserDirectory } from './user-directory.js';
@@ -17,6 +18,10 @@ export interface LoginRouteDeps {
   credentials: Credentials;
   users: UserDirectory;
   limiter: LoginLimiter;
+  /** False: sign-in with a password is off (SVC_LOCAL_SIGN_IN); `POST /login` answers 403. */
+  localSignIn: boolean;
+  /** Console sign-in with the provider, when it is set up (oidc-login-routes.ts). */
+  oidc?: Omit<OidcLoginRouteDeps, keyof LoginRouteDeps>;
   now?: () => Date;
 }
 
@@ -33,12 +38,16 @@ export function loginRoutes(deps: LoginRouteDeps) {
     });
     scope.post('/login', (request, reply) => signIn(deps, request, reply));
     scope.post('/logout', (request, reply) => signOut(deps, request, reply));
+    if (deps.oidc) oidcLoginRoutes(scope, { ...deps, ...deps.oidc });
   };
 }
 
 async function signIn(deps: LoginRouteDeps, request: FastifyRequest, reply: FastifyReply) {
   // A cross-site form must not sign the browser in to someone else's account (login CSRF).
   if (!sameOrigin(request)) throw forbidden("sign-in requests must come from this server's own origin");
+  if (!deps.localSignIn) {
+    throw forbidden('sign-in with a username and password is turned off on this server (SVC_LOCAL_SIGN_IN=false)');
+  }
   const { username, password } = readSignIn(request.body);
   // Who tried, for the audit log: the request itself is anonymous, signed in or not.
   noteForAudit(request, 'authentication.svc.run/username', username);
