@@ -96,7 +96,8 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
       throw forbidden("a cookie-authenticated WebSocket must come from this server's own origin");
     }
     // An OIDC sign-in's session carries the groups its ID token named, as the token itself would.
-    if (session.groups) return { username: session.username, via: 'session', sessionId: session.key, groups: session.groups };
+    if (session.groups)
+      return { username: session.username, via: 'session', sessionId: session.key, groups: session.groups };
     return { username: session.username, via: 'session', sessionId: session.key };
   }
 

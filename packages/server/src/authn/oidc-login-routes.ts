@@ -1,12 +1,12 @@
 import { badRequest, forbidden, isApiError, serviceUnavailable } from '@svc/plugin-api';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { markSignIn, noteForAudit } from '../api/audit-notes.js';
+import type { ObjectService } from '../registry/object-service.js';
 import { readCookie, SESSION_COOKIE, sessionCookies } from './cookies.js';
+import type { LoginRouteDeps } from './login-routes.js';
 import { clearedFlowCookie, flowCookie, readFlow } from './oidc-flow.js';
 import { type OidcSignIn, OidcSignInRefused } from './oidc-sign-in.js';
 import { upsertExternalUser } from './oidc-users.js';
-import type { LoginRouteDeps } from './login-routes.js';
-import type { ObjectService } from '../registry/object-service.js';
 
 export const OIDC_LOGIN_PATH = '/login/oidc';
 export const OIDC_CALLBACK_PATH = '/login/oidc/callback';

@@ -97,7 +97,9 @@ export class OidcSignIn {
     const error = query.get('error');
     if (error !== null) {
       const description = query.get('error_description');
-      throw new OidcSignInRefused(`the provider refused the sign-in: ${error}${description ? ` (${description})` : ''}`);
+      throw new OidcSignInRefused(
+        `the provider refused the sign-in: ${error}${description ? ` (${description})` : ''}`,
+      );
     }
     if (!query.get('code')) throw new OidcSignInRefused('the callback carries no authorization code');
 

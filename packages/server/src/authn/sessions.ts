@@ -57,7 +57,10 @@ export class Sessions {
    * Starts a session; the id and CSRF token returned go to the client only (as cookies). `groups`: those an OIDC
    * sign-in's ID token named, which the session's requests carry as an ID token's would.
    */
-  async create(username: string, groups?: readonly string[]): Promise<{ id: string; xsrfToken: string; session: Session }> {
+  async create(
+    username: string,
+    groups?: readonly string[],
+  ): Promise<{ id: string; xsrfToken: string; session: Session }> {
     const id = randomSecret();
     const xsrfToken = randomSecret();
     const now = this.now();

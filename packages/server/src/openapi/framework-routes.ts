@@ -41,7 +41,7 @@ export const FRAMEWORK_ROUTES: readonly RouteShape[] = [
     doc: {
       summary: "The provider's redirect back: exchanges the code, sets the session cookies, and a 303 to the console",
       description:
-        'A refused sign-in (state not this browser\'s, expired, the provider\'s error, a code or PKCE verifier it ' +
+        "A refused sign-in (state not this browser's, expired, the provider's error, a code or PKCE verifier it " +
         'refuses, an invalid ID token) is a 400 problem+json, 403 for a disabled user; a browser (Accept: text/html) ' +
         'is sent back to /console/login?oidcError=<detail> instead.',
       errors: [400, 403, 503],

@@ -70,10 +70,7 @@ export function permissionRoutes(deps: PermissionRouteDeps): DynamicRoute<HttpCo
       path: `${BASE}/users/:name/permissions`,
       owner: 'core',
       handler: async (ctx, p) =>
-        send(
-          ctx,
-          permissionsOf(await subject(ctx, p.name), p.name === '-' ? callerOf(ctx.request).groups : undefined),
-        ),
+        send(ctx, permissionsOf(await subject(ctx, p.name), p.name === '-' ? callerOf(ctx.request).groups : undefined)),
     },
     {
       method: 'POST',

@@ -43,7 +43,7 @@ export const ACCESS_SETTINGS = [
     help: 'false: no sign-in with a password',
     docs:
       '`false` turns sign-in with a username and password off: `POST /login` answers `403` and the console offers ' +
-      'only the provider\'s button (see [Single sign-on](#single-sign-on)). Tokens, sessions and HTTP Basic are ' +
+      "only the provider's button (see [Single sign-on](#single-sign-on)). Tokens, sessions and HTTP Basic are " +
       'unchanged',
     parse: boolean,
   }),

@@ -76,7 +76,7 @@ export const OIDC_SETTINGS = [
     unset: 'a public client',
     help: "the client's secret, for console sign-in",
     docs:
-      "the client secret the provider gave svc, sent to its token endpoint during console sign-in; unset, svc signs in " +
+      'the client secret the provider gave svc, sent to its token endpoint during console sign-in; unset, svc signs in ' +
       'as a public client (PKCE only). The environment or the config file: no flag',
     parse: optional(text),
   }),
