@@ -73,6 +73,9 @@ export default {
     submit: 'Sign in',
     tooMany: 'Too many failed sign-in attempts; try again later.',
     wrong: 'Wrong username or password.',
+    withProvider: 'Sign in with {name}',
+    or: 'or with a password',
+    providerFailed: 'Sign-in with {name} failed: {reason}',
   },
   pages: {
     noPermission: 'No permission',
@@ -133,6 +136,8 @@ export default {
     password: 'Password',
     roles: 'Roles',
     groups: 'Groups',
+    singleSignOn: 'Single sign-on',
+    signsInAs: 'Signs in with the identity provider as {username}; svc keeps no password for them.',
     viaGroup: '{role} (group {group})',
     status: 'Status',
     disabled: 'Disabled',

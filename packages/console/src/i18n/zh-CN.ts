@@ -69,6 +69,9 @@ const zhCN: Translation<typeof en> = {
     submit: '登录',
     tooMany: '登录失败次数过多，请稍后再试。',
     wrong: '用户名或密码错误。',
+    withProvider: '使用 {name} 登录',
+    or: '或使用密码登录',
+    providerFailed: '使用 {name} 登录失败：{reason}',
   },
   pages: {
     noPermission: '无权限',
@@ -129,6 +132,8 @@ const zhCN: Translation<typeof en> = {
     password: '密码',
     roles: '角色',
     groups: '用户组',
+    singleSignOn: '单点登录',
+    signsInAs: '通过身份提供方以 {username} 登录；svc 不保存其密码。',
     viaGroup: '{role}（来自用户组 {group}）',
     status: '状态',
     disabled: '已禁用',

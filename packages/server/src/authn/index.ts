@@ -38,7 +38,6 @@ export { ensureSuperAdministrator } from './super-admin.js';
 export interface AuthenticationSettings extends SessionPolicy {
   basicAuth: boolean;
   localSignIn: boolean;
-  oidcProviderName: string;
   adminUsername: string;
   adminPassword?: string;
 }
@@ -180,7 +179,7 @@ export async function setupAuthentication(deps: AuthenticationDeps): Promise<Aut
         sessions,
         signInOptions: {
           localSignIn: settings.localSignIn,
-          ...(deps.oidc?.signIn ? { oidc: { name: settings.oidcProviderName } } : {}),
+          ...(deps.oidc?.signIn ? { oidc: { name: deps.oidc.signIn.settings.providerName } } : {}),
         },
       }),
       ...consoleUserRoutes({

@@ -8,6 +8,9 @@ export interface Oidc {
   signIn?: OidcSignIn;
 }
 
+/** The sign-in button's "Sign in with …" when SVC_OIDC_PROVIDER_NAME is unset. */
+export const DEFAULT_PROVIDER_NAME = 'single sign-on';
+
 /** The settings of single sign-on as `Config` holds them (settings/oidc-settings.ts). */
 export interface OidcConfig {
   oidcIssuerUrl?: string;
@@ -15,7 +18,7 @@ export interface OidcConfig {
   oidcCaFile?: string;
   oidcClientSecret?: string;
   oidcRedirectUrl?: string;
-  oidcProviderName: string;
+  oidcProviderName?: string;
   oidcUsernameClaim: string;
   oidcGroupsClaim: string;
   oidcUsernamePrefix: string;
@@ -52,7 +55,7 @@ export async function createOidc(config: OidcConfig, options?: OidcTokenOptions)
       clientId: settings.clientId,
       clientSecret: config.oidcClientSecret,
       redirectUrl: config.oidcRedirectUrl,
-      providerName: config.oidcProviderName,
+      providerName: config.oidcProviderName ?? DEFAULT_PROVIDER_NAME,
     },
     fetch,
     tokens,

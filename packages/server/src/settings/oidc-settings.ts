@@ -97,14 +97,15 @@ export const OIDC_SETTINGS = [
     key: 'oidcProviderName',
     env: 'SVC_OIDC_PROVIDER_NAME',
     arg: 'NAME',
-    default: 'single sign-on',
+    // No default shown in --help: "single sign-on" would widen its columns past 115 (authn/oidc.ts applies it).
+    unset: '"single sign-on"',
     help: 'the provider as the sign-in button names it',
     docs: 'the provider\'s name on the console\'s sign-in button ("Sign in with <name>")',
-    parse: (raw: string, at: Reading) => {
+    parse: optional((raw: string, at: Reading) => {
       const name = raw.trim();
       if (name === '' || name.length > 64) throw new SettingError(`${at.name} must be 1 to 64 characters`);
       return name;
-    },
+    }),
   }),
   setting({
     key: 'oidcCaFile',
