@@ -1,8 +1,9 @@
 /**
  * Console sign-in with the identity provider in a real browser: "Sign in with Test IdP" goes through the test
  * issuer (HTTPS with its own CA; this test's browser contexts alone ignore certificate errors) and lands signed in;
- * the administrator's Users page shows that user read-only as to passwords; the provider's refusal is shown on the
- * sign-in page; and with local sign-in off the page offers only the provider's button.
+ * neither the administrator's Users page nor the user's own password page offers a password for that user; the
+ * provider's refusal is shown on the sign-in page; and with local sign-in off the page offers only the provider's
+ * button.
  */
 import { createServer } from 'node:net';
 import type { Page } from 'playwright-core';
@@ -70,6 +71,14 @@ describe.skipIf(!browserAvailable)('console sign-in with the identity provider i
     expect(new URL(page.url()).pathname).toBe('/console/');
     await page.getByText('Signed in as oidc:alice').waitFor();
     await c.shot(page, 'oidc-signed-in');
+    // The personal center has no password form for them: the provider keeps it.
+    await page.goto(`${c.base}/uc/password`);
+    await page
+      .getByText(
+        'You sign in with the identity provider as oidc:alice; svc keeps no password for you. Change it there.',
+      )
+      .waitFor();
+    expect(await page.getByLabel('Current password').count()).toBe(0);
     await page.context().close();
   });
 

@@ -313,3 +313,33 @@ describe('local sign-in turned off', () => {
     expect((await t.anonymous('GET', '/login/oidc')).status).toBe(404);
   });
 });
+
+describe('a provider that cannot be reached', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer({
+      pluginsDirs: [],
+      env: {
+        // Nothing listens on port 1.
+        SVC_OIDC_ISSUER_URL: 'https://127.0.0.1:1',
+        SVC_OIDC_CLIENT_ID: CLIENT_ID,
+        SVC_OIDC_REDIRECT_URL: 'https://svc.example.com/login/oidc/callback',
+      },
+    });
+  }, 60_000);
+  afterAll(() => t?.close());
+
+  it('answers 503 saying so, and sends a browser back to the sign-in page with the reason', async () => {
+    const setup = await t.anonymous('GET', '/apis/api.console.svc.run/v1alpha1/setup');
+    expect(setup.body).toEqual({ pending: false, localSignIn: true, oidc: { name: 'single sign-on' } });
+    const api = await t.anonymous('GET', '/login/oidc');
+    expect(api.status).toBe(503);
+    expect(api.body.detail).toMatch(/^the identity provider could not be reached \(.+\); try again shortly$/);
+    const browser = await t.anonymous('GET', '/login/oidc', undefined, { accept: 'text/html' });
+    expect(browser.status).toBe(303);
+    const page = new URL(browser.headers.location as string, 'https://svc.example.com');
+    expect(page.pathname).toBe('/console/login');
+    expect(page.searchParams.get('oidcError')).toBe(api.body.detail);
+    expect(browser.headers['set-cookie']).toBeUndefined();
+  });
+});

@@ -117,6 +117,7 @@ export default {
     current: 'Current password',
     new: 'New password',
     hint: 'At least 8 characters.',
+    external: 'You sign in with the identity provider as {username}; svc keeps no password for you. Change it there.',
     confirm: 'Confirm new password',
     changed: 'Your password is changed. Your other sessions were signed out; this one goes on.',
     submit: 'Change password',

@@ -113,6 +113,7 @@ const zhCN: Translation<typeof en> = {
     current: '当前密码',
     new: '新密码',
     hint: '至少 8 个字符。',
+    external: '你通过身份提供方以 {username} 登录；svc 不保存你的密码，请在身份提供方处修改。',
     confirm: '确认新密码',
     changed: '密码已修改。你的其他会话已退出，当前会话继续有效。',
     submit: '修改密码',

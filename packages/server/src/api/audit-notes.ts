@@ -12,6 +12,12 @@ declare module 'fastify' {
   }
 }
 
+/** The notes of a sign-in's event: who tried, and why a refused one was refused (when svc may say). */
+export const SIGN_IN_NOTES = {
+  username: 'authentication.svc.run/username',
+  failure: 'authentication.svc.run/failure',
+} as const;
+
 export function markSignIn(request: FastifyRequest): void {
   request.auditAsSignIn = true;
 }

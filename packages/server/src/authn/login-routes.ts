@@ -1,7 +1,7 @@
 import { parse as parseQueryString } from 'node:querystring';
 import { forbidden, invalid } from '@svc/plugin-api';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { noteForAudit } from '../api/audit-notes.js';
+import { noteForAudit, SIGN_IN_NOTES } from '../api/audit-notes.js';
 import { callerOf } from '../api/http-context.js';
 import type { Authenticator } from './authenticator.js';
 import { clearedSessionCookies, readCookie, SESSION_COOKIE, sessionCookies } from './cookies.js';
@@ -50,7 +50,7 @@ async function signIn(deps: LoginRouteDeps, request: FastifyRequest, reply: Fast
   }
   const { username, password } = readSignIn(request.body);
   // Who tried, for the audit log: the request itself is anonymous, signed in or not.
-  noteForAudit(request, 'authentication.svc.run/username', username);
+  noteForAudit(request, SIGN_IN_NOTES.username, username);
   let passwordRight = false;
   const accepted = await deps.limiter.attempt(request.ip, username, async () => {
     // The hash is checked whatever the account's state, so a disabled account takes the same time as any other.
@@ -81,7 +81,7 @@ async function signIn(deps: LoginRouteDeps, request: FastifyRequest, reply: Fast
 
 async function signOut(deps: LoginRouteDeps, request: FastifyRequest, reply: FastifyReply) {
   const principal = callerOf(request);
-  if (principal.username) noteForAudit(request, 'authentication.svc.run/username', principal.username);
+  if (principal.username) noteForAudit(request, SIGN_IN_NOTES.username, principal.username);
   if (principal.via === 'session' && principal.sessionId) await deps.sessions.end(principal.sessionId);
   reply.header('set-cookie', clearedSessionCookies(request.protocol === 'https'));
   return reply.code(204).send();

@@ -1,6 +1,6 @@
 import { badRequest, forbidden, isApiError, serviceUnavailable } from '@svc/plugin-api';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { markSignIn, noteForAudit } from '../api/audit-notes.js';
+import { markSignIn, noteForAudit, SIGN_IN_NOTES } from '../api/audit-notes.js';
 import type { ObjectService } from '../registry/object-service.js';
 import { readCookie, SESSION_COOKIE, sessionCookies } from './cookies.js';
 import type { LoginRouteDeps } from './login-routes.js';
@@ -29,10 +29,16 @@ export function oidcLoginRoutes(scope: FastifyInstance, deps: OidcLoginRouteDeps
 }
 
 async function start(deps: OidcLoginRouteDeps, request: FastifyRequest, reply: FastifyReply) {
-  const { url, pending } = await refusalsAsApiErrors(() => deps.signIn.start(returnToOf(request)));
-  reply.header('set-cookie', flowCookie(pending, secure(deps)));
   reply.header('cache-control', 'no-store');
-  return reply.redirect(url, 302);
+  try {
+    const { url, pending } = await refusalsAsApiErrors(() => deps.signIn.start(returnToOf(request)));
+    reply.header('set-cookie', flowCookie(pending, secure(deps)));
+    return reply.redirect(url, 302);
+  } catch (error) {
+    // The provider cannot be reached: a browser sees why on the sign-in page.
+    if (isApiError(error) && wantsPage(request)) return backToSignIn(reply, error.detail);
+    throw error;
+  }
 }
 
 async function callback(deps: OidcLoginRouteDeps, request: FastifyRequest, reply: FastifyReply) {
@@ -46,7 +52,7 @@ async function callback(deps: OidcLoginRouteDeps, request: FastifyRequest, reply
   try {
     const signedIn = await refusalsAsApiErrors(() => deps.signIn.finish(query, pending));
     const username = signedIn.principal.username!;
-    noteForAudit(request, 'authentication.svc.run/username', username);
+    noteForAudit(request, SIGN_IN_NOTES.username, username);
     await upsertExternalUser(deps, { username, displayName: signedIn.displayName, email: signedIn.email });
     // Each sign-in gets a fresh session (no fixation); the one the browser had, if any, ends.
     const previous = readCookie(request.headers.cookie, SESSION_COOKIE);
@@ -60,14 +66,16 @@ async function callback(deps: OidcLoginRouteDeps, request: FastifyRequest, reply
     return reply.redirect(pending!.returnTo, 303);
   } catch (error) {
     if (!isApiError(error)) throw error;
-    noteForAudit(request, 'authentication.svc.run/failure', error.detail ?? error.message);
+    noteForAudit(request, SIGN_IN_NOTES.failure, error.detail ?? error.message);
     request.log.info({ reason: error.detail }, 'OIDC sign-in refused');
     // A browser lands back on the sign-in page, which shows why; an API client gets the problem+json.
-    if (wantsPage(request)) {
-      return reply.redirect(`${CONSOLE_SIGN_IN}?oidcError=${encodeURIComponent(error.detail ?? '')}`, 303);
-    }
+    if (wantsPage(request)) return backToSignIn(reply, error.detail);
     throw error;
   }
+}
+
+function backToSignIn(reply: FastifyReply, reason: string) {
+  return reply.redirect(`${CONSOLE_SIGN_IN}?oidcError=${encodeURIComponent(reason)}`, 303);
 }
 
 /** The provider's refusals as 4xx problems (503 when it cannot be reached). */
