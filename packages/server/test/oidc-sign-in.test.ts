@@ -314,6 +314,53 @@ describe('local sign-in turned off', () => {
   });
 });
 
+describe('a sign-in that takes too long', () => {
+  let issuer: TestIssuer;
+  let t: TestServer;
+  let toIssuer: Agent;
+  // svc's clock for single sign-on, moved by the test (the issuer keeps real time).
+  let now = Date.now();
+
+  beforeAll(async () => {
+    issuer = await startIssuer(CLIENT_ID);
+    toIssuer = new Agent({ connect: { ca: await readFile(issuer.caFile, 'utf8') } });
+    t = await startTestServer({
+      pluginsDirs: [],
+      env: {
+        SVC_OIDC_ISSUER_URL: issuer.url,
+        SVC_OIDC_CLIENT_ID: CLIENT_ID,
+        SVC_OIDC_CA_FILE: issuer.caFile,
+        SVC_OIDC_REDIRECT_URL: 'http://127.0.0.1:1/login/oidc/callback',
+      },
+      serverOptions: { oidc: { now: () => now } },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+    await issuer?.close();
+    await toIssuer?.close();
+  });
+
+  it('is refused 10 minutes after it started: 400, no session', async () => {
+    const start = await t.anonymous('GET', '/login/oidc');
+    expect(start.status).toBe(302);
+    const flow = ([] as string[])
+      .concat(start.headers['set-cookie'] as string)
+      .find((c) => c.startsWith('SVC_OIDC_FLOW='))!;
+    const atIssuer = await undiciFetch(start.headers.location as string, { redirect: 'manual', dispatcher: toIssuer });
+    const callback = new URL(atIssuer.headers.get('location')!);
+    now += 10 * 60_000 + 1;
+    const back = await t.anonymous('GET', `${callback.pathname}${callback.search}`, undefined, {
+      cookie: flow.split(';')[0]!,
+    });
+    expect(back.status).toBe(400);
+    expect(back.body.detail).toBe('the sign-in took longer than 10 minutes; sign in again');
+    expect(
+      ([] as string[]).concat(back.headers['set-cookie'] as string).some((c) => c.startsWith('SVC_SESSION=')),
+    ).toBe(false);
+  });
+});
+
 describe('a provider that cannot be reached', () => {
   let t: TestServer;
   beforeAll(async () => {

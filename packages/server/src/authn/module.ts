@@ -23,7 +23,7 @@ export interface AuthnOptions {
   announce?: (text: string) => void;
   /** The clock the first-run setup link expires by (tests). */
   setupClock?: () => number;
-  /** Tests: how soon an OIDC token naming an unknown key may fetch the provider's keys again. */
+  /** Tests: how soon an OIDC token naming an unknown key may fetch the keys again, and the clock of tokens and sign-ins. */
   oidc?: OidcTokenOptions;
 }
 

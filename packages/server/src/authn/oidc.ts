@@ -59,6 +59,7 @@ export async function createOidc(config: OidcConfig, options?: OidcTokenOptions)
     },
     fetch,
     tokens,
+    options?.now,
   );
   return { tokens, signIn };
 }
