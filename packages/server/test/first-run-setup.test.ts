@@ -36,11 +36,11 @@ describe.each(BACKENDS)('the first-run setup (%s)', (backend) => {
     const t = await startEmpty({ backend });
     const pending = await t.anonymous('GET', SETUP);
     expect(pending.status).toBe(200);
-    expect(pending.body).toEqual({ pending: true });
+    expect(pending.body).toEqual({ pending: true, localSignIn: true });
 
     const configured = await startTestServer({ backend, pluginsDirs: [] });
     open.push(configured);
-    expect((await configured.anonymous('GET', SETUP)).body).toEqual({ pending: false });
+    expect((await configured.anonymous('GET', SETUP)).body).toEqual({ pending: false, localSignIn: true });
     expect(configured.server.authn.setup.link('http://svc.test')).toBeUndefined();
   });
 
@@ -76,7 +76,7 @@ describe.each(BACKENDS)('the first-run setup (%s)', (backend) => {
     expect(again.status).toBe(409);
     expect(again.headers['content-type']).toContain('application/problem+json');
     expect(again.body.detail).toBe('setup is done: the super administrator exists; sign in instead');
-    expect((await t.anonymous('GET', SETUP)).body).toEqual({ pending: false });
+    expect((await t.anonymous('GET', SETUP)).body).toEqual({ pending: false, localSignIn: true });
     expect(t.server.authn.users.exists('other')).toBe(false);
     expect(t.server.authn.setup.link('http://svc.test')).toBeUndefined();
   });
@@ -95,7 +95,7 @@ describe.each(BACKENDS)('the first-run setup (%s)', (backend) => {
       expect(refused.body.detail).toBe('this setup link is not valid');
     }
     expect(t.server.authn.users.size).toBe(0);
-    expect((await t.anonymous('GET', SETUP)).body).toEqual({ pending: true });
+    expect((await t.anonymous('GET', SETUP)).body).toEqual({ pending: true, localSignIn: true });
   });
 
   it('names the fields that are wrong, and keeps the token usable after a mistake', async () => {

@@ -1,6 +1,6 @@
 import { SvcApiError } from '@svc/client';
 import { CONSOLE_API, client, errorMessage, fieldErrors, t } from '@svc/console-shared';
-import { ref } from 'vue';
+import { onMounted, ref } from 'vue';
 
 const FIELD_NAMES: Record<string, 'password.current' | 'password.new'> = {
   '/oldPassword': 'password.current',
@@ -25,6 +25,15 @@ export function usePasswordChange() {
   const error = ref('');
   const changed = ref(false);
   const busy = ref(false);
+  /** The username an identity provider's user signs in as: svc keeps no password for them, so there is no form. */
+  const external = ref('');
+
+  onMounted(async () => {
+    const own = await client
+      .request<{ spec?: { identity?: { username: string } } }>('GET', `${CONSOLE_API}/users/-`)
+      .catch(() => undefined);
+    external.value = own?.spec?.identity?.username ?? '';
+  });
 
   async function submit() {
     errors.value = {};
@@ -54,5 +63,5 @@ export function usePasswordChange() {
     }
   }
 
-  return { oldPassword, password, confirmation, errors, error, changed, busy, submit };
+  return { oldPassword, password, confirmation, errors, error, changed, busy, submit, external };
 }

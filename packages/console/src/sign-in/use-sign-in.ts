@@ -1,8 +1,8 @@
 import { SvcApiError } from '@svc/client';
 import { signIn, t } from '@svc/console-shared';
-import { onMounted, ref } from 'vue';
+import { computed, onMounted, ref } from 'vue';
 import { useRoute, useRouter } from 'vue-router';
-import { setupPending } from './setup';
+import { type SignInOptions, signInOptions } from './setup';
 
 /**
  * Signing in: the throttle said in svc's words, and the visitor taken back where they were going (only to a page of
@@ -17,10 +17,18 @@ export function useSignIn() {
   const busy = ref(false);
   /** svc has no user yet: nobody can sign in until the printed setup link is opened. */
   const pending = ref(false);
+  /** The ways of signing in svc offers; a password until it says otherwise. */
+  const options = ref<SignInOptions>({ pending: false, localSignIn: true });
+  /** Why a sign-in with the provider failed: svc sends the browser back here with its reason. */
+  const providerError = typeof route.query.oidcError === 'string' ? route.query.oidcError : '';
 
   onMounted(async () => {
-    pending.value = await setupPending().catch(() => false);
+    options.value = await signInOptions().catch(() => options.value);
+    pending.value = options.value.pending;
   });
+
+  /** svc's route that sends the browser to the provider, and back to where the visitor was going. */
+  const providerHref = computed(() => `/login/oidc?redirect=${encodeURIComponent(destination())}`);
 
   /** What to tell a person whose sign-in failed: svc's own words for a throttle (429), a plain sentence otherwise. */
   function messageOf(e: unknown): string {
@@ -51,5 +59,5 @@ export function useSignIn() {
     }
   }
 
-  return { username, password, error, busy, pending, submit };
+  return { username, password, error, busy, pending, options, providerError, providerHref, submit };
 }

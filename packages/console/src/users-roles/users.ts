@@ -6,6 +6,8 @@ export type UserObject = ExtensionObject<{
   email?: string;
   disabled?: boolean;
   groups?: string[];
+  /** Set on an identity provider's user: the username they sign in as (`oidc:alice`). svc keeps no password. */
+  identity?: { provider: 'oidc'; username: string };
 }>;
 
 /** A user as `GET …/users` lists them: the object, the roles bound to them, their groups and the groups' roles. */

@@ -23,16 +23,20 @@ export function auditHook(policy: Policy, sinks: readonly AuditSink[], replica: 
     !first.resources &&
     !first.nonResourceURLs;
   return (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (e: null, p: unknown) => void) => {
-    if (readsNeverAudited && (request.method === 'GET' || request.method === 'HEAD')) return done(null, payload);
+    const signIn = request.auditAsSignIn === true;
+    if (readsNeverAudited && !signIn && (request.method === 'GET' || request.method === 'HEAD')) {
+      return done(null, payload);
+    }
     const principal = callerOf(request);
     // The gate's classification when it got that far (a refused Host, a failed sign-in: classified here).
-    const info =
+    const classified =
       request.requestInfo ??
       classifyRequest({
         method: request.method,
         target: request.target,
         isWebSocket: request.headers.upgrade?.toLowerCase() === 'websocket',
       });
+    const info = signIn ? { ...classified, verb: 'post' } : classified;
     const level = levelFor(policy, {
       username: principal.username ?? 'system:anonymous',
       groups:

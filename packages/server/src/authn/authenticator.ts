@@ -37,6 +37,8 @@ export interface Authenticator {
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** Paths whose handlers deal with the session cookie themselves: a stale cookie must not stop a new login. */
 const LOGIN_PATH = '/login';
+/** Console sign-in with the provider (oidc-login-routes.ts): anonymous as `/login` is. */
+const OIDC_LOGIN_PATHS = new Set(['/login/oidc', '/login/oidc/callback']);
 const LOGOUT_PATH = '/logout';
 
 export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
@@ -93,6 +95,9 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     if (request.headers.upgrade?.toLowerCase() === 'websocket' && !sameOrigin(request)) {
       throw forbidden("a cookie-authenticated WebSocket must come from this server's own origin");
     }
+    // An OIDC sign-in's session carries the groups its ID token named, as the token itself would.
+    if (session.groups)
+      return { username: session.username, via: 'session', sessionId: session.key, groups: session.groups };
     return { username: session.username, via: 'session', sessionId: session.key };
   }
 
@@ -100,7 +105,7 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     async authenticate(request) {
       const path = pathOf(request.url);
       // Signing in replaces whatever credentials came along; the login handler checks its own.
-      if (path === LOGIN_PATH) return ANONYMOUS;
+      if (path === LOGIN_PATH || OIDC_LOGIN_PATHS.has(path)) return ANONYMOUS;
       const authorization = request.headers.authorization;
       if (authorization !== undefined && authorization !== '') return fromAuthorization(authorization, request);
       const id = readCookie(request.headers.cookie, SESSION_COOKIE);

@@ -32,11 +32,13 @@ export interface CookieOptions {
   secure: boolean;
   /** Seconds; 0 deletes the cookie. Absent: a browser-session cookie. */
   maxAge?: number;
+  /** Absent: `/`. */
+  path?: string;
 }
 
-/** A `Set-Cookie` value: Path=/ and SameSite=Lax always (docs/api.md "Security"). Values are base64url, unquoted. */
+/** A `Set-Cookie` value: SameSite=Lax always, Path=/ unless told (docs/api.md "Security"). Values are base64url. */
 export function serializeCookie(name: string, value: string, options: CookieOptions): string {
-  let cookie = `${name}=${value}; Path=/; SameSite=Lax`;
+  let cookie = `${name}=${value}; Path=${options.path ?? '/'}; SameSite=Lax`;
   if (options.maxAge !== undefined) {
     cookie += `; Max-Age=${options.maxAge}`;
     if (options.maxAge === 0) cookie += '; Expires=Thu, 01 Jan 1970 00:00:00 GMT';

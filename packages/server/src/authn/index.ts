@@ -19,7 +19,7 @@ import { FirstRunSetup } from './first-run.js';
 import { DEFAULT_LOGIN_LIMITS, type LoginClock, LoginLimiter, type LoginLimits } from './login-limiter.js';
 import { loginRoutes } from './login-routes.js';
 import { personalAccessTokenModel, userModel } from './models.js';
-import type { OidcTokens } from './oidc-tokens.js';
+import type { Oidc } from './oidc.js';
 import { PasswordHasher } from './passwords.js';
 import type { ManageUser, RoleManagement } from './ports.js';
 import { type SessionPolicy, Sessions } from './sessions.js';
@@ -37,6 +37,7 @@ export { ensureSuperAdministrator } from './super-admin.js';
 
 export interface AuthenticationSettings extends SessionPolicy {
   basicAuth: boolean;
+  localSignIn: boolean;
   adminUsername: string;
   adminPassword?: string;
 }
@@ -53,8 +54,8 @@ export interface AuthenticationDeps {
   loginClock?: Partial<LoginClock>;
   /** Tests only: the clock the first-run setup link expires by. */
   setupClock?: () => number;
-  /** The provider's ID tokens, when single sign-on is set up (oidc.ts). */
-  oidc?: OidcTokens;
+  /** The provider's ID tokens and console sign-in, when single sign-on is set up (oidc.ts). */
+  oidc?: Oidc;
 }
 
 /** Everything authentication offers the composition root. */
@@ -137,7 +138,7 @@ export async function setupAuthentication(deps: AuthenticationDeps): Promise<Aut
   });
   await tokens.start();
   const basic = settings.basicAuth ? new BasicCredentials(credentials, users, limiter) : undefined;
-  const authenticator = createAuthenticator({ sessions, tokens, users, basic, oidc: deps.oidc });
+  const authenticator = createAuthenticator({ sessions, tokens, users, basic, oidc: deps.oidc?.tokens });
 
   // A removed or disabled user is signed out everywhere; a removed user's password goes too.
   users.onLostAccess((username, event) => {
@@ -172,7 +173,15 @@ export async function setupAuthentication(deps: AuthenticationDeps): Promise<Aut
     limiter,
     setup,
     routes: () => [
-      ...setupRoutes({ ...superAdministrator, setup, sessions }),
+      ...setupRoutes({
+        ...superAdministrator,
+        setup,
+        sessions,
+        signInOptions: {
+          localSignIn: settings.localSignIn,
+          ...(deps.oidc?.signIn ? { oidc: { name: deps.oidc.signIn.settings.providerName } } : {}),
+        },
+      }),
       ...consoleUserRoutes({
         authenticator,
         objects,
@@ -186,7 +195,15 @@ export async function setupAuthentication(deps: AuthenticationDeps): Promise<Aut
       }),
       ...tokenRoutes({ authenticator, objects, tokens }),
     ],
-    loginRoutes: loginRoutes({ authenticator, sessions, credentials, users, limiter }),
+    loginRoutes: loginRoutes({
+      authenticator,
+      sessions,
+      credentials,
+      users,
+      limiter,
+      localSignIn: settings.localSignIn,
+      oidc: deps.oidc?.signIn && { signIn: deps.oidc.signIn, objects },
+    }),
     ensureSuperAdministrator: async () => {
       try {
         const result = await ensureSuperAdministrator({

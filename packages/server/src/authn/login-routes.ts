@@ -1,12 +1,13 @@
 import { parse as parseQueryString } from 'node:querystring';
 import { forbidden, invalid } from '@svc/plugin-api';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { noteForAudit } from '../api/audit-notes.js';
+import { noteForAudit, SIGN_IN_NOTES } from '../api/audit-notes.js';
 import { callerOf } from '../api/http-context.js';
 import type { Authenticator } from './authenticator.js';
 import { clearedSessionCookies, readCookie, SESSION_COOKIE, sessionCookies } from './cookies.js';
 import type { Credentials } from './credentials.js';
 import type { LoginLimiter } from './login-limiter.js';
+import { type OidcLoginRouteDeps, oidcLoginRoutes } from './oidc-login-routes.js';
 import { sameOrigin } from './origin.js';
 import type { Sessions } from './sessions.js';
 import type { UserDirectory } from './user-directory.js';
@@ -17,6 +18,10 @@ export interface LoginRouteDeps {
   credentials: Credentials;
   users: UserDirectory;
   limiter: LoginLimiter;
+  /** False: sign-in with a password is off (SVC_LOCAL_SIGN_IN); `POST /login` answers 403. */
+  localSignIn: boolean;
+  /** Console sign-in with the provider, when it is set up (oidc-login-routes.ts). */
+  oidc?: Omit<OidcLoginRouteDeps, keyof LoginRouteDeps>;
   now?: () => Date;
 }
 
@@ -33,15 +38,19 @@ export function loginRoutes(deps: LoginRouteDeps) {
     });
     scope.post('/login', (request, reply) => signIn(deps, request, reply));
     scope.post('/logout', (request, reply) => signOut(deps, request, reply));
+    if (deps.oidc) oidcLoginRoutes(scope, { ...deps, ...deps.oidc });
   };
 }
 
 async function signIn(deps: LoginRouteDeps, request: FastifyRequest, reply: FastifyReply) {
   // A cross-site form must not sign the browser in to someone else's account (login CSRF).
   if (!sameOrigin(request)) throw forbidden("sign-in requests must come from this server's own origin");
+  if (!deps.localSignIn) {
+    throw forbidden('sign-in with a username and password is turned off on this server (SVC_LOCAL_SIGN_IN=false)');
+  }
   const { username, password } = readSignIn(request.body);
   // Who tried, for the audit log: the request itself is anonymous, signed in or not.
-  noteForAudit(request, 'authentication.svc.run/username', username);
+  noteForAudit(request, SIGN_IN_NOTES.username, username);
   let passwordRight = false;
   const accepted = await deps.limiter.attempt(request.ip, username, async () => {
     // The hash is checked whatever the account's state, so a disabled account takes the same time as any other.
@@ -72,7 +81,7 @@ async function signIn(deps: LoginRouteDeps, request: FastifyRequest, reply: Fast
 
 async function signOut(deps: LoginRouteDeps, request: FastifyRequest, reply: FastifyReply) {
   const principal = callerOf(request);
-  if (principal.username) noteForAudit(request, 'authentication.svc.run/username', principal.username);
+  if (principal.username) noteForAudit(request, SIGN_IN_NOTES.username, principal.username);
   if (principal.via === 'session' && principal.sessionId) await deps.sessions.end(principal.sessionId);
   reply.header('set-cookie', clearedSessionCookies(request.protocol === 'https'));
   return reply.code(204).send();

@@ -26,6 +26,16 @@ export const userModel: ModelDefinition = {
           displayName: { type: 'string', maxLength: 256 },
           email: { type: 'string', format: 'email', maxLength: 320 },
           disabled: { type: 'boolean' },
+          // An identity provider's user (oidc-users.ts): only the service writes it (rbac/user-admission.ts).
+          identity: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['provider', 'username'],
+            properties: {
+              provider: { type: 'string', enum: ['oidc'] },
+              username: { type: 'string', minLength: 1, maxLength: 1024 },
+            },
+          },
           // Groups RoleBindings may name; only a super administrator sets them (rbac/user-admission.ts).
           groups: {
             type: 'array',
@@ -49,6 +59,14 @@ export interface UserSpec {
   email?: string;
   disabled?: boolean;
   groups?: string[];
+  /** Set on the User object of an identity provider's user: who they are there. Read-only to clients. */
+  identity?: UserIdentity;
+}
+
+/** An external user's identity: the username their credentials authenticate as (`oidc:alice`), not the object name. */
+export interface UserIdentity {
+  provider: 'oidc';
+  username: string;
 }
 
 export type UserObject = ExtensionObject<UserSpec, { lastLoginAt?: string }>;

@@ -6,7 +6,7 @@ import { storeRef } from '../store/module.js';
 import { setupLinkBase, setupLinkNotice } from './first-run.js';
 import { type Authentication, setupAuthentication } from './index.js';
 import type { LoginClock, LoginLimits } from './login-limiter.js';
-import { createOidcTokens } from './oidc.js';
+import { createOidc } from './oidc.js';
 import type { OidcTokenOptions } from './oidc-tokens.js';
 import { PasswordHasher, type ScryptParameters } from './passwords.js';
 
@@ -23,7 +23,7 @@ export interface AuthnOptions {
   announce?: (text: string) => void;
   /** The clock the first-run setup link expires by (tests). */
   setupClock?: () => number;
-  /** Tests: how soon an OIDC token naming an unknown key may fetch the provider's keys again. */
+  /** Tests: how soon an OIDC token naming an unknown key may fetch the keys again, and the clock of tokens and sign-ins. */
   oidc?: OidcTokenOptions;
 }
 
@@ -61,7 +61,7 @@ export const authnModule = defineModule({
       loginClock: options.login?.clock,
       hasher: options.login?.passwordHashing && new PasswordHasher(options.login.passwordHashing),
       setupClock: options.setupClock,
-      oidc: await createOidcTokens(settings, options.oidc),
+      oidc: await createOidc(settings, options.oidc),
     });
     lifecycle.onStop('services', () => authn.close());
     http.router.add(authn.routes());

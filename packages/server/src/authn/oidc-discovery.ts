@@ -21,7 +21,10 @@ export interface ProviderMetadata {
   id_token_signing_alg_values_supported?: string[];
 }
 
-export type HttpsFetch = (url: string, init?: { headers?: Headers; signal?: AbortSignal }) => Promise<Response>;
+export type HttpsFetch = (
+  url: string,
+  init?: { headers?: Headers | Record<string, string>; signal?: AbortSignal | null; method?: string; body?: unknown },
+) => Promise<Response>;
 
 /**
  * A fetch that trusts the provider's CA (SVC_OIDC_CA_FILE) besides nothing else when one is given, and follows no
@@ -32,8 +35,17 @@ export async function httpsFetchFor(caFile: string | undefined): Promise<HttpsFe
   const dispatcher = ca === undefined ? undefined : new Agent({ connect: { ca } });
   return async (url, init = {}) => {
     if (!url.startsWith('https://')) throw new Error(`${url} is not an https URL`);
-    const headers = init.headers ? Object.fromEntries(init.headers) : undefined;
-    const answer = await undiciFetch(url, { headers, signal: init.signal, redirect: 'manual', dispatcher });
+    const headers = init.headers ? Object.fromEntries(new Headers(init.headers)) : undefined;
+    // A method and body only for the token endpoint (console sign-in, openid-client's form-encoded POST).
+    const { method, body } = init as { method?: string; body?: string | URLSearchParams };
+    const answer = await undiciFetch(url, {
+      method,
+      body,
+      headers,
+      signal: init.signal ?? undefined,
+      redirect: 'manual',
+      dispatcher,
+    });
     return answer as unknown as Response;
   };
 }

@@ -13,6 +13,8 @@ export interface SessionPolicy {
 
 interface SessionRecord {
   username: string;
+  /** The groups the provider named at an OIDC sign-in (prefixed); absent for a local sign-in. */
+  groups?: string[];
   /** Digest of the session's CSRF token (the `XSRF-TOKEN` cookie). */
   xsrfDigest: string;
   /** Epoch milliseconds. */
@@ -51,12 +53,19 @@ export class Sessions {
     this.records = new InternalRecords(store.secrets, SESSIONS_RECORDS);
   }
 
-  /** Starts a session; the id and CSRF token returned go to the client only (as cookies). */
-  async create(username: string): Promise<{ id: string; xsrfToken: string; session: Session }> {
+  /**
+   * Starts a session; the id and CSRF token returned go to the client only (as cookies). `groups`: those an OIDC
+   * sign-in's ID token named, which the session's requests carry as an ID token's would.
+   */
+  async create(
+    username: string,
+    groups?: readonly string[],
+  ): Promise<{ id: string; xsrfToken: string; session: Session }> {
     const id = randomSecret();
     const xsrfToken = randomSecret();
     const now = this.now();
     const record: SessionRecord = { username, xsrfDigest: digestOf(xsrfToken), createdAt: now, lastSeenAt: now };
+    if (groups) record.groups = [...groups];
     const key = digestOf(id);
     await this.records.put(key, record);
     const session: Session = { ...record, key, savedAt: now };
@@ -179,9 +188,9 @@ export class Sessions {
     session.lastSeenAt = now;
     if (now - session.savedAt < SAVE_INTERVAL_MS) return;
     session.savedAt = now;
-    const { username, xsrfDigest, createdAt, lastSeenAt } = session;
+    const { username, groups, xsrfDigest, createdAt, lastSeenAt } = session;
     void this.records
-      .replace(session.key, { username, xsrfDigest, createdAt, lastSeenAt })
+      .replace(session.key, { username, ...(groups ? { groups } : {}), xsrfDigest, createdAt, lastSeenAt })
       .catch(this.onBackgroundError);
   }
 }

@@ -20,7 +20,25 @@ const SETUP_BODY = {
     password: { type: 'string', minLength: MIN_PASSWORD_LENGTH },
   },
 };
-const SETUP_STATE = { type: 'object', required: ['pending'], properties: { pending: { type: 'boolean' } } };
+const SETUP_STATE = {
+  type: 'object',
+  required: ['pending', 'localSignIn'],
+  properties: {
+    pending: { type: 'boolean' },
+    localSignIn: { type: 'boolean', description: 'false: sign-in with a password is off (SVC_LOCAL_SIGN_IN)' },
+    oidc: {
+      type: 'object',
+      description: 'present when the console offers sign-in with the identity provider',
+      properties: { name: { type: 'string', description: 'the provider, as the sign-in button names it' } },
+    },
+  },
+};
+
+/** How one may sign in, for the console's sign-in page. */
+export interface SignInOptions {
+  localSignIn: boolean;
+  oidc?: { name: string };
+}
 
 /**
  * The first-run setup's routes (docs/api.md "First run"), public through the built-in `anonymous` role: whether setup
@@ -28,15 +46,19 @@ const SETUP_STATE = { type: 'object', required: ['pending'], properties: { pendi
  * and signs them in.
  */
 export function setupRoutes(
-  deps: SuperAdministratorDeps & { setup: FirstRunSetup; sessions: Sessions },
+  deps: SuperAdministratorDeps & { setup: FirstRunSetup; sessions: Sessions; signInOptions: SignInOptions },
 ): DynamicRoute<HttpContext>[] {
   return [
     {
       method: 'GET',
       path: SETUP_PATH,
       owner: 'core',
-      doc: { summary: 'Whether the first-run setup is pending (no user exists yet)', response: SETUP_STATE },
-      handler: (ctx) => ctx.reply.type(JSON_TYPE).send(JSON.stringify({ pending: deps.setup.pending })),
+      doc: {
+        summary: 'Whether the first-run setup is pending (no user exists yet), and how one may sign in',
+        response: SETUP_STATE,
+      },
+      handler: (ctx) =>
+        ctx.reply.type(JSON_TYPE).send(JSON.stringify({ pending: deps.setup.pending, ...deps.signInOptions })),
     },
     {
       method: 'POST',

@@ -17,6 +17,9 @@ export class UserDirectory {
   /** Username → the groups an administrator gave them (`spec.groups`), for users that have some. */
   private readonly groups = new Map<string, readonly string[]>();
   private readonly groupListeners = new Set<() => void>();
+  /** An external user's username (`oidc:alice`) → their User object's name (oidc-users.ts), and back. */
+  private readonly objectNames = new Map<string, string>();
+  private readonly identities = new Map<string, string>();
 
   constructor(
     readonly served: ServedModel,
@@ -30,6 +33,7 @@ export class UserDirectory {
       const user = JSON.parse(bytes.toString('utf8')) as UserObject;
       this.users.set(user.metadata.name, isActiveUser(user));
       this.setGroups(user.metadata.name, user.spec?.groups);
+      this.setIdentity(user.metadata.name, user.spec?.identity?.username);
     }
     this.objects.onCommitted((change) => this.follow(change));
   }
@@ -38,12 +42,28 @@ export class UserDirectory {
     return this.users.size;
   }
 
+  /** Whether a user exists: a local one by name, an external one by the username they sign in as too. */
   exists(username: string): boolean {
-    return this.users.has(username);
+    return this.users.has(this.objectNameOf(username));
   }
 
   isActive(username: string): boolean {
-    return this.users.get(username) === true;
+    return this.users.get(this.objectNameOf(username)) === true;
+  }
+
+  /** The User object's name of a username: itself for a local user, the mapped name for an external one. */
+  objectNameOf(username: string): string {
+    return this.objectNames.get(username) ?? username;
+  }
+
+  /** The username a User object's user acts as: their identity's for an external user, else the object's name. */
+  usernameOf(objectName: string): string {
+    return this.identities.get(objectName) ?? objectName;
+  }
+
+  /** Whether the User object of this name is an identity provider's user (no password of svc's). */
+  isExternal(objectName: string): boolean {
+    return this.identities.has(objectName);
   }
 
   /** The groups an administrator gave a local user (none for an unknown one). */
@@ -67,7 +87,7 @@ export class UserDirectory {
   recordLogin(username: string, at: Date): void {
     const write = this.objects.patch(
       this.served,
-      username,
+      this.objectNameOf(username),
       (user: ExtensionObject) => ({ ...user, status: { ...user.status, lastLoginAt: at.toISOString() } }),
       { subresource: 'status' },
     );
@@ -86,14 +106,28 @@ export class UserDirectory {
       change.type === 'DELETED' ? undefined : (change.object as UserObject).spec?.groups,
     );
     if (changedGroups) for (const listener of this.groupListeners) listener();
+    // Sessions and tokens carry the username the user acts as: an external user's identity, not the object's name.
+    const acting = this.usernameOf(name);
     if (change.type === 'DELETED') {
       this.users.delete(name);
-      this.announce(name, 'removed');
+      this.setIdentity(name, undefined);
+      this.announce(acting, 'removed');
       return;
     }
+    this.setIdentity(name, (change.object as UserObject).spec?.identity?.username);
     const active = isActiveUser(change.object as UserObject);
     this.users.set(name, active);
-    if (wasActive && !active) this.announce(name, 'deactivated');
+    if (wasActive && !active) this.announce(acting, 'deactivated');
+  }
+
+  private setIdentity(objectName: string, username: string | undefined): void {
+    const before = this.identities.get(objectName);
+    if (before !== undefined) this.objectNames.delete(before);
+    if (username === undefined) this.identities.delete(objectName);
+    else {
+      this.identities.set(objectName, username);
+      this.objectNames.set(username, objectName);
+    }
   }
 
   /** Whether the user's groups are now other than they were. */

@@ -1,4 +1,4 @@
-import { CONSOLE_API, type FieldError, invalid, notFound } from '@svc/plugin-api';
+import { CONSOLE_API, type FieldError, forbidden, invalid, notFound } from '@svc/plugin-api';
 import type { DynamicRoute } from '../api/dynamic-router.js';
 import { callerOf, type HttpContext, JSON_TYPE } from '../api/http-context.js';
 import type { Principal } from '../authz/principal.js';
@@ -94,7 +94,7 @@ export function consoleUserRoutes(deps: ConsoleUserRouteDeps): DynamicRoute<Http
 
 /** The personal center's profile: every signed-in user reads their own User object, whatever else they may read. */
 async function ownUser(deps: ConsoleUserRouteDeps, ctx: HttpContext, actor: Principal & { username: string }) {
-  const user = await deps.objects.get(deps.users.served, actor.username);
+  const user = await deps.objects.get(deps.users.served, deps.users.objectNameOf(actor.username));
   return ctx.reply.type(JSON_TYPE).send(JSON.stringify(user));
 }
 
@@ -149,6 +149,7 @@ async function changeOwnPassword(
   if (typeof body.oldPassword !== 'string' || body.oldPassword === '') {
     throw invalid('oldPassword is required', [{ path: '/oldPassword', message: 'is required' }]);
   }
+  refuseExternal(deps, deps.users.objectNameOf(actor.username));
   const password = checkPasswordRules(body.password);
   // The old password is a password check like a login: limited the same way, or this becomes a guessing oracle.
   const verified = await deps.limiter.attempt(ctx.request.ip, actor.username, () =>
@@ -173,12 +174,22 @@ async function resetPassword(deps: ConsoleUserRouteDeps, ctx: HttpContext, actor
   const body = objectBody(ctx);
   const password = checkPasswordRules(body.password);
   if (!deps.users.exists(username)) throw notFound(`User "${username}" not found`);
+  refuseExternal(deps, username);
   // Setting someone's password hands over their account: only for those who hold all they hold.
   deps.management.manageUser({ kind: 'user', principal: actor }, username, 'reset the password of');
   await deps.credentials.setPassword(username, password);
   await deps.sessions.endSessionsOf(username);
   await deps.tokens.revokeAllOf(username);
   return ctx.reply.code(204).send();
+}
+
+/** An identity provider's user signs in there: a password of svc's would be a second way into their account. */
+function refuseExternal(deps: ConsoleUserRouteDeps, objectName: string): void {
+  if (deps.users.isExternal(objectName)) {
+    throw forbidden(
+      `user "${deps.users.usernameOf(objectName)}" signs in with the identity provider; svc keeps no password for them`,
+    );
+  }
 }
 
 function objectBody(ctx: HttpContext): Record<string, unknown> {

@@ -21,6 +21,32 @@ export const FRAMEWORK_ROUTES: readonly RouteShape[] = [
       },
     },
   },
+  {
+    method: 'GET',
+    path: '/login/oidc',
+    owner: 'core',
+    public: true,
+    doc: {
+      summary: 'Console sign-in with the identity provider: a 302 to its authorization endpoint (PKCE, state, nonce)',
+      description:
+        'Served when SVC_OIDC_REDIRECT_URL is set. Query: redirect, the console page (/console/… or /uc/…) to land on.',
+      errors: [503],
+    },
+  },
+  {
+    method: 'GET',
+    path: '/login/oidc/callback',
+    owner: 'core',
+    public: true,
+    doc: {
+      summary: "The provider's redirect back: exchanges the code, sets the session cookies, and a 303 to the console",
+      description:
+        "A refused sign-in (state not this browser's, expired, the provider's error, a code or PKCE verifier it " +
+        'refuses, an invalid ID token) is a 400 problem+json, 403 for a disabled user; a browser (Accept: text/html) ' +
+        'is sent back to /console/login?oidcError=<detail> instead.',
+      errors: [400, 403, 503],
+    },
+  },
   { method: 'POST', path: '/logout', owner: 'core', public: true, doc: { summary: 'Sign out: ends the session' } },
   {
     method: 'GET',

@@ -129,6 +129,8 @@ export const BUILT_IN_ROLES: RoleObject[] = [
     rules: [
       // Signing in and out (authn/login-routes.ts): POST only.
       { nonResourceURLs: ['/login', '/logout'], verbs: ['post'] },
+      // Console sign-in with the identity provider (authn/oidc-login-routes.ts): there and back, both GETs.
+      { nonResourceURLs: ['/login/oidc', '/login/oidc/callback'], verbs: ['get'] },
       // Probes a load balancer sends (api/app.ts), and the version, as Kubernetes' public-info-viewer role allows;
       // discovery itself is public by route (api/discovery.ts). Reading only: a non-resource HEAD is the verb `head`.
       { nonResourceURLs: ['/healthz', '/livez', '/readyz', '/version'], verbs: ['get', 'head'] },

@@ -114,6 +114,7 @@ export const accessModule = defineModule({
         roles: roles.service,
         setUserRoles,
         userExists: async (username) => authn.users.exists(username),
+        usernameOf: (objectName) => authn.users.usernameOf(objectName),
         endSessionsOf: async (username) => void (await authn.endSessionsOf(username)),
         attributesOf: modelAccess.attributesOf,
         mayBrowseModels,
@@ -133,7 +134,14 @@ export const accessModule = defineModule({
       }),
     );
     for (const resource of SELF_REVIEW_RESOURCES) discover(resource);
-    router.add(userListRoutes({ objects, users: authn.users.served, roles: roles.service }));
+    router.add(
+      userListRoutes({
+        objects,
+        users: authn.users.served,
+        roles: roles.service,
+        usernameOf: (name) => authn.users.usernameOf(name),
+      }),
+    );
     router.add(modelAccessRoutes(modelAccess));
     const pluginUiListeners = new Set<() => void>();
     const consoleEvents = new ConsoleEvents({

@@ -27,6 +27,8 @@ export interface PermissionRouteDeps {
   setUserRoles: SetUserRoles;
   /** Whether a user exists (the user model belongs to authentication). */
   userExists: (username: string) => Promise<boolean>;
+  /** The username a User object's user acts as (an identity provider's user's is not the object's name). */
+  usernameOf: (objectName: string) => string;
   /** Ends a user's sessions, so new roles take effect at once. */
   endSessionsOf: (username: string) => Promise<void>;
   attributesOf: ReturnType<typeof createAttributeResolver>;
@@ -43,14 +45,15 @@ export function permissionRoutes(deps: PermissionRouteDeps): DynamicRoute<HttpCo
   const { roles } = deps;
   const caller = (ctx: HttpContext) => callerOf(ctx.request).username;
   const subject = async (ctx: HttpContext, name: string | undefined): Promise<string> => {
-    const username = name === '-' ? caller(ctx) : name;
+    const username = name === '-' ? caller(ctx) : name && deps.usernameOf(name);
     if (!username) throw badRequest('"-" means the signed-in user; sign in first');
     if (!(await deps.userExists(username))) throw notFound(`user "${username}" not found`);
     return username;
   };
 
-  const permissionsOf = (username: string): UserPermissions => {
-    const principal: Principal = { username, via: 'session' };
+  /** `groups`: those the caller's credential carries (an OIDC sign-in's), when the caller asks about themselves. */
+  const permissionsOf = (username: string, groups?: readonly string[]): UserPermissions => {
+    const principal: Principal = groups ? { username, via: 'session', groups } : { username, via: 'session' };
     return {
       username,
       roles: roles.boundRoles(username),
@@ -66,7 +69,8 @@ export function permissionRoutes(deps: PermissionRouteDeps): DynamicRoute<HttpCo
       method: 'GET',
       path: `${BASE}/users/:name/permissions`,
       owner: 'core',
-      handler: async (ctx, p) => send(ctx, permissionsOf(await subject(ctx, p.name))),
+      handler: async (ctx, p) =>
+        send(ctx, permissionsOf(await subject(ctx, p.name), p.name === '-' ? callerOf(ctx.request).groups : undefined)),
     },
     {
       method: 'POST',

@@ -109,9 +109,10 @@ export function selfReviewRoutes({ roles, owningPlugin }: SelfReviewDeps): Dynam
       'Who you are signed in as (kubectl auth whoami)',
       (ctx, principal) => {
         reviewBody(ctx.request.body, AUTHENTICATION, KIND.SelfSubjectReview);
-        return answer(AUTHENTICATION, KIND.SelfSubjectReview, {
-          status: { userInfo: { username: principal.username ?? '' } },
-        });
+        // The groups bindings may name (an OIDC credential's, a local user's spec.groups), as kubectl auth whoami lists.
+        const groups = roles.groupsOf(principal);
+        const userInfo = { username: principal.username ?? '', ...(groups.length > 0 ? { groups } : {}) };
+        return answer(AUTHENTICATION, KIND.SelfSubjectReview, { status: { userInfo } });
       },
     ),
   ];

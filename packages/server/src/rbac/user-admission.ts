@@ -80,6 +80,7 @@ function admitUser(deps: UserAdmissionDeps, request: AdmissionRequest): void {
   const { actor, operation, object } = request;
   const name = object.metadata.name;
   refuseGroupsUnlessSuper(deps, request);
+  refuseIdentityUnlessService(request);
   if (operation === 'create') return;
   const losesAccess = isActiveUser(request.prevObject ?? object) && !isActiveUser(object);
   const deleting = operation === 'delete' || Boolean(object.metadata.deletionTimestamp);
@@ -93,6 +94,18 @@ function admitUser(deps: UserAdmissionDeps, request: AdmissionRequest): void {
   deps.management.checkMayManage(actor, name, action);
   if (losesAccess && actor.kind !== 'system')
     deps.management.checkMayLoseAccess(name, deleting ? 'deleted' : 'disabled', request.hold);
+}
+
+/**
+ * `spec.identity` says which identity provider's user the object is (authn/oidc-users.ts): whoever could write it could
+ * hand a local account to an outside sign-in, or an outside one's roles to another. Only the service writes it.
+ */
+function refuseIdentityUnlessService(request: AdmissionRequest): void {
+  const { actor, operation, object, prevObject } = request;
+  if (operation === 'delete' || actor.kind === 'system') return;
+  const identityOf = (user: ExtensionObject | undefined) => JSON.stringify(user?.spec?.identity ?? null);
+  if (identityOf(object) === identityOf(operation === 'create' ? undefined : prevObject)) return;
+  throw forbidden(`only svc sets the identity of user "${object.metadata.name}" (spec.identity), at sign-in`);
 }
 
 /**
@@ -120,8 +133,9 @@ async function grantsGoWithUser(
   { actor, operation, object }: AdmissionRequest,
 ): Promise<void> {
   const joining = operation === 'create' && actor.kind !== 'system';
-  if (joining || operation === 'delete')
-    await removeFromAllBindings(deps.objects, deps.roles, deps.bindings, object.metadata.name);
+  // Bindings name an identity provider's user by the username they act as, not the object's name.
+  const username = (object.spec?.identity as { username?: string } | undefined)?.username ?? object.metadata.name;
+  if (joining || operation === 'delete') await removeFromAllBindings(deps.objects, deps.roles, deps.bindings, username);
 }
 
 /**

@@ -27,8 +27,10 @@ export function userListRoutes(deps: {
   objects: ObjectService;
   users: ServedModel;
   roles: RoleService;
+  /** The username a User object's user acts as: bindings name an identity provider's user by it. */
+  usernameOf: (objectName: string) => string;
 }): DynamicRoute<HttpContext>[] {
-  const { objects, users, roles } = deps;
+  const { objects, users, roles, usernameOf } = deps;
   return [
     {
       method: 'GET',
@@ -51,7 +53,7 @@ export function userListRoutes(deps: {
         const matches = all.items
           .map((bytes) => JSON.parse(bytes.toString('utf8')) as UserObject)
           .filter((user) => keyword === '' || matchesKeyword(user, keyword))
-          .filter((user) => role === '' || roles.boundRoles(user.metadata.name).includes(role));
+          .filter((user) => role === '' || roles.boundRoles(usernameOf(user.metadata.name)).includes(role));
         const info = pageInfo(narrowed ? matches.length : all.total, listQuery.page ?? 1, listQuery.size);
         const start = narrowed && info.size ? (info.page - 1) * info.size : 0;
         const page = narrowed && info.size ? matches.slice(start, start + info.size) : matches;
@@ -60,10 +62,11 @@ export function userListRoutes(deps: {
           return displayName === undefined ? { name } : { name, displayName };
         };
         const items: ListedUser[] = page.map((user) => {
-          const groups = roles.groupsOf({ username: user.metadata.name, via: 'session' });
+          const username = usernameOf(user.metadata.name);
+          const groups = roles.groupsOf({ username, via: 'session' });
           return {
             user,
-            roles: roles.boundRoles(user.metadata.name).map(described),
+            roles: roles.boundRoles(username).map(described),
             groups,
             groupRoles: groups.flatMap((group) =>
               roles.groupRoles(group).map((name) => ({ ...described(name), group })),

@@ -53,7 +53,14 @@ export function createSetUserRoles(
       const binding: RoleBindingObject = {
         apiVersion: 'v1alpha1',
         kind: KIND.RoleBinding,
-        metadata: { generateName: `${username}-${role}-`.slice(0, 200), name: '' },
+        // An identity provider's username (`oidc:alice`) holds characters no name may: those become `-`.
+        metadata: {
+          generateName: `${username
+            .toLowerCase()
+            .replace(/[^-a-z0-9]+/g, '-')
+            .replace(/^-+/, '')}-${role}-`.slice(0, 200),
+          name: '',
+        },
         roleRef: { apiGroup: '', kind: KIND.Role, name: role },
         subjects: [{ apiGroup: '', kind: KIND.User, name: username }],
       };

@@ -36,6 +36,18 @@ export const ACCESS_SETTINGS = [
     parse: boolean,
   }),
   setting({
+    key: 'localSignIn',
+    env: 'SVC_LOCAL_SIGN_IN',
+    arg: 'true|false',
+    default: 'true',
+    help: 'false: no sign-in with a password',
+    docs:
+      '`false` turns sign-in with a username and password off: `POST /login` answers `403` and the console offers ' +
+      "only the provider's button (see [Single sign-on](#single-sign-on)). Tokens, sessions and HTTP Basic are " +
+      'unchanged',
+    parse: boolean,
+  }),
+  setting({
     key: 'sessionIdleTimeout',
     field: 'sessionIdleTimeoutMs',
     env: 'SVC_SESSION_IDLE_TIMEOUT',

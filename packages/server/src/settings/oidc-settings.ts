@@ -1,6 +1,6 @@
 /** The settings of single sign-on with an OpenID Connect provider (docs/access-control.md "Single sign-on"). */
 import { type Reading, SettingError, setting } from './setting.js';
-import { absolutePath, optional } from './values.js';
+import { absolutePath, optional, text } from './values.js';
 
 /** The issuer as the provider names itself: an https URL without query or fragment, as Kubernetes requires. */
 export function issuerUrl(raw: string, at: Reading): string {
@@ -15,6 +15,24 @@ export function issuerUrl(raw: string, at: Reading): string {
   }
   // The `iss` claim must equal it exactly, so it is kept as written.
   return raw.trim();
+}
+
+/** Where console sign-in's callback is served: an http(s) URL whose path is `/login/oidc/callback`. */
+export const CALLBACK_PATH = '/login/oidc/callback';
+export function redirectUrl(raw: string, at: Reading): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    url = undefined;
+  }
+  const web = url?.protocol === 'https:' || url?.protocol === 'http:';
+  if (!url || !web || url.pathname !== CALLBACK_PATH || url.search !== '' || url.hash !== '') {
+    throw new SettingError(
+      `${at.name} must be svc's own http(s) URL with path ${CALLBACK_PATH} and no query, got "${raw}"`,
+    );
+  }
+  return url.href;
 }
 
 const claimName = (raw: string, at: Reading): string => {
@@ -48,6 +66,46 @@ export const OIDC_SETTINGS = [
         throw new SettingError(`${at.name} must be set with SVC_OIDC_ISSUER_URL: it is the audience ID tokens name`);
       return id === '' ? undefined : id;
     },
+  }),
+  setting({
+    key: 'oidcClientSecret',
+    env: 'SVC_OIDC_CLIENT_SECRET',
+    arg: 'SECRET',
+    // A flag would show in `ps`.
+    flag: false,
+    unset: 'a public client',
+    help: "the client's secret, for console sign-in",
+    docs:
+      'the client secret the provider gave svc, sent to its token endpoint during console sign-in; unset, svc signs in ' +
+      'as a public client (PKCE only). The environment or the config file: no flag',
+    parse: optional(text),
+  }),
+  setting({
+    key: 'oidcRedirectUrl',
+    env: 'SVC_OIDC_REDIRECT_URL',
+    arg: 'URL',
+    unset: 'no console sign-in',
+    help: 'the callback URL registered at the provider',
+    docs:
+      "the URL the provider sends the browser back to after console sign-in, as registered at the provider: svc's " +
+      'own address followed by `/login/oidc/callback` (e.g. `https://svc.example.com/login/oidc/callback`). svc never ' +
+      'derives it from a request\'s `Host`. Set with the issuer and client id, the console offers "Sign in with ' +
+      '<provider>"',
+    parse: optional(redirectUrl),
+  }),
+  setting({
+    key: 'oidcProviderName',
+    env: 'SVC_OIDC_PROVIDER_NAME',
+    arg: 'NAME',
+    // No default shown in --help: "single sign-on" would widen its columns past 115 (authn/oidc.ts applies it).
+    unset: '"single sign-on"',
+    help: 'the provider as the sign-in button names it',
+    docs: 'the provider\'s name on the console\'s sign-in button ("Sign in with <name>")',
+    parse: optional((raw: string, at: Reading) => {
+      const name = raw.trim();
+      if (name === '' || name.length > 64) throw new SettingError(`${at.name} must be 1 to 64 characters`);
+      return name;
+    }),
   }),
   setting({
     key: 'oidcCaFile',
