@@ -30,15 +30,22 @@ export function compressAnswer(
 ): void {
   const accepted = request.headers['accept-encoding'];
   if (accepted === undefined || !(typeof payload === 'string' || Buffer.isBuffer(payload))) {
-    return done(null, payload);
+    done(null, payload);
+    return;
   }
-  const bytes = typeof payload === 'string' ? Buffer.from(payload) : payload;
-  if (bytes.length < COMPRESSION_THRESHOLD || !compressible(reply)) return done(null, payload);
+  const size = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
+  if (size < COMPRESSION_THRESHOLD || !compressible(reply)) {
+    done(null, payload);
+    return;
+  }
   // Whatever the choice, the answer depends on the header: caches must keep one per encoding.
   reply.header('vary', varyWith(reply.getHeader('vary')));
   const encoding = negotiate(accepted, ENCODINGS);
-  if (encoding === null) return done(null, bytes);
-  const compressed = encoding === 'br' ? brotliCompressSync(bytes, BROTLI) : gzipSync(bytes, GZIP);
+  if (encoding === null) {
+    done(null, payload);
+    return;
+  }
+  const compressed = encoding === 'br' ? brotliCompressSync(payload, BROTLI) : gzipSync(payload, GZIP);
   reply.header('content-encoding', encoding);
   reply.header('content-length', compressed.length);
   done(null, compressed);
