@@ -25,14 +25,23 @@ export function clearedFlowCookie(secure: boolean): string {
   return serializeCookie(FLOW_COOKIE, '', { httpOnly: true, secure, path: FLOW_PATH, maxAge: 0 });
 }
 
-/** The sign-in under way, or undefined when the cookie is missing or not one svc wrote. */
+/** A page of the console or the personal center, on this origin: where a sign-in may land. */
+export function isConsolePath(path: string): boolean {
+  return /^\/(console|uc)(\/[^\\]*)?$/.test(path);
+}
+
+/**
+ * The sign-in under way, or undefined when the cookie is missing or not one svc wrote. Its landing page is checked
+ * again here: the cookie is the browser's to change, and the callback redirects to it.
+ */
 export function readFlow(cookieHeader: string | undefined): PendingSignIn | undefined {
   const value = readCookie(cookieHeader, FLOW_COOKIE);
   if (!value) return undefined;
   try {
     const pending = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as Partial<PendingSignIn>;
     const strings = [pending.state, pending.nonce, pending.verifier, pending.returnTo];
-    if (strings.every((s) => typeof s === 'string' && s !== '') && typeof pending.startedAt === 'number') {
+    const wellFormed = strings.every((s) => typeof s === 'string' && s !== '') && typeof pending.startedAt === 'number';
+    if (wellFormed && isConsolePath(pending.returnTo!)) {
       return pending as PendingSignIn;
     }
   } catch {

@@ -4,7 +4,7 @@ import { markSignIn, noteForAudit, SIGN_IN_NOTES } from '../api/audit-notes.js';
 import type { ObjectService } from '../registry/object-service.js';
 import { readCookie, SESSION_COOKIE, sessionCookies } from './cookies.js';
 import type { LoginRouteDeps } from './login-routes.js';
-import { clearedFlowCookie, flowCookie, readFlow } from './oidc-flow.js';
+import { clearedFlowCookie, flowCookie, isConsolePath, readFlow } from './oidc-flow.js';
 import { type OidcSignIn, OidcSignInRefused } from './oidc-sign-in.js';
 import { upsertExternalUser } from './oidc-users.js';
 
@@ -93,7 +93,7 @@ async function refusalsAsApiErrors<T>(run: () => Promise<T>): Promise<T> {
 /** The console page to land on after signing in: one of this app's (as the sign-in page checks), else the console. */
 function returnToOf(request: FastifyRequest): string {
   const asked = new URL(request.url, 'http://start').searchParams.get('redirect');
-  return asked !== null && /^\/(console|uc)(\/[^\\]*)?$/.test(asked) && !asked.startsWith('//') ? asked : '/console/';
+  return asked !== null && isConsolePath(asked) ? asked : '/console/';
 }
 
 /** The cookies are Secure when svc's own callback URL is https (behind a TLS proxy, the request itself may be http). */
