@@ -459,6 +459,8 @@ export default {
     objectName: 'Object name',
     labelsHint: '(key=value, one per line)',
     noSchema: 'This model declares no schema; edit it as YAML.',
+    yamlProblems: 'Problems in the YAML',
+    yamlProblemAt: 'Line {line}:',
     yamlParse: 'The YAML does not parse: {reason}',
     created: 'Created {name}',
     saved: 'Saved {name}',

@@ -452,6 +452,8 @@ const zhCN: Translation<typeof en> = {
     objectName: '对象名称',
     labelsHint: '（key=value，每行一个）',
     noSchema: '此模型没有声明 schema；请以 YAML 编辑。',
+    yamlProblems: 'YAML 中的问题',
+    yamlProblemAt: '第 {line} 行：',
     yamlParse: 'YAML 无法解析：{reason}',
     created: '已创建 {name}',
     saved: '已保存 {name}',
