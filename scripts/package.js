@@ -38,7 +38,10 @@ function staged(dir, files, bundled, edit = (m) => m) {
     const target = path.join(into, 'node_modules', name);
     mkdirSync(target, { recursive: true });
     copy(path.join(from, 'dist'), path.join(target, 'dist'));
+    // The plugin API's one dependency (json-schema-to-ts) is types only: a bundled copy runs without it, and the
+    // author's own svc-plugin-api brings it for type checks, so the copy does not list it (npm would leave it empty).
     const { devDependencies: _dev, scripts: _scripts, ...bundledManifest } = manifest(from);
+    if (name === '@svc/plugin-api') delete bundledManifest.dependencies;
     writeFileSync(path.join(target, 'package.json'), `${JSON.stringify(bundledManifest, null, 2)}\n`);
   }
   // A bundled dependency stays in `dependencies` (npm packs only bundled packages it lists there).

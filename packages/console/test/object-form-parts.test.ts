@@ -80,6 +80,21 @@ describe('the object form and plugin page, pure parts', () => {
         ['Installed from', 'an uploaded archive'],
       ],
     },
+    {
+      name: 'a running plugin whose upgrade was rolled back',
+      spec: { version: '1.0.0', requires: '*', main: 'main.js', enabled: true },
+      status: { source: 'archive' as const, phase: 'STARTED' as const, version: '1.0.0' },
+      want: [
+        ['Name', 'demo'],
+        ['Version', '1.0.0'],
+        ['Version running', '1.0.0'],
+        ['Requires svc', '*'],
+        ['Entry module', 'main.js'],
+        ['Depends on', 'No other plugin'],
+        ['Enabled', 'Yes'],
+        ['Installed from', 'an uploaded archive'],
+      ],
+    },
   ])('says the facts of $name', ({ spec, status, want }) => {
     const plugin = {
       apiVersion: 'plugin.svc.run/v1alpha1',

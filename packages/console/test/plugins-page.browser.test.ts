@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { flipArchive } from '../../server/test/flip-plugin.js';
 import { multipart, tgzOf } from '../../server/test/plugin-archives.js';
 import { browserAvailable, type ConsoleUnderTest, startConsole, TEST_ADMIN } from './browser-harness.js';
 
@@ -355,6 +356,45 @@ describe.skipIf(!browserAvailable)('the Plugins page in Chromium', () => {
     ).toBe('error');
     expect((await c.t.request('DELETE', '/apis/plugin.svc.run/v1alpha1/plugins/throws')).status).toBe(200);
     await page.getByRole('alert').filter({ hasText: 'No plugin named "throws" is installed.' }).waitFor();
+  });
+
+  it('shows an upgrade that failed to start and was rolled back: the version running, the error, the log', async () => {
+    const { body, headers } = multipart(await flipArchive(scratch, '1.0.0', 'serves'));
+    expect(
+      (await c.t.request('POST', '/apis/api.console.svc.run/v1alpha1/plugins/install', body, headers)).status,
+    ).toBe(201);
+    const state = '/apis/api.console.svc.run/v1alpha1/plugins/flip/plugin-state';
+    expect((await c.t.request('PUT', state, { enable: true })).body.status.phase).toBe('STARTED');
+    const failing = path.join(scratch, 'flip-2.0.0.tgz');
+    await writeFile(failing, await flipArchive(scratch, '2.0.0', 'start-throws'));
+
+    const { page } = await c.signedIn(TEST_ADMIN, '/console/plugins/flip');
+    await page.getByRole('heading', { name: 'flip', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Upgrade flip' }).click();
+    const upgrade = page.getByRole('dialog', { name: 'Upgrade flip' });
+    await upgrade.getByLabel('New archive of flip (.tgz or .zip)').setInputFiles(failing);
+    await upgrade.getByRole('button', { name: 'Upgrade', exact: true }).click();
+    await upgrade.waitFor({ state: 'hidden' });
+    await page.getByText('The upgrade of flip to 2.0.0 failed to start: 1.0.0 runs again').waitFor();
+
+    const said = page.locator('p.rolled-back');
+    await expect
+      .poll(() => said.textContent())
+      .toMatch(
+        /^\s*The upgrade to 2\.0\.0 failed to start \(.+\) and was rolled back: 1\.0\.0 runs again\. Its error: boom\s*$/,
+      );
+    const manifest = page.getByRole('region', { name: 'Manifest' });
+    expect(await manifest.locator('dt').nth(2).textContent()).toBe('Version running');
+    expect(await manifest.locator('dd').nth(2).textContent()).toBe('1.0.0');
+    expect(await manifest.locator('dd').nth(1).textContent()).toBe('1.0.0');
+    const logs = page.getByRole('table', { name: 'Log of flip' });
+    await logs
+      .getByRole('cell', { name: 'the upgrade to 2.0.0 failed to start (boom); rolled back to 1.0.0' })
+      .waitFor();
+    await still(page);
+    expect(await c.seriousViolations(page)).toEqual([]);
+    await c.shot(page, 'plugin-rolled-back');
+    expect((await c.t.request('DELETE', '/apis/plugin.svc.run/v1alpha1/plugins/flip')).status).toBe(200);
   });
 
   it('shows a viewer the list without management, and a user without the permission nothing', async () => {

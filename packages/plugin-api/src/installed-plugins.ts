@@ -69,6 +69,13 @@ export interface PluginStatus {
   source?: 'directory' | 'archive';
   /** The archive whose code is in place on this server (what a start runs); none for a folder. */
   archiveDigest?: string;
+  /** The version of the code in place on this server (its `plugin.yaml`): the one that runs when STARTED. */
+  version?: string;
+  /**
+   * The latest upgrade whose start failed and was rolled back: the previous code was put back and started again, and
+   * spec names it again. Cleared once other code than the code put back starts (a later upgrade that works).
+   */
+  lastUpgrade?: FailedUpgrade;
   /**
    * The store resources (`<group>/<plural>`) of every model the plugin has registered since it was installed: whose
    * objects an uninstall that deletes its data removes, even while it is not running.
@@ -90,6 +97,23 @@ export interface ReplicaReport {
   message?: string;
   /** The archive whose code is in place on that server. */
   archiveDigest?: string;
+  /** The version of the code in place on that server. */
+  version?: string;
+}
+
+/** An upgrade that failed to start and was rolled back (`status.lastUpgrade`). */
+export interface FailedUpgrade {
+  /** The version and archive the upgrade brought, which failed to start. */
+  version: string;
+  archiveDigest?: string;
+  /** Always `UpgradeRolledBack`: the previous code was put back. */
+  reason: 'UpgradeRolledBack';
+  /** Why the new code failed to start (its error message). */
+  message: string;
+  /** When the rollback was made. */
+  at: string;
+  /** The code put back in its place. */
+  rolledBackTo: { version: string; archiveDigest?: string };
 }
 
 /** What an uninstall does with the plugin's data (`DELETE …/plugins/{name}?data=keep|delete`). */

@@ -54,3 +54,13 @@ export function prettyMessage(log: Record<string, unknown>, messageKey: string):
   const id = typeof log.reqId === 'string' ? ` [${log.reqId}]` : '';
   return `${typeof log.access === 'string' ? log.access : (log[messageKey] ?? '')}${id}`;
 }
+
+/** The first line a server logs: its version and Node.js's, and the flags, since `svc serve` sets the young
+ * generation's size (bin/node-flags.js) and a latency tail problem starts there. */
+export function logStart(logger: Logger, version: string): void {
+  const flags = process.execArgv.length > 0 ? ` (${process.execArgv.join(' ')})` : '';
+  logger.info(
+    { version, node: process.version, nodeFlags: process.execArgv, pid: process.pid },
+    `svc ${version} on Node.js ${process.version}${flags}`,
+  );
+}

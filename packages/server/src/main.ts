@@ -13,7 +13,7 @@ import { type ControllersOptions, controllersModule, controllersRef } from './co
 import { type Composed, compose } from './kernel/compose.js';
 import type { Module } from './kernel/module.js';
 import { loggerRef, optionsRef, settingsRef } from './kernel/root.js';
-import { chooseLogFormat, createLogger } from './logger.js';
+import { chooseLogFormat, createLogger, logStart } from './logger.js';
 import { metricsModule } from './metrics/module.js';
 import { openApiModule } from './openapi/module.js';
 import { type Plugins, type PluginsOptions, pluginsModule, pluginsRef } from './plugins/module.js';
@@ -106,12 +106,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   const logger =
     options.logger ??
     (await createLogger(config.logLevel, chooseLogFormat(config.logFormat, process.stdout.isTTY === true)));
-  // The flags too: `svc serve` sets the young generation's size (bin/node-flags.js), and a tail problem starts there.
-  const flags = process.execArgv.length > 0 ? ` (${process.execArgv.join(' ')})` : '';
-  logger.info(
-    { version: HOST_VERSION, node: process.version, nodeFlags: process.execArgv, pid: process.pid },
-    `svc ${HOST_VERSION} on Node.js ${process.version}${flags}`,
-  );
+  logStart(logger, HOST_VERSION);
   const modules = await compose(MODULES, [
     [settingsRef, config],
     [loggerRef, logger],

@@ -54,6 +54,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   'logger.ts': [],
   'main.ts': ['*'],
   'cli.ts': ['*'],
+  'plugin-cli.ts': ['*'],
   'index.ts': ['*'],
 };
 
@@ -193,6 +194,16 @@ describe('the architecture', () => {
     expect(cycles).toEqual([]);
   });
 
+  it('keeps the composition root short and every source file readable in one sitting', () => {
+    const lines = (file: string) => readFileSync(file, 'utf8').split('\n').length - 1;
+    // main.ts lists the modules and hands them to the kernel; a feature's wiring belongs in its own module file.
+    expect(lines(path.join(SERVER_SRC, 'main.ts'))).toBeLessThan(150);
+    const long = sourceFiles(SERVER_SRC)
+      .filter((file) => lines(file) > 450)
+      .map((file) => `${path.relative(SERVER_SRC, file)}: ${lines(file)} lines`);
+    expect(long).toEqual([]);
+  });
+
   it('keeps the plugin API a root, and the example plugin and the client on the plugin API only', () => {
     const outside = (dir: string, allowed: RegExp) =>
       sourceFiles(path.join(REPO, dir))
@@ -201,8 +212,13 @@ describe('the architecture', () => {
           ({ specifier }) => !specifier.startsWith('.') && !specifier.startsWith('node:') && !allowed.test(specifier),
         )
         .map(({ file, specifier }) => `${path.relative(REPO, file)}: '${specifier}'`);
-    // The plugin API depends on nothing in the repository (and on no package at all).
-    expect(outside('packages/plugin-api/src', /^$/)).toEqual([]);
+    // The plugin API depends on nothing in the repository, and on one package for types only: json-schema-to-ts,
+    // which gives defineRoute's handlers their body's type. Nothing of it is in the built code the host loads.
+    expect(outside('packages/plugin-api/src', /^json-schema-to-ts$/)).toEqual([]);
+    const built = sourceFiles(path.join(REPO, 'packages/plugin-api/src')).map((file) =>
+      path.join(REPO, 'packages/plugin-api/dist', `${path.basename(file, '.ts')}.js`),
+    );
+    expect(built.filter((file) => /['"]json-schema-to-ts['"]/.test(readFileSync(file, 'utf8')))).toEqual([]);
     // A plugin reaches the host only through the plugin API (json-schema-to-ts: types only, derived from its schema).
     expect(outside('plugins/people/src', /^(@svc\/plugin-api|json-schema-to-ts)$/)).toEqual([]);
     // The client knows the server only over HTTP: its types come from the plugin API, TLS trust from undici.

@@ -23,6 +23,9 @@ describe('compression of answers', () => {
       ['gzip', 'gzip', gunzipSync],
       ['br', 'br', brotliDecompressSync],
       ['gzip, deflate, br', 'br', brotliDecompressSync],
+      ['br;q=0, gzip', 'gzip', gunzipSync],
+      ['gzip;q=0.5, br;q=0.4', 'gzip', gunzipSync],
+      ['*', 'br', brotliDecompressSync],
     ];
     for (const [accept, chosen, inflate] of cases) {
       const answer = await get(`${PERSONS}?size=20`, accept);
@@ -31,6 +34,15 @@ describe('compression of answers', () => {
       expect(answer.rawPayload.length).toBeLessThan(plain.rawPayload.length / 3);
       const items = JSON.parse(inflate(answer.rawPayload).toString()).items;
       expect(items.map((p: { metadata: { name: string } }) => p.metadata.name)).toEqual(expected);
+    }
+  });
+
+  it('sends the JSON as it is to a client that accepts none of br and gzip, saying that it varies', async () => {
+    for (const accept of ['deflate', 'br;q=0, gzip;q=0', 'identity']) {
+      const answer = await get(`${PERSONS}?size=20`, accept);
+      expect(answer.headers['content-encoding'], accept).toBeUndefined();
+      expect(answer.headers.vary, accept).toContain('accept-encoding');
+      expect(JSON.parse(answer.body).items).toHaveLength(20);
     }
   });
 

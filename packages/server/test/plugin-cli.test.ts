@@ -21,6 +21,7 @@ const VITEST = path.join(REPO, 'node_modules/vitest/vitest.mjs');
 const VITE = path.join(REPO, 'node_modules/vite/bin/vite.js');
 const NOTES = '/apis/demo.svc.run/v1alpha1/notes';
 const STATS = '/apis/console.api.demo.svc.run/v1alpha1/stats';
+const DRAFTS = '/apis/console.api.demo.svc.run/v1alpha1/drafts';
 const PUBLIC_NOTES = '/apis/api.demo.svc.run/v1alpha1/notes';
 const SLOW = 180_000;
 
@@ -83,6 +84,7 @@ describe('svc plugin create and pack', () => {
       'plugin.yaml',
       'package.json',
       'tsconfig.json',
+      'bundle.mjs',
       '.gitignore',
       'README.md',
       'src/index.ts',
@@ -92,7 +94,8 @@ describe('svc plugin create and pack', () => {
       'ui/vite.config.ts',
       'ui/src/index.ts',
       'ui/src/NotesPage.vue',
-      'ui/src/console-shared.d.ts',
+      'ui/src/env.d.ts',
+      `vendor/svc-console-shared-${HOST_VERSION}.tgz`,
     ]) {
       expect((await stat(path.join(demo, file))).isFile(), file).toBe(true);
     }
@@ -111,7 +114,9 @@ describe('svc plugin create and pack', () => {
       type: 'module',
       private: true,
       scripts: {
-        build: 'tsc -p . && vite build ui',
+        build: 'npm run typecheck && node bundle.mjs && vite build ui',
+        typecheck: 'tsc --noEmit -p . && vue-tsc --noEmit -p ui',
+        'build:server': 'node bundle.mjs',
         dev: 'svc plugin dev',
         test: 'vitest run',
         pack: 'svc plugin pack',
@@ -119,6 +124,13 @@ describe('svc plugin create and pack', () => {
       // The plugin API the host runs with, packed into the plugin's folder (plugin-scaffold-portable.test.ts).
       dependencies: { '@svc/plugin-api': 'file:vendor/svc-plugin-api-0.1.0.tgz' },
       devDependencies: {
+        // The svc of `npm run pack` and `npm run dev`, packed into the folder (plugin-scaffold-portable.test.ts).
+        '@svc/plugin-cli': `file:vendor/svc-plugin-cli-${HOST_VERSION}.tgz`,
+        // The types of the console's shared modules, checked against by vue-tsc (plugin-scaffold-portable.test.ts).
+        '@svc/console-shared': `file:vendor/svc-console-shared-${HOST_VERSION}.tgz`,
+        'vue-tsc': expect.any(String),
+        'vue-i18n': expect.any(String),
+        esbuild: root.devDependencies.esbuild,
         typescript: root.devDependencies.typescript,
         vitest: root.devDependencies.vitest,
         vite: expect.any(String),
@@ -144,14 +156,20 @@ describe('svc plugin create and pack', () => {
   });
 
   it(
-    'builds with the repository TypeScript, and its own test passes',
+    'type-checks with the repository TypeScript, bundles with esbuild, and its own test passes',
     async () => {
-      // No network in tests: the repository's node_modules holds @svc/plugin-api, typescript and vitest.
+      // No network in tests: the repository's node_modules holds @svc/plugin-api, typescript, esbuild and vitest.
       await symlink(path.join(REPO, 'node_modules'), path.join(demo, 'node_modules'), 'dir');
-      const built = await node(TSC, ['-p', demo]);
-      expect(built, built.stdout + built.stderr).toMatchObject({ code: 0 });
-      expect((await stat(path.join(demo, 'dist/index.js'))).isFile()).toBe(true);
-      await expect(stat(path.join(demo, 'dist/reconciler.test.js'))).rejects.toThrow();
+      const checked = await node(TSC, ['--noEmit', '-p', demo]);
+      expect(checked, checked.stdout + checked.stderr).toMatchObject({ code: 0 });
+      await expect(stat(path.join(demo, 'dist'))).rejects.toThrow();
+      // The server side in one file: the plugin's own modules inside, the plugin API left for the host to provide.
+      const bundled = await node('bundle.mjs', [], demo);
+      expect(bundled, bundled.stdout + bundled.stderr).toMatchObject({ code: 0 });
+      expect((await readdir(path.join(demo, 'dist'))).sort()).toEqual(['index.js', 'index.js.map']);
+      const server = await readFile(path.join(demo, 'dist/index.js'), 'utf8');
+      expect(server).toMatch(/from ["']@svc\/plugin-api["']/);
+      expect(server).not.toMatch(/from ["']\.\//);
       // The UI: an ES module entry that imports what the console shares instead of bundling it, and loads its page
       // (a chunk beside it) only when the page is opened.
       const ui = await node(VITE, ['build', 'ui'], demo);
@@ -231,6 +249,17 @@ describe('svc plugin create and pack', () => {
       expect(stats.body).toEqual({ total: 2, published: 1, drafts: 1 });
     });
 
+    it('makes a draft from a title and a body on its typed route, refusing a body its schema does not allow', async () => {
+      const made = await t.request('POST', DRAFTS, { title: 'Shopping', body: 'milk eggs' });
+      expect(made.status, made.text).toBe(201);
+      expect(made.body.metadata.name).toMatch(/^draft-[a-z0-9]+$/);
+      expect(made.body.spec).toEqual({ title: 'Shopping', body: 'milk eggs', published: false });
+      const refused = await t.request('POST', DRAFTS, { body: 'no title', published: true });
+      expect(refused.status).toBe(400);
+      expect(refused.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['/published', '/title']);
+      expect((await t.request('DELETE', `${NOTES}/${made.body.metadata.name}`)).status).toBe(200);
+    });
+
     it('opens the public read API, and only it, to anonymous visitors', async () => {
       const listed = await t.anonymous('GET', PUBLIC_NOTES);
       expect(listed.status, listed.text).toBe(200);
@@ -273,7 +302,6 @@ describe('svc plugin create and pack', () => {
             'demo/README.md',
             'demo/extensions/roles.yaml',
             'demo/dist/index.js',
-            'demo/dist/reconciler.js',
           ]),
         );
         expect(entries.every((e) => e.startsWith('demo/'))).toBe(true);

@@ -137,9 +137,9 @@ describe('three replicas started one after another', () => {
       return (
         JSON.stringify(plugin.body.status?.replicas) ===
         JSON.stringify([
-          { name: 'a', phase: 'STARTED' },
-          { name: 'b', phase: 'STARTED' },
-          { name: 'c', phase: 'STARTED' },
+          { name: 'a', phase: 'STARTED', version: '1.0.0' },
+          { name: 'b', phase: 'STARTED', version: '1.0.0' },
+          { name: 'c', phase: 'STARTED', version: '1.0.0' },
         ])
       );
     }, 'each replica reporting STARTED');

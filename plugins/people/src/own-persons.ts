@@ -1,4 +1,11 @@
-import { type CustomRoute, type PluginContext, type RouteRequest, respond, unauthorized } from '@svc/plugin-api';
+import {
+  type CustomRoute,
+  defineRoute,
+  type PluginContext,
+  type RouteRequest,
+  respond,
+  unauthorized,
+} from '@svc/plugin-api';
 import { type Person, type PersonSpec, personModel, personSpecSchema, personStatusSchema } from './person.js';
 import { OWNER_LABEL, PEOPLE_API_VERSION, PERSON_KIND, USER_API_VERSION } from './vocabulary.js';
 
@@ -23,25 +30,26 @@ export function ownPersonRoutes(ctx: Pick<PluginContext, 'client'>): CustomRoute
         });
       },
     },
-    {
+    defineRoute({
       apiVersion: USER_API_VERSION,
       method: 'POST',
       path: '/persons',
       summary: 'Create a person that belongs to you',
-      // The host refuses a body that does not match (400 naming each path) before the handler runs.
+      // The host refuses a body that does not match (400 naming each path) before the handler runs, so the body has
+      // the type NEW_OWN_PERSON describes.
       schema: { body: NEW_OWN_PERSON, response: OWN_PERSON },
       async handler(request) {
         const owner = ownerOf(request);
-        const body = request.body as { metadata: { name: string }; spec: PersonSpec };
         const created = await ctx.client.create<Person>({
           apiVersion: PEOPLE_API_VERSION,
           kind: PERSON_KIND,
-          metadata: { name: body.metadata.name, labels: { [OWNER_LABEL]: owner } },
-          spec: body.spec,
+          metadata: { name: request.body.metadata.name, labels: { [OWNER_LABEL]: owner } },
+          // The nested person is an open object here; the model's schema checks it as a whole Person on create.
+          spec: request.body.spec as PersonSpec,
         });
         return respond(201, created);
       },
-    },
+    }),
   ];
 }
 
@@ -59,7 +67,7 @@ const NEW_OWN_PERSON = {
     },
     spec: personSpecSchema,
   },
-};
+} as const;
 
 const OWN_PERSON = {
   type: 'object',

@@ -60,7 +60,7 @@ export const personSpecSchema = {
   type: 'object',
   additionalProperties: false,
   properties: { ...SPEC_FIELDS, otherPerson: { type: 'object', description: 'A whole nested Person.' } },
-};
+} as const;
 
 /** The seed's example model: group people.svc.run, version v1alpha1, kind Person. */
 export const personModel: ModelDefinition<Person> = {

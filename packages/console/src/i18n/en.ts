@@ -355,6 +355,9 @@ export default {
     dataKept: 'its data kept',
     uninstalled: '{title} uninstalled',
     upgraded: '{title} upgraded to {version}',
+    upgradeRolledBack: 'The upgrade of {title} to {version} failed to start: {running} runs again',
+    rolledBack:
+      'The upgrade to {version} failed to start ({at}) and was rolled back: {running} runs again. Its error: {message}',
     newVersion: 'a new version',
     installed: '{title} {version} installed',
     enableToStart: 'Enable it to start it.',
@@ -402,6 +405,7 @@ export default {
     facts: {
       name: 'Name',
       version: 'Version',
+      running: 'Version running',
       requires: 'Requires svc',
       author: 'Author',
       main: 'Entry module',

@@ -349,6 +349,8 @@ const zhCN: Translation<typeof en> = {
     dataKept: '数据已保留',
     uninstalled: '已卸载 {title}',
     upgraded: '已将 {title} 升级到 {version}',
+    upgradeRolledBack: '{title} 升级到 {version} 后启动失败：已恢复运行 {running}',
+    rolledBack: '升级到 {version} 后启动失败（{at}），已回滚：{running} 重新运行。错误：{message}',
     newVersion: '新版本',
     installed: '已安装 {title} {version}',
     enableToStart: '启用它即可启动。',
@@ -396,6 +398,7 @@ const zhCN: Translation<typeof en> = {
     facts: {
       name: '名称',
       version: '版本',
+      running: '运行中的版本',
       requires: '需要的 svc 版本',
       author: '作者',
       main: '入口模块',

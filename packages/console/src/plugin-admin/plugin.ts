@@ -32,6 +32,8 @@ export function factsOf(p: Plugin, say: (key: string) => string): [string, strin
   return [
     ['name', p.metadata.name],
     ['version', p.spec?.version],
+    // What this server runs: the spec's version, unless an upgrade is under way (or was rolled back meanwhile).
+    ['running', p.status?.phase === 'STARTED' ? p.status.version : undefined],
     ['requires', p.spec?.requires],
     ['author', authorOf(p)],
     ['main', p.spec?.main],

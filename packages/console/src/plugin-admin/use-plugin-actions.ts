@@ -107,6 +107,14 @@ export function usePluginActions() {
       const after = await client.request<Plugin>('POST', `${MANAGE}/${plugin.metadata.name}/upgrade`, {
         body: archiveForm(file),
       });
+      // A rollback reported since the plugin was shown is this upgrade's: its new code failed to start.
+      const failed = after.status?.lastUpgrade;
+      if (failed && failed.at !== plugin.status?.lastUpgrade?.at) {
+        const running = failed.rolledBackTo.version;
+        const summary = t('plugins.upgradeRolledBack', { title: titleOf(after), version: failed.version, running });
+        toast.add({ severity: 'error', summary, detail: failed.message, life: 8000 });
+        return;
+      }
       toast.add({
         severity: 'success',
         summary: t('plugins.upgraded', {

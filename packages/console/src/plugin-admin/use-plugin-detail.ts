@@ -26,6 +26,13 @@ export function usePluginDetail(name: () => string) {
     void logs.refresh();
     void roles.refresh();
   });
+  // A rollback ends where it began (STARTED), which the phase may not show: its log tells of the failed start.
+  watch(
+    () => plugin.value?.status?.lastUpgrade?.at,
+    (now, before) => {
+      if (now !== before && now !== undefined) void logs.refresh();
+    },
+  );
 
   return { plugin, loaded, watchError, title, facts, phase, logs, roles };
 }

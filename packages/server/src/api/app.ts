@@ -1,5 +1,3 @@
-import { constants as zlib } from 'node:zlib';
-import compress from '@fastify/compress';
 import cors from '@fastify/cors';
 import multipart from '@fastify/multipart';
 import websocket, { type WebSocket } from '@fastify/websocket';
@@ -11,6 +9,7 @@ import { accessLogHook } from './access-log.js';
 import { refusedHost } from './allowed-hosts.js';
 import { APPLY_TYPE, applyBodyParser, applyElsewhere } from './apply-body.js';
 import { BODY_LIMIT, limitedAnonymousBody } from './body-limits.js';
+import { compressAnswer } from './compression.js';
 import { corsOptions } from './cors.js';
 import type { Drain } from './drain.js';
 import { unhonouredDryRun } from './dry-run.js';
@@ -184,19 +183,6 @@ export function createApp(options: AppOptions) {
     );
   };
   // multipart/form-data (plugin archives): parsed only by a handler that asks for it, with that handler's limits.
-  // JSON answers over 1 KiB go compressed to a client that asks: a page of 20 persons, 7.1 KiB, is 1.2 KiB. At the
-  // fastest levels: compressing costs about as much CPU again as the rest of such a request, and the fastest levels
-  // keep most of the saving (npm run bench:compression). Bodies sent compressed are not inflated: a few KiB of gzip can
-  // hold gigabytes. Streams (watches, the console's events) write to the socket themselves and are never compressed;
-  // the console's built files come gzipped already.
-  app.register(compress, {
-    globalDecompression: false,
-    threshold: 1024,
-    encodings: ['br', 'gzip'],
-    customTypes: /^application\/(?:[a-z.-]+\+)?json\b/,
-    zlibOptions: { level: 1 },
-    brotliOptions: { params: { [zlib.BROTLI_PARAM_QUALITY]: 1 } },
-  });
   app.register(multipart, { throwFileSizeLimit: true, limits: { fileSize: 0, files: 0 } });
   app.register(async (scope) => {
     const others = scope.supportedMethods.filter((method) => method !== 'GET' && method !== 'HEAD');
@@ -204,8 +190,9 @@ export function createApp(options: AppOptions) {
     // the API reference, the web console, its personal center and the plugin UIs' files).
     const prefixes = ['/api', '/api/*', '/apis', '/apis/*', '/openapi/*', '/openapi.json', '/docs', '/docs/*'];
     for (const url of [...prefixes, '/console', '/console/*', '/uc', '/uc/*', '/plugins/*']) {
-      scope.route({ method: 'GET', url, handler: dispatch, wsHandler: dispatchWebSocket });
-      scope.route({ method: others, url, handler: dispatch, config: { runtimeRouter: true } });
+      // JSON answers over 1 KiB compressed for clients that ask (compression.ts); streams write to the socket.
+      scope.route({ method: 'GET', url, handler: dispatch, wsHandler: dispatchWebSocket, onSend: compressAnswer });
+      scope.route({ method: others, url, handler: dispatch, config: { runtimeRouter: true }, onSend: compressAnswer });
     }
   });
   return app;

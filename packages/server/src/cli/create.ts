@@ -10,7 +10,12 @@ import { RESERVED_PLUGIN_NAMES } from '../objects/domains.js';
 import { nameProblems } from '../objects/names.js';
 import { HOST_VERSION } from '../version.js';
 import { displayNameOf, type ScaffoldOptions, scaffoldFiles } from './scaffold/index.js';
-import { packPluginApi, vendoredPluginApiPath } from './scaffold/vendor.js';
+import {
+  packPackage,
+  vendoredConsoleSharedPath,
+  vendoredPluginApiPath,
+  vendoredPluginCliPath,
+} from './scaffold/vendor.js';
 
 /** A mistake in what the user asked for: the command exits with code 2. */
 export class UsageError extends Error {
@@ -27,7 +32,17 @@ export class UsageError extends Error {
 /** packages/server, from src/cli or dist/cli alike. */
 const SERVER_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** What the scaffold's devDependencies fall back to when the host's repository package.json is not at hand. */
-const FALLBACK_RANGES = { typescript: '~5.9.3', vitest: '^4.0.0' };
+const FALLBACK_RANGES = {
+  typescript: '~5.9.3',
+  vitest: '^4.0.0',
+  esbuild: '^0.28.2',
+  vueTsc: '^3.3.14',
+  vueI18n: '^11.4.18',
+};
+/** The plugin author's svc command, bundled by scripts/bundle-plugin-cli.js (npm run build). */
+const PLUGIN_CLI_FOLDER = path.join(SERVER_ROOT, 'dist', 'plugin-cli-package');
+/** The types of the console's shared modules, bundled by scripts/console-shared-types.js (npm run build). */
+const CONSOLE_SHARED_TYPES_FOLDER = path.join(SERVER_ROOT, 'dist', 'console-shared-types');
 /** The plugin name is the first label of `<name>.svc.run` and prefixes label keys: a DNS label. */
 const MAX_PLUGIN_NAME_LENGTH = 63;
 
@@ -68,8 +83,11 @@ export async function createPlugin(name: string, parent: string): Promise<Create
     await mkdir(path.dirname(target), { recursive: true });
     await writeFile(target, content, { flag: 'wx' });
   }
-  await packPluginApi(pluginApiFolder(), path.join(folder, options.pluginApiTarball));
-  return { folder, files: [...Object.keys(files), options.pluginApiTarball] };
+  await packPackage(pluginApiFolder(), path.join(folder, options.pluginApiTarball));
+  await packPackage(PLUGIN_CLI_FOLDER, path.join(folder, options.pluginCliTarball));
+  await packPackage(CONSOLE_SHARED_TYPES_FOLDER, path.join(folder, options.consoleSharedTarball));
+  const vendored = [options.pluginApiTarball, options.pluginCliTarball, options.consoleSharedTarball];
+  return { folder, files: [...Object.keys(files), ...vendored] };
 }
 
 export function scaffoldOptions(name: string): ScaffoldOptions {
@@ -79,6 +97,8 @@ export function scaffoldOptions(name: string): ScaffoldOptions {
     displayName: displayNameOf(name),
     requires: host ? `>=${host.major}.${host.minor}.0` : `>=${HOST_VERSION}`,
     pluginApiTarball: vendoredPluginApiPath(pluginApiVersion()),
+    pluginCliTarball: vendoredPluginCliPath(HOST_VERSION),
+    consoleSharedTarball: vendoredConsoleSharedPath(HOST_VERSION),
     ...repositoryRanges(),
   };
 }
@@ -105,19 +125,30 @@ function pluginApiFolder(): string {
   }
 }
 
-/** TypeScript and vitest as the host repository's root package.json pins them, so a scaffold tests like the host. */
-function repositoryRanges(): { typescriptRange: string; vitestRange: string } {
-  const rootManifest = path.join(SERVER_ROOT, '..', '..', 'package.json');
-  let dev: Record<string, string> = {};
-  try {
-    dev =
-      (JSON.parse(readFileSync(rootManifest, 'utf8')) as { devDependencies?: Record<string, string> })
-        .devDependencies ?? {};
-  } catch {
-    // Not inside the repository (an installed host): the ranges it was released with.
-  }
+/** The build tools' ranges as the host repository pins them (root and console): a scaffold builds like the host. */
+function repositoryRanges(): Pick<
+  ScaffoldOptions,
+  'typescriptRange' | 'vitestRange' | 'esbuildRange' | 'vueTscRange' | 'vueI18nRange'
+> {
+  // Outside the repository (an installed host) these files are absent: the ranges it was released with.
+  const ranges = (file: string, field: 'dependencies' | 'devDependencies'): Record<string, string> => {
+    try {
+      return (JSON.parse(readFileSync(path.join(SERVER_ROOT, '..', file), 'utf8'))[field] ?? {}) as Record<
+        string,
+        string
+      >;
+    } catch {
+      return {};
+    }
+  };
+  const root = ranges('../package.json', 'devDependencies');
+  const consoleDev = ranges('console/package.json', 'devDependencies');
+  const shared = ranges('console-shared/package.json', 'dependencies');
   return {
-    typescriptRange: dev.typescript ?? FALLBACK_RANGES.typescript,
-    vitestRange: dev.vitest ?? FALLBACK_RANGES.vitest,
+    typescriptRange: root.typescript ?? FALLBACK_RANGES.typescript,
+    vitestRange: root.vitest ?? FALLBACK_RANGES.vitest,
+    esbuildRange: root.esbuild ?? FALLBACK_RANGES.esbuild,
+    vueTscRange: consoleDev['vue-tsc'] ?? FALLBACK_RANGES.vueTsc,
+    vueI18nRange: shared['vue-i18n'] ?? FALLBACK_RANGES.vueI18n,
   };
 }

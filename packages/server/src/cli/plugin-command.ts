@@ -78,7 +78,7 @@ Next:
   npm install
   npm run build && npm test
   npm run dev           # on each save, rebuild and upgrade it in the svc of \`svc login\`
-  npm run pack          # needs svc on the PATH: npm link -w svc-run in the svc repository`);
+  npm run pack          # the archive to install, packed by the svc in node_modules (from vendor/)`);
   return 0;
 }
 

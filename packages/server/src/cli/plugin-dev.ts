@@ -3,7 +3,9 @@
  * `build:server` script, else its TypeScript sources with the types stripped: dev-build.ts), packs it and installs or upgrades it in a running svc, saying how long the
  * save took to be served. Authenticates like the other online commands (`svc login`, --server, --token).
  */
+
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { type FSWatcher, watch } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -32,7 +34,11 @@ const IGNORED = /^(node_modules|dist|ui|vendor|\.git|coverage)([\\/]|$)|\.(tgz|z
 interface PluginObject {
   metadata: { name: string };
   spec?: { version?: string };
-  status?: { phase?: string; conditions?: Array<{ message?: string }> };
+  status?: {
+    phase?: string;
+    conditions?: Array<{ message?: string }>;
+    lastUpgrade?: { archiveDigest?: string; message: string };
+  };
 }
 
 export function pluginDevCommand(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -131,14 +137,18 @@ class DevLoop {
       if (this.build) await run(this.build, this.folder);
       else await stripTypesBuild(this.folder);
       const packed = await packPlugin(this.folder, out);
-      const object = await this.upgradeOrInstall(packed.name, packed.file);
+      const { object, rolledBack } = await this.upgradeOrInstall(packed.name, packed.file);
       if (this.ui && this.name === undefined) await this.annotateUi(packed.name, this.ui);
       this.name = packed.name;
       const phase = object.status?.phase ?? 'unknown';
       const reason = phase === 'FAILED' ? `: ${object.status?.conditions?.[0]?.message ?? ''}` : '';
-      console.log(
-        `plugin/${packed.name} ${packed.version} ${phase}${reason} — ${Date.now() - began} ms from save to served`,
-      );
+      const took = `${Date.now() - began} ms`;
+      // The server put the code before back (docs/plugins.md "Upgrades and rollback"): it keeps serving.
+      if (rolledBack) {
+        console.log(
+          `plugin/${packed.name} ${packed.version} failed to start (${rolledBack}); the code before serves — ${took}`,
+        );
+      } else console.log(`plugin/${packed.name} ${packed.version} ${phase}${reason} — ${took} from save to served`);
     } catch (error) {
       console.error(`svc plugin dev: ${describeError(error)}`);
     } finally {
@@ -147,8 +157,11 @@ class DevLoop {
     }
   }
 
-  /** Upgrades the plugin (the server answers once it runs the new code, or why not); the first time, installs it. */
-  private async upgradeOrInstall(name: string, file: string): Promise<PluginObject> {
+  /**
+   * Upgrades the plugin (the server answers once it runs the new code, or why not: with the error, when it rolled the
+   * upgrade back); the first time, installs it.
+   */
+  private async upgradeOrInstall(name: string, file: string): Promise<{ object: PluginObject; rolledBack?: string }> {
     const archive = await readFile(file);
     const form = () => {
       const body = new FormData();
@@ -156,16 +169,22 @@ class DevLoop {
       return body;
     };
     try {
-      return await this.client.request<PluginObject>('POST', `${PLUGINS}/${encodeURIComponent(name)}/upgrade`, {
+      const object = await this.client.request<PluginObject>('POST', `${PLUGINS}/${encodeURIComponent(name)}/upgrade`, {
         body: form(),
       });
+      const failed = object.status?.lastUpgrade;
+      const digest = createHash('sha256').update(archive).digest('hex');
+      return { object, rolledBack: failed?.archiveDigest === digest ? failed.message : undefined };
     } catch (error) {
       if (!(error instanceof SvcApiError && error.status === 404)) throw error;
     }
     await this.client.request('POST', `${PLUGINS}/install`, { body: form() });
-    return this.client.request<PluginObject>('PUT', `${PLUGINS}/${encodeURIComponent(name)}/plugin-state`, {
-      body: { enable: true },
-    });
+    const object = await this.client.request<PluginObject>(
+      'PUT',
+      `${PLUGINS}/${encodeURIComponent(name)}/plugin-state`,
+      { body: { enable: true } },
+    );
+    return { object };
   }
 }
 

@@ -7,7 +7,7 @@
  */
 import { badRequest, type PluginManifest } from '@svc/plugin-api';
 import { ArchiveError } from './archive.js';
-import type { InstalledCode, StagedCode } from './installed-code.js';
+import type { InstalledCode, PreviousCode, StagedCode } from './installed-code.js';
 import { ManifestError, readManifest } from './manifest.js';
 import type { PluginHost, PluginRecord } from './plugin-host.js';
 
@@ -38,11 +38,13 @@ export class CodePlacement {
    * Places an archive's code: staged (what is wrong with the archive itself is the sender's mistake: a 400 in the
    * archive's own terms), its manifest read, then `check`ed, which refuses by throwing or declines by answering false
    * (undefined is answered then). A plugin running the code about to be replaced is stopped first, its dependents left
-   * running: code is never swapped under a running plugin, and the reconciler starts it again on the new code.
+   * running: code is never swapped under a running plugin, and the reconciler starts it again on the new code. With
+   * `keepPrevious`, the code replaced is kept aside and handed to it, for an upgrade that may have to roll back.
    */
   async placeArchive(
     archive: Buffer,
     check: (staged: StagedPlugin) => boolean | Promise<boolean>,
+    options: { keepPrevious?: (previous: PreviousCode) => void } = {},
   ): Promise<PluginRecord | undefined> {
     const { host, installed, hostVersion } = this.deps;
     const staged = await stage(installed, archive);
@@ -51,7 +53,8 @@ export class CodePlacement {
       if (!(await check({ manifest, digest: staged.digest }))) return undefined;
       const name = manifest.metadata.name;
       if (host.isRunning(name)) await host.stop(name, { restarting: true });
-      const { folder } = await installed.place(name, staged);
+      const { folder, previous } = await installed.place(name, staged, { keepPrevious: Boolean(options.keepPrevious) });
+      if (previous) options.keepPrevious?.(previous);
       return host.resolve({ folder, source: 'archive', manifest, digest: staged.digest });
     } finally {
       // A no-op once the code is in place.

@@ -10,6 +10,8 @@
  *   and every plugin sees the API of the host it runs in.
  */
 export const GENERATION_PARAM = 'svc-plugin-gen';
+/** The bare imports every plugin gets from the host, never from its own node_modules (`svc plugin pack` checks). */
+export const HOST_PROVIDED_MODULES: readonly string[] = ['@svc/plugin-api'];
 
 interface ResolveContext {
   parentURL?: string;

@@ -12,6 +12,16 @@ import { create } from 'tar';
 import { readYamlDocument } from '../objects/untrusted-yaml.js';
 import { HOST_VERSION } from '../version.js';
 import { manifestProblems } from './manifest.js';
+import {
+  dependencyLists,
+  type InstalledPackage,
+  topLevelPackage,
+  withProductionDependencies,
+} from './pack-dependencies.js';
+import { PackError } from './pack-error.js';
+import { bareImportsOf } from './pack-imports.js';
+
+export { PackError } from './pack-error.js';
 
 export interface PackResult {
   /** Absolute path of the archive written. */
@@ -22,13 +32,6 @@ export interface PackResult {
   entries: number;
   /** Things worth knowing that did not stop packing (the host version outside `spec.requires`, a missing `files` entry). */
   warnings: string[];
-}
-
-export class PackError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'PackError';
-  }
 }
 
 /** Every entry's mtime (the date npm pack uses too): packing twice must give identical bytes. */
@@ -63,7 +66,8 @@ export async function packPlugin(folder: string, outDir: string): Promise<PackRe
     );
   }
 
-  const entries = withFolders(files);
+  const packages = await packagesImported(root, mainPosix, files);
+  const entries = withFolders([...files, ...(await packageFiles(root, packages))]);
   const chunks: Buffer[] = [];
   const stream = create(
     { gzip: true, cwd: root, prefix: name, portable: true, mtime: FIXED_MTIME, noDirRecurse: true },
@@ -133,7 +137,7 @@ async function listFiles(root: string): Promise<{ files: string[]; links: Set<st
  * leave out) plus the ALWAYS_PACKED ones; without it, everything but archives (*.tgz, *.zip) and dot files.
  */
 async function selectFiles(root: string, all: string[], warnings: string[]): Promise<string[]> {
-  const declared = await packageFiles(root);
+  const declared = await declaredFiles(root);
   // As npm does: secrets and tool settings (.env, .npmrc, any dot file or folder) never go in by default.
   if (declared === undefined)
     return all.filter((file) => !/\.(tgz|zip)$/i.test(file) && !file.split('/').some((part) => part.startsWith('.')));
@@ -151,7 +155,58 @@ async function selectFiles(root: string, all: string[], warnings: string[]): Pro
   return [...selected].sort(byBytes);
 }
 
-async function packageFiles(root: string): Promise<string[] | undefined> {
+/**
+ * The installed packages the code needs at run time (pack-dependencies.ts), after checking that every bare import of
+ * the code is one the installed plugin will find: all that is wrong is said at once.
+ */
+async function packagesImported(root: string, main: string, files: string[]): Promise<InstalledPackage[]> {
+  const imports = await bareImportsOf(root, main, new Set(files));
+  const { production, dev } = await dependencyLists(root);
+  const problems: string[] = [];
+  const roots = new Map<string, InstalledPackage>();
+  for (const { file, specifier, packageName } of imports) {
+    const installed = production.has(packageName) ? await topLevelPackage(root, packageName) : undefined;
+    if (installed) roots.set(packageName, installed);
+    else if (dev.has(packageName))
+      problems.push(
+        `${file} imports "${specifier}", which is a devDependency: devDependencies are never packed (list it in "dependencies", or bundle it)`,
+      );
+    else
+      problems.push(
+        `${file} imports "${specifier}", which is neither bundled, nor in node_modules, nor provided by svc` +
+          (production.has(packageName) ? ' (it is in "dependencies": run npm install)' : ''),
+      );
+  }
+  if (problems.length > 0) throw new PackError([...new Set(problems)].join('\n'));
+  return withProductionDependencies(root, [...roots.values()]);
+}
+
+/** Every file of the packages, their own nested node_modules aside (those are packages of their own, if needed). */
+async function packageFiles(root: string, packages: InstalledPackage[]): Promise<string[]> {
+  const files: string[] = [];
+  const walk = async (relative: string): Promise<void> => {
+    for (const entry of await readdir(path.join(root, relative), { withFileTypes: true })) {
+      const child = `${relative}/${entry.name}`;
+      if (entry.isSymbolicLink())
+        throw new PackError(
+          `${child} is a symbolic link: plugin archives may not contain links (install the package with npm install --install-links)`,
+        );
+      if (entry.isDirectory()) {
+        if (entry.name !== 'node_modules') await walk(child);
+      } else if (entry.isFile()) files.push(child);
+    }
+  };
+  for (const { folder } of packages) {
+    if ((await lstat(path.join(root, folder))).isSymbolicLink())
+      throw new PackError(
+        `${folder} is a symbolic link: plugin archives may not contain links (install the package with npm install --install-links)`,
+      );
+    await walk(folder);
+  }
+  return files;
+}
+
+async function declaredFiles(root: string): Promise<string[] | undefined> {
   let pkg: { files?: unknown };
   try {
     pkg = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as { files?: unknown };

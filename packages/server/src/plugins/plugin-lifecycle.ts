@@ -1,4 +1,4 @@
-import type { PluginLogEntry } from '@svc/plugin-api';
+import type { FailedUpgrade, PluginLogEntry } from '@svc/plugin-api';
 import type { Logger as PinoLogger } from 'pino';
 import type { ControllerManager } from '../controllers/controller-manager.js';
 import { normalizeModelDefinition } from '../objects/model-definition.js';
@@ -9,6 +9,7 @@ import { KeyedQueue } from '../util/keyed-queue.js';
 import { selectionOf } from '../watch/selection.js';
 import { CodePlacement } from './code-placement.js';
 import type { InstalledCode } from './installed-code.js';
+import { PendingUpgrades } from './pending-upgrades.js';
 import { admitPluginWrite, type MayRunPluginCode } from './plugin-admission.js';
 import { pluginLogger } from './plugin-context.js';
 import { waitingOn } from './plugin-decision.js';
@@ -23,6 +24,16 @@ import { ownReport, type ReplicaIdentity } from './plugin-status.js';
 import type { WaitOutcome } from './plugin-status-wait.js';
 
 export type { PluginArchives } from './plugin-reconciler.js';
+
+/** `GET …/plugins/{name}/logs`. */
+export interface PluginLogReport {
+  name: string;
+  phase?: string;
+  reason?: string;
+  version?: string;
+  lastUpgrade?: FailedUpgrade;
+  entries: PluginLogEntry[];
+}
 
 export interface PluginLifecycleDeps {
   host: PluginHost;
@@ -81,12 +92,13 @@ export class PluginLifecycle {
     // Made here, not in the constructor: they need the Plugin model, registered just above.
     const plugins = new PluginObjects(objects, served);
     const { oneAtATime, placement } = this;
-    const reconciler = new PluginReconciler({ ...this.deps, plugins, placement, oneAtATime });
+    const upgrades = new PendingUpgrades();
+    const reconciler = new PluginReconciler({ ...this.deps, plugins, placement, oneAtATime, upgrades });
     const waitLimitMs = this.deps.waitLimitMs ?? 2 * host.timeoutMs + 30_000;
     this.plugins = plugins;
     this.reconciler = reconciler;
     this.management = new PluginManagement({
-      ...{ host, plugins, objects, placement, reconciler, oneAtATime, waitLimitMs, archives },
+      ...{ host, plugins, objects, placement, reconciler, oneAtATime, waitLimitMs, archives, upgrades },
       replicaId: replica?.id,
     });
 
@@ -127,11 +139,22 @@ export class PluginLifecycle {
     return this.management.setEnabled(name, enabled, actor, wait);
   }
 
-  /** What this server logged of the plugin's latest start, with its phase (and why, when it FAILED) as it reports them. */
-  async logs(name: string): Promise<{ name: string; phase?: string; reason?: string; entries: PluginLogEntry[] }> {
-    const own = ownReport((await this.plugins.get(name)).status, this.deps.replica?.id);
+  /**
+   * What this server logged of the plugin's latest start, with its phase (and why, when it FAILED) and version as it
+   * reports them, and the latest upgrade rolled back.
+   */
+  async logs(name: string): Promise<PluginLogReport> {
+    const status = (await this.plugins.get(name)).status;
+    const own = ownReport(status, this.deps.replica?.id);
     const reason = own?.phase === 'FAILED' ? own.message : undefined;
-    return { name, phase: own?.phase, reason, entries: this.deps.host.logs.entries(name) };
+    return {
+      name,
+      phase: own?.phase,
+      reason,
+      version: own?.version,
+      ...(status?.lastUpgrade ? { lastUpgrade: status.lastUpgrade } : {}),
+      entries: this.deps.host.logs.entries(name),
+    };
   }
 
   /**

@@ -20,6 +20,15 @@ export class PluginLogs {
     this.byPlugin.set(plugin, []);
   }
 
+  /**
+   * Puts `earlier` entries (an attempt that failed: an upgrade rolled back) before the current attempt's, so its log
+   * tells both; the oldest go first when there are too many.
+   */
+  prepend(plugin: string, earlier: PluginLogEntry[]): void {
+    const list = [...earlier, ...(this.byPlugin.get(plugin) ?? [])];
+    this.byPlugin.set(plugin, list.slice(Math.max(0, list.length - MAX_ENTRIES)));
+  }
+
   entries(plugin: string): PluginLogEntry[] {
     return [...(this.byPlugin.get(plugin) ?? [])];
   }

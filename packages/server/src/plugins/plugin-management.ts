@@ -3,6 +3,8 @@ import { alreadyExists, badRequest } from '@svc/plugin-api';
 import type { Actor } from '../registry/admission.js';
 import type { ObjectService } from '../registry/object-service.js';
 import type { CodePlacement } from './code-placement.js';
+import type { PreviousCode } from './installed-code.js';
+import type { PendingUpgrades } from './pending-upgrades.js';
 import { checkDependenciesInstalled, checkUpgrade } from './plugin-admission.js';
 import type { PluginHost } from './plugin-host.js';
 import type { PluginObject } from './plugin-object.js';
@@ -23,6 +25,7 @@ export interface PluginManagementDeps {
   waitLimitMs: number;
   replicaId?: string;
   archives?: PluginArchives;
+  upgrades: PendingUpgrades;
 }
 
 type OwnReport = ReturnType<typeof ownReport>;
@@ -54,29 +57,48 @@ export class PluginManagement {
 
   /**
    * Replaces a plugin's code with an uploaded archive (its data stays) and asks for a start of it, which the reconciler
-   * makes if the plugin should run; waits for this server's report of the new code.
+   * makes if the plugin should run; waits for this server's report of the new code, or of its rollback. The code of
+   * a running plugin is kept aside until the new code has started (pending-upgrades.ts).
    */
   async upgrade(name: string, archive: Buffer): Promise<WaitOutcome> {
-    const { host, plugins, placement } = this.deps;
+    const { host, plugins, placement, upgrades } = this.deps;
     const follower = this.follow(name);
     try {
       const { written, before, digest } = await this.deps.oneAtATime(async () => {
         let existing: PluginObject | undefined;
-        const record = await placement.placeArchive(archive, async ({ manifest }) => {
-          if (manifest.metadata.name !== name) {
-            throw badRequest(`the archive holds plugin "${manifest.metadata.name}", not "${name}"`);
-          }
-          existing = await plugins.get(name);
-          checkUpgrade(host, name, manifest);
-          return true;
-        });
+        let previous: PreviousCode | undefined;
+        // An upgrade placed before, not started yet, set aside the code that last ran already.
+        const keep = host.isRunning(name) && !upgrades.has(name);
+        const record = await placement.placeArchive(
+          archive,
+          async ({ manifest }) => {
+            if (manifest.metadata.name !== name) {
+              throw badRequest(`the archive holds plugin "${manifest.metadata.name}", not "${name}"`);
+            }
+            existing = await plugins.get(name);
+            checkUpgrade(host, name, manifest);
+            return true;
+          },
+          keep ? { keepPrevious: (code) => (previous = code) } : {},
+        );
+        if (previous) {
+          const previousArchive = await this.deps.archives?.get(name);
+          upgrades.add(name, { digest: record!.digest!, previous, previousArchive });
+        } else upgrades.retarget(name, record!.digest!);
         await this.share(name, archive);
         // The start request makes every upgrade a change of the desired state, the same archive again included.
         const updated = await plugins.updateSpec(existing!, record!, { requestStart: true });
         return { written: updated, before: this.own(existing!), digest: record!.digest };
       });
       const enabled = written.spec.enabled;
-      return await this.wait(follower, written, before, enabled, enabled, (own) => own?.archiveDigest === digest);
+      return await this.wait(
+        follower,
+        written,
+        before,
+        enabled,
+        enabled,
+        (own, state) => own?.archiveDigest === digest || state.status?.lastUpgrade?.archiveDigest === digest,
+      );
     } finally {
       follower.close();
     }
@@ -113,7 +135,7 @@ export class PluginManagement {
     before: OwnReport,
     enabled: boolean,
     mustChange: boolean,
-    also: (own: OwnReport) => boolean = () => true,
+    also: (own: OwnReport, state: PluginObject) => boolean = () => true,
   ): Promise<WaitOutcome> {
     let changed = !mustChange;
     return follower.until(
@@ -121,7 +143,7 @@ export class PluginManagement {
       (state) => {
         const own = this.own(state);
         changed ||= !isDeepStrictEqual(own, before);
-        return changed && settles(enabled, own) && also(own);
+        return changed && settles(enabled, own) && also(own, state);
       },
       this.deps.waitLimitMs,
     );

@@ -1,9 +1,10 @@
-import { type PluginStatus, UNINSTALL_FINALIZER } from '@svc/plugin-api';
+import { type FailedUpgrade, type PluginStatus, UNINSTALL_FINALIZER } from '@svc/plugin-api';
 import type { Logger as PinoLogger } from 'pino';
 import type { ModelRegistry } from '../registry/model-registry.js';
 import type { ObjectService } from '../registry/object-service.js';
 import type { CodePlacement } from './code-placement.js';
 import type { InstalledCode } from './installed-code.js';
+import type { PendingUpgrade, PendingUpgrades } from './pending-upgrades.js';
 import { pluginLogger } from './plugin-context.js';
 import { deleteServedData, purgeModels } from './plugin-data.js';
 import { decide, type PluginStep, restingPhase } from './plugin-decision.js';
@@ -43,6 +44,8 @@ export interface PluginReconcilerDeps {
   replica?: ReplicaIdentity;
   /** Where replicas keep uploaded archives: a server whose code is not the archive a Plugin names fetches it. */
   archives?: PluginArchives;
+  /** Upgrades of running plugins not started yet: a failed first start of the new code puts the previous one back. */
+  upgrades: PendingUpgrades;
 }
 
 /**
@@ -72,6 +75,10 @@ export class PluginReconciler {
       step = this.stepFor(name, object, false);
     }
     const record = this.deps.host.get(name);
+    // The upgraded code will not start now (gone, or disabled): the code it replaced is not needed any more.
+    if (step === 'forget' || step === 'uninstall' || step === 'stop' || object?.spec.enabled === false) {
+      await this.deps.upgrades.discard(name);
+    }
     switch (step) {
       case 'none':
         return;
@@ -122,12 +129,49 @@ export class PluginReconciler {
     // The desired state changed meanwhile: the reconcile that change queued decides again.
     if (!starting) return;
     const outcome = await this.deps.host.start(record.name);
+    const upgrade = this.deps.upgrades.take(record.name, record.digest);
+    if (upgrade && !outcome.ok) return this.rollBack(object, record, upgrade, outcome.reason);
+    await upgrade?.previous.discard();
     if (outcome.ok) delete record.failedUnder;
     else record.failedUnder = startRequestOf(object);
     const state: ReportedState = outcome.ok
       ? reported(record, 'STARTED')
       : { ...reported(record, 'FAILED'), failure: outcome.failure, reason: outcome.reason };
     await this.report(starting, (previous) => statusOf(state, object.spec.enabled, previous));
+  }
+
+  /**
+   * The first start of upgraded code failed: the previous code goes back in place and starts again, and spec names it
+   * again (spec describes the code svc holds, as after a restart), with the refused upgrade in `status.lastUpgrade`.
+   * The spec change is what brings the other replicas back too: they fetch the archive it names, put back in the store
+   * before. Nothing retries the failed code (no restart storm): another upload does.
+   */
+  private async rollBack(object: PluginObject, record: PluginRecord, upgrade: PendingUpgrade, error: string) {
+    const { host, placement, plugins, archives, logger } = this.deps;
+    const name = record.name;
+    const failed = { version: record.manifest.spec.version, archiveDigest: record.digest };
+    const failedLog = host.logs.entries(name);
+    await upgrade.previous.restore();
+    // The same folder: the host's record of the plugin now describes the code put back.
+    const restored = await placement.resolveFolder(record.folder, 'archive');
+    if (upgrade.previousArchive) await archives?.put(name, upgrade.previousArchive);
+    const reverted = await plugins.updateSpec(object, restored);
+    const outcome = await host.start(name);
+    const lastUpgrade: FailedUpgrade = {
+      ...failed,
+      reason: 'UpgradeRolledBack',
+      message: error,
+      at: new Date().toISOString(),
+      rolledBackTo: { version: restored.manifest.spec.version, archiveDigest: restored.digest },
+    };
+    const summary = `the upgrade to ${failed.version} failed to start (${error}); rolled back to ${lastUpgrade.rolledBackTo.version}`;
+    logger.warn({ plugin: name, failedVersion: failed.version, reason: error }, `plugin ${name}: ${summary}`);
+    host.logs.prepend(name, [...failedLog, { time: lastUpgrade.at, level: 'warn', message: summary }]);
+    if (!outcome.ok) restored.failedUnder = startRequestOf(reverted);
+    const state: ReportedState = outcome.ok
+      ? reported(restored, 'STARTED')
+      : { ...reported(restored, 'FAILED'), failure: outcome.failure, reason: outcome.reason };
+    await this.report(reverted, (previous) => ({ ...statusOf(state, reverted.spec.enabled, previous), lastUpgrade }));
   }
 
   /** Writes this server's report (beside the other replicas' when the store is shared); one log line per new phase. */
@@ -199,5 +243,5 @@ export class PluginReconciler {
 /** What status reports of `record` in `phase`. */
 function reported(record: PluginRecord, phase: ReportedState['phase']): ReportedState {
   const { folder, source, digest, startedAt, models } = record;
-  return { phase, folder, source, digest, startedAt, models };
+  return { phase, folder, source, digest, startedAt, models, version: record.manifest.spec.version };
 }

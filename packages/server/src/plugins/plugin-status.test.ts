@@ -1,6 +1,6 @@
-import type { PluginStatus } from '@svc/plugin-api';
+import type { FailedUpgrade, PluginStatus } from '@svc/plugin-api';
 import { describe, expect, it } from 'vitest';
-import { codeMissingStatus, type ReportedState, startingStatus, statusOf } from './plugin-status.js';
+import { codeMissingStatus, type ReportedState, replicaStatus, startingStatus, statusOf } from './plugin-status.js';
 
 const FOLDER = '/data/plugins/people';
 const record = (state: Partial<ReportedState> & Pick<ReportedState, 'phase'>): ReportedState => ({
@@ -97,6 +97,44 @@ describe('plugin status: what the host runs, as a Plugin object reports it', () 
     expect(startingStatus(previous('STOPPED', 'False'))).toMatchObject({
       phase: 'STARTING',
       conditions: [{ status: 'Unknown', reason: 'Starting' }],
+    });
+  });
+
+  describe('a failed upgrade (status.lastUpgrade)', () => {
+    const OLD = 'a'.repeat(64);
+    const NEW = 'b'.repeat(64);
+    const failed: FailedUpgrade = {
+      version: '2.0.0',
+      archiveDigest: NEW,
+      reason: 'UpgradeRolledBack',
+      message: 'boom',
+      at: EARLIER,
+      rolledBackTo: { version: '1.0.0', archiveDigest: OLD },
+    };
+    const before = { ...previous('STARTED', 'True'), lastUpgrade: failed };
+
+    it('stays while the code it rolled back to runs, stopped or started again', () => {
+      const started = record({ phase: 'STARTED', digest: OLD, version: '1.0.0', startedAt: EARLIER });
+      expect(statusOf(started, true, before)).toMatchObject({ version: '1.0.0', lastUpgrade: failed });
+      expect(statusOf(record({ phase: 'STOPPED', digest: OLD }), false, before).lastUpgrade).toEqual(failed);
+    });
+
+    it('goes once other code starts', () => {
+      const other = record({ phase: 'STARTED', digest: 'c'.repeat(64), version: '3.0.0', startedAt: EARLIER });
+      const got = statusOf(other, true, before);
+      expect(got.version).toBe('3.0.0');
+      expect('lastUpgrade' in got).toBe(false);
+    });
+
+    it("is written by the replica that rolled back, beside the leader's fields, and cleared the same way", () => {
+      const current: PluginStatus = { ...previous('STARTED', 'True'), version: '1.0.0', replicas: [] };
+      const follower = { id: 'b', leads: () => false };
+      const own: PluginStatus = { ...current, phase: 'STARTED', version: '1.0.0', lastUpgrade: failed };
+      const written = replicaStatus(current, own, follower);
+      expect(written.lastUpgrade).toEqual(failed);
+      expect(written.replicas).toEqual([{ name: 'b', phase: 'STARTED', version: '1.0.0' }]);
+      const { lastUpgrade: _gone, ...cleared } = { ...written, version: '3.0.0' };
+      expect('lastUpgrade' in replicaStatus(written, cleared, follower)).toBe(false);
     });
   });
 });

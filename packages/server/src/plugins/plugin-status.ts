@@ -9,6 +9,8 @@ import type { PluginObjects } from './plugin-objects.js';
 /** What a Plugin's status says of a plugin on this server: its phase (the reconciler's), and of its code and start. */
 export interface ReportedState extends Pick<PluginRecord, 'folder' | 'source' | 'digest' | 'startedAt' | 'models'> {
   phase: PluginPhase;
+  /** The version of the code in place. */
+  version?: string;
   /** Why it FAILED: the machine-readable cause, and the message. */
   failure?: string;
   reason?: string;
@@ -20,11 +22,12 @@ export function statusOf(record: ReportedState, enabled: boolean, previous: Plug
     loadLocation: record.folder,
     source: record.source,
     ...(record.digest ? { archiveDigest: record.digest } : {}),
+    ...(record.version ? { version: record.version } : {}),
   };
   switch (record.phase) {
     case 'STARTED':
       return nextStatus(
-        previous,
+        withoutStaleUpgrade(previous, record.digest),
         'STARTED',
         { status: 'True', reason: 'Started', message: 'the plugin is running' },
         {
@@ -57,6 +60,13 @@ export function statusOf(record: ReportedState, enabled: boolean, previous: Plug
         extra,
       );
   }
+}
+
+/** A failed upgrade stays reported while the code it rolled back to is what starts; other code starting clears it. */
+function withoutStaleUpgrade(previous: PluginStatus | undefined, digest: string | undefined) {
+  if (!previous?.lastUpgrade || previous.lastUpgrade.rolledBackTo.archiveDigest === digest) return previous;
+  const { lastUpgrade: _cleared, ...rest } = previous;
+  return rest;
 }
 
 /** A Plugin object whose code this server does not hold (installed on another replica, or its folder removed). */
@@ -97,21 +107,25 @@ export function replicaStatus(
   const entry: ReplicaReport = { name: replica.id, phase: own.phase };
   if (ready && ready.status === 'False') Object.assign(entry, { reason: ready.reason, message: ready.message });
   if (own.archiveDigest) entry.archiveDigest = own.archiveDigest;
+  if (own.version) entry.version = own.version;
   const others = (current?.replicas ?? []).filter((report) => report.name !== replica.id);
   const replicas = [...others, entry].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const { replicas: _ignored, ...base } = replica.leads() || !current ? own : current;
-  return { ...base, replicas };
+  const { replicas: _ignored, lastUpgrade: _theirs, ...base } = replica.leads() || !current ? own : current;
+  // A failed upgrade is reported by the replica that rolled it back, leader or not (`own` is made from `current`,
+  // so it carries the one reported before unless this replica changed it).
+  return { ...base, ...(own.lastUpgrade ? { lastUpgrade: own.lastUpgrade } : {}), replicas };
 }
 
 /** This server's own last report in a Plugin's status: its entry among replicas', or the status itself. */
 export function ownReport(
   status: PluginStatus | undefined,
   replicaId: string | undefined,
-): (LastReport & { message?: string; archiveDigest?: string }) | undefined {
+): (LastReport & { message?: string; archiveDigest?: string; version?: string }) | undefined {
   if (!status) return undefined;
   if (replicaId !== undefined) return status.replicas?.find((entry) => entry.name === replicaId);
   const ready = status.conditions?.find((condition) => condition.type === 'Ready');
-  return { phase: status.phase, reason: ready?.reason, message: ready?.message, archiveDigest: status.archiveDigest };
+  const { phase, archiveDigest, version } = status;
+  return { phase, reason: ready?.reason, message: ready?.message, archiveDigest, version };
 }
 
 /** The status to write: this server's own report, as its entry beside the other replicas' when the store is shared. */

@@ -3,23 +3,16 @@
  * get it (found by the replica tests: one of three exited with "relation audit_events already exists"), and events
  * that several replicas append read back merged, newest first, page by page.
  */
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openPostgresAuditStore } from './audit-postgres.js';
 import type { AuditRecord, AuditStore } from './audit-store.js';
+import { closeAndDrop, freshSchema, PG_TEST_URL } from './postgres-fixtures.suite.js';
 
-const connectionString = process.env.SVC_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const schema = `svc_audit_${randomBytes(6).toString('hex')}`;
+const connectionString = PG_TEST_URL;
+const schema = freshSchema('svc_audit');
 const stores: AuditStore[] = [];
 
-afterAll(async () => {
-  await Promise.all(stores.map((store) => store.close()));
-  const admin = new pg.Client({ connectionString });
-  await admin.connect();
-  await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  await admin.end();
-});
+afterAll(() => closeAndDrop(schema, stores));
 
 const record = (time: string, username: string, name: string): AuditRecord => ({
   time,

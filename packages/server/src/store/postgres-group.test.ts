@@ -3,11 +3,11 @@
  * its own (a refused write takes no revision and fails none of its neighbours), and a write made for a leader whose
  * lease has moved on is refused by the database.
  */
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runFenced } from './fence.js';
 import { openPostgresStore } from './postgres.js';
+import { closeAndDrop, freshSchema, PG_TEST_URL } from './postgres-fixtures.suite.js';
 import { decoded, encodeAs } from './store-fixtures.suite.js';
 import {
   FencedError,
@@ -18,8 +18,8 @@ import {
   UniqueClaimError,
 } from './types.js';
 
-const connectionString = process.env.SVC_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const schema = `svc_group_${randomBytes(6).toString('hex')}`;
+const connectionString = PG_TEST_URL;
+const schema = freshSchema('svc_group');
 const stores: Store[] = [];
 const open = async (replicaId: string) => {
   const store = await openPostgresStore({ connectionString, schema, replicaId });
@@ -36,13 +36,7 @@ const until = async (condition: () => boolean, what: string, timeoutMs = 10_000)
 const email = (value: string) => [{ index: 'spec.email', value }];
 const reason = (outcome: PromiseSettledResult<unknown>) => (outcome as PromiseRejectedResult).reason as Error;
 
-afterAll(async () => {
-  await Promise.all(stores.map((store) => store.close()));
-  const admin = new pg.Client({ connectionString });
-  await admin.connect();
-  await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  await admin.end();
-});
+afterAll(() => closeAndDrop(schema, stores));
 
 describe('PostgreSQL group commit', () => {
   it('checks each write of a group on its own, in request order, and gives revisions only to those that pass', async () => {

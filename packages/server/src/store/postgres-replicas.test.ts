@@ -3,15 +3,15 @@
  * (never two at once, handed over when the holder's connection dies), notices of other servers' writes, and unique
  * values claimed in the database.
  */
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openPostgresStore } from './postgres.js';
+import { closeAndDrop, freshSchema, PG_TEST_URL } from './postgres-fixtures.suite.js';
 import { encodeAs } from './store-fixtures.suite.js';
 import { type Store, type StoreNotice, UniqueClaimError } from './types.js';
 
-const connectionString = process.env.SVC_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const schema = `svc_replicas_${randomBytes(6).toString('hex')}`;
+const connectionString = PG_TEST_URL;
+const schema = freshSchema('svc_replicas');
 const stores: Store[] = [];
 const open = async (replicaId: string) => {
   const store = await openPostgresStore({ connectionString, schema, replicaId });
@@ -26,13 +26,7 @@ const until = async (condition: () => boolean | Promise<boolean>, what: string, 
   }
 };
 
-afterAll(async () => {
-  await Promise.all(stores.map((store) => store.close()));
-  const admin = new pg.Client({ connectionString });
-  await admin.connect();
-  await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  await admin.end();
-});
+afterAll(() => closeAndDrop(schema, stores));
 
 describe('PostgreSQL store shared by several servers', () => {
   it('gives the lease to one server at a time, and to another when the holder connection is killed', async () => {

@@ -1,5 +1,6 @@
 /** `svc plugin install|enable|disable|upgrade|uninstall|logs`: the console's plugin management, from a terminal. */
 
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SvcApiError, type SvcClient } from '@svc/client';
@@ -13,7 +14,7 @@ import { runCommand } from './report.js';
 export const PLUGIN_ADMIN_SYNOPSES = [
   ['svc plugin install <archive>', 'upload a .tgz or .zip (installed, not started)'],
   ['svc plugin enable|disable <name>', 'start or stop it, waiting for the outcome'],
-  ['svc plugin upgrade <name> <archive>', 'replace its code'],
+  ['svc plugin upgrade <name> <archive>', 'replace its code (rolled back if the new code fails to start)'],
   ['svc plugin uninstall <name> [--data keep|delete]', 'remove it; its data stays unless --data delete'],
   ['svc plugin logs <name>', 'what it logged during its latest start'],
 ] as const;
@@ -30,10 +31,18 @@ const UNINSTALL_WAIT_MS = 60_000;
 /** How many positionals each command takes. */
 const ARITY: Record<string, number> = { install: 1, enable: 1, disable: 1, upgrade: 2, uninstall: 1, logs: 1 };
 
+/** `status.lastUpgrade`: an upgrade whose start failed, rolled back. */
+interface FailedUpgrade {
+  version: string;
+  archiveDigest?: string;
+  message: string;
+  rolledBackTo: { version: string };
+}
+
 interface PluginObject {
   metadata: { name: string };
   spec?: { version?: string };
-  status?: { phase?: string; conditions?: Array<{ message?: string }> };
+  status?: { phase?: string; conditions?: Array<{ message?: string }>; lastUpgrade?: FailedUpgrade };
 }
 
 export function pluginAdminCommand(sub: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -50,8 +59,17 @@ export function pluginAdminCommand(sub: string, args: string[], env: NodeJS.Proc
     switch (sub) {
       case 'install':
         return show('installed', await upload(client, `${CONSOLE}/install`, first));
-      case 'upgrade':
-        return show('upgraded', await upload(client, `${CONSOLE}/${name}/upgrade`, second!));
+      case 'upgrade': {
+        const archive = await readFile(second!);
+        const object = await upload(client, `${CONSOLE}/${name}/upgrade`, second!, archive);
+        const failed = object.status?.lastUpgrade;
+        // This upload's own rollback: a failure reported of another archive is an earlier one.
+        if (!failed || failed.archiveDigest !== createHash('sha256').update(archive).digest('hex')) {
+          return show('upgraded', object);
+        }
+        console.log(`plugin/${first}: ${rollbackLine(failed)} (${object.status?.phase ?? 'unknown'})`);
+        return 1;
+      }
       case 'enable':
       case 'disable': {
         const body = { enable: sub === 'enable' };
@@ -70,11 +88,16 @@ export function pluginAdminCommand(sub: string, args: string[], env: NodeJS.Proc
         );
       }
       default: {
-        const logs = await client.request<{ phase?: string; reason?: string; entries: LogEntry[] }>(
-          'GET',
-          `${CONSOLE}/${name}/logs`,
-        );
+        const logs = await client.request<{
+          phase?: string;
+          reason?: string;
+          version?: string;
+          lastUpgrade?: FailedUpgrade;
+          entries: LogEntry[];
+        }>('GET', `${CONSOLE}/${name}/logs`);
         for (const e of logs.entries) console.log(`${e.time} ${e.level.toUpperCase().padEnd(5)} ${e.message}`);
+        if (logs.lastUpgrade) console.log(rollbackLine(logs.lastUpgrade));
+        if (logs.version) console.log(`version: ${logs.version}`);
         console.log(`phase: ${logs.phase ?? 'unknown'}${logs.reason ? ` (${logs.reason})` : ''}`);
       }
     }
@@ -109,9 +132,18 @@ interface LogEntry {
   message: string;
 }
 
-async function upload(client: SvcClient, url: string, archive: string): Promise<PluginObject> {
+function rollbackLine(failed: FailedUpgrade): string {
+  return `the upgrade to ${failed.version} failed to start (${failed.message}); rolled back to ${failed.rolledBackTo.version}`;
+}
+
+async function upload(
+  client: SvcClient,
+  url: string,
+  archive: string,
+  content?: Buffer<ArrayBuffer>,
+): Promise<PluginObject> {
   const form = new FormData();
-  form.append('file', new Blob([await readFile(archive)]), path.basename(archive));
+  form.append('file', new Blob([content ?? (await readFile(archive))]), path.basename(archive));
   return client.request<PluginObject>('POST', url, { body: form });
 }
 

@@ -8,7 +8,7 @@ export function indexTs(o: ScaffoldOptions): string {
   return `import { definePlugin } from '@svc/plugin-api';
 import { noteModel } from './note.js';
 import { noteReconciler } from './reconciler.js';
-import { publicRoutes, statsRoute } from './routes.js';
+import { draftRoute, publicRoutes, statsRoute } from './routes.js';
 
 /**
  * ${o.displayName}. Everything registered here is removed again when the plugin stops; objects users created stay
@@ -21,6 +21,7 @@ export default definePlugin({
     // Keeps each note's status in step with its spec.
     ctx.reconcilers.add(noteReconciler);
     ctx.routes.add(statsRoute(ctx.client));
+    ctx.routes.add(draftRoute(ctx.client));
     for (const route of publicRoutes(ctx.client)) ctx.routes.add(route);
     ctx.logger.info('${o.name} started');
   },
@@ -30,19 +31,30 @@ export default definePlugin({
 
 export function noteTs(o: ScaffoldOptions): string {
   const g = groupsOf(o.name);
-  return `import type { ExtensionObject, ModelDefinition } from '@svc/plugin-api';
+  return `import type { ExtensionObject, FromSchema, ModelDefinition } from '@svc/plugin-api';
 
 export const GROUP = '${g.own}';
 export const VERSION = '${g.version}';
 
-export interface NoteSpec {
-  title: string;
-  body?: string;
-  /** 0 (lowest) to 10; the public list shows higher priorities first. */
-  priority?: number;
-  /** Drafts (the default) are not shown by the public API. */
-  published?: boolean;
-}
+/**
+ * A note's spec, as its JSON Schema (checked on every write) and, derived from it, its TypeScript type: written once,
+ * so the two cannot drift. Declared \`as const\` so FromSchema can read it.
+ */
+export const NOTE_SPEC_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['title'],
+  properties: {
+    title: { type: 'string', minLength: 1, maxLength: 200 },
+    body: { type: 'string', maxLength: 10000 },
+    /** 0 (lowest) to 10; the public list shows higher priorities first. */
+    priority: { type: 'integer', minimum: 0, maximum: 10 },
+    /** Drafts (the default) are not shown by the public API. */
+    published: { type: 'boolean' },
+  },
+} as const;
+
+export type NoteSpec = FromSchema<typeof NOTE_SPEC_SCHEMA>;
 
 /** Written by the reconciler through the status subresource, never by users. */
 export interface NoteStatus {
@@ -66,17 +78,7 @@ export const noteModel: ModelDefinition<Note> = {
     type: 'object',
     required: ['spec'],
     properties: {
-      spec: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['title'],
-        properties: {
-          title: { type: 'string', minLength: 1, maxLength: 200 },
-          body: { type: 'string', maxLength: 10000 },
-          priority: { type: 'integer', minimum: 0, maximum: 10 },
-          published: { type: 'boolean' },
-        },
-      },
+      spec: NOTE_SPEC_SCHEMA,
       status: { type: 'object' },
     },
   },
@@ -162,8 +164,8 @@ export function routesTs(o: ScaffoldOptions): string {
  * Custom APIs. Each declares its \`<group>/<version>\` and is served under \`/apis/<group>/<version><path>\`, checked
  * by the same role rules as everything else (see extensions/roles.yaml).
  */
-import { notFound, type CustomRoute, type ExtensionClient } from '@svc/plugin-api';
-import { noteModel, publicNote, VERSION, type Note } from './note.js';
+import { type CustomRoute, defineRoute, type ExtensionClient, notFound, respond } from '@svc/plugin-api';
+import { GROUP, NOTE_SPEC_SCHEMA, noteModel, publicNote, VERSION, type Note } from './note.js';
 
 /** \`GET /apis/${g.console}/${g.version}/stats\`: counted from the spec.published index, no note is read. */
 export function statsRoute(client: ExtensionClient): CustomRoute {
@@ -180,6 +182,36 @@ export function statsRoute(client: ExtensionClient): CustomRoute {
       };
     },
   };
+}
+
+/** What \`POST …/drafts\` takes: a title and a body; the route names and files the note. */
+const NEW_DRAFT = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['title'],
+  properties: { title: NOTE_SPEC_SCHEMA.properties.title, body: NOTE_SPEC_SCHEMA.properties.body },
+} as const;
+
+/**
+ * \`POST /apis/${g.console}/${g.version}/drafts\`: a draft note from a title and a body. defineRoute gives the
+ * handler the body's type from NEW_DRAFT; svc answers 400 to a body that breaks it before the handler runs.
+ */
+export function draftRoute(client: ExtensionClient): CustomRoute {
+  return defineRoute({
+    apiVersion: \`console.api.${g.own}/\${VERSION}\`,
+    method: 'POST',
+    path: '/drafts',
+    schema: { body: NEW_DRAFT },
+    async handler({ body }) {
+      const note = await client.create<Note>({
+        apiVersion: \`\${GROUP}/\${VERSION}\`,
+        kind: 'Note',
+        metadata: { name: '', generateName: 'draft-' },
+        spec: { title: body.title, body: body.body, published: false },
+      });
+      return respond(201, note);
+    },
+  });
 }
 
 /**

@@ -1,9 +1,9 @@
 /** Every file `svc plugin create` writes, by path inside the new plugin folder. */
 import { indexTs, noteTs, reconcilerTestTs, reconcilerTs, routesTs } from './code.js';
 import type { ScaffoldOptions } from './options.js';
-import { gitignore, packageJson, pluginYaml, readme, tsconfigJson, vitestConfig } from './project.js';
+import { bundleMjs, gitignore, packageJson, pluginYaml, readme, tsconfigJson, vitestConfig } from './project.js';
 import { rolesYaml } from './roles.js';
-import { uiConsoleSharedTypes, uiIndexTs, uiNotesPage, uiTsconfigJson, uiViteConfig } from './ui.js';
+import { uiEnvTypes, uiIndexTs, uiNotesPage, uiTsconfigJson, uiViteConfig } from './ui.js';
 
 export { displayNameOf, type ScaffoldOptions } from './options.js';
 
@@ -12,6 +12,7 @@ export function scaffoldFiles(o: ScaffoldOptions): Record<string, string> {
     'plugin.yaml': pluginYaml(o),
     'package.json': packageJson(o),
     'tsconfig.json': tsconfigJson(),
+    'bundle.mjs': bundleMjs(),
     'vitest.config.ts': vitestConfig(),
     '.gitignore': gitignore(),
     'README.md': readme(o),
@@ -25,6 +26,6 @@ export function scaffoldFiles(o: ScaffoldOptions): Record<string, string> {
     'ui/tsconfig.json': uiTsconfigJson(),
     'ui/src/index.ts': uiIndexTs(o),
     'ui/src/NotesPage.vue': uiNotesPage(o),
-    'ui/src/console-shared.d.ts': uiConsoleSharedTypes(),
+    'ui/src/env.d.ts': uiEnvTypes(),
   };
 }

@@ -9,9 +9,16 @@ export interface ScaffoldOptions {
   requires: string;
   /** The plugin API packed inside the plugin folder, relative to it (vendor/…tgz), for the `file:` dependency. */
   pluginApiTarball: string;
-  /** Version ranges of the host repository's own TypeScript and vitest. */
+  /** The svc command packed inside the plugin folder (vendor/…tgz), for the `file:` dev dependency. */
+  pluginCliTarball: string;
+  /** The types of the console's shared modules packed inside the plugin folder (vendor/…tgz), for the UI's check. */
+  consoleSharedTarball: string;
+  /** Version ranges of the host repository's own TypeScript, vitest, esbuild, vue-tsc and vue-i18n. */
   typescriptRange: string;
   vitestRange: string;
+  esbuildRange: string;
+  vueTscRange: string;
+  vueI18nRange: string;
 }
 
 /** The API group of the plugin's own model and its console / public forms. */

@@ -2,6 +2,7 @@
 import { CONSOLE_API, PLUGIN_API_VERSION } from '@svc/plugin-api';
 import { groupsOf, type ScaffoldOptions } from './options.js';
 import { UI_DEV_DEPENDENCIES } from './ui.js';
+import { PLUGIN_CLI_PACKAGE } from './vendor.js';
 
 export function pluginYaml(o: ScaffoldOptions): string {
   return `apiVersion: ${PLUGIN_API_VERSION}
@@ -12,7 +13,7 @@ spec:
   version: 0.1.0
   # The host versions this plugin runs on (a semver range), checked at install and at every start.
   requires: "${o.requires}"
-  # The ESM entry, built from src/index.ts by \`npm run build\`.
+  # The ESM entry: src/index.ts and the npm packages it imports, bundled into one file by \`npm run build\`.
   main: dist/index.js
   displayName: ${JSON.stringify(o.displayName)}
   description: Notes with a draft/published status, a console stats API and a public list of published notes.
@@ -34,7 +35,12 @@ export function packageJson(o: ScaffoldOptions): string {
     // What `svc plugin pack` puts in the archive (with plugin.yaml, extensions/, package.json and README).
     files: ['dist', 'extensions', 'plugin.yaml', 'ui/dist'],
     scripts: {
-      build: 'tsc -p . && vite build ui',
+      // Types checked (the server side by tsc, the UI by vue-tsc against the console's shared types); the server side
+      // bundled by esbuild (bundle.mjs); the UI built by Vite.
+      build: 'npm run typecheck && node bundle.mjs && vite build ui',
+      typecheck: 'tsc --noEmit -p . && vue-tsc --noEmit -p ui',
+      // What \`npm run dev\` rebuilds on each save: the bundle alone, in milliseconds.
+      'build:server': 'node bundle.mjs',
       // Rebuilds the server side and upgrades the plugin in a running svc on each save (docs/plugins.md "Develop").
       dev: 'svc plugin dev',
       // The UI from Vite's dev server, with hot reload in the console: \`npm run dev -- --ui <its src/index.ts URL>\`.
@@ -43,8 +49,20 @@ export function packageJson(o: ScaffoldOptions): string {
       pack: 'svc plugin pack',
     },
     // The host supplies @svc/plugin-api at run time; this copy, packed into the folder, is for types and tests.
+    // Packages added here are bundled into dist/index.js by \`npm run build\`.
     dependencies: { '@svc/plugin-api': `file:${o.pluginApiTarball}` },
-    devDependencies: { typescript: o.typescriptRange, vitest: o.vitestRange, ...UI_DEV_DEPENDENCIES },
+    devDependencies: {
+      // The svc command of \`npm run pack\` and \`npm run dev\`, packed into the folder by the svc that made it.
+      [PLUGIN_CLI_PACKAGE]: `file:${o.pluginCliTarball}`,
+      // The types of what the console shares with the UI (its code comes from the console at run time).
+      '@svc/console-shared': `file:${o.consoleSharedTarball}`,
+      'vue-i18n': o.vueI18nRange,
+      'vue-tsc': o.vueTscRange,
+      esbuild: o.esbuildRange,
+      typescript: o.typescriptRange,
+      vitest: o.vitestRange,
+      ...UI_DEV_DEPENDENCIES,
+    },
   };
   return `${JSON.stringify(pkg, null, 2)}\n`;
 }
@@ -96,12 +114,15 @@ export function readme(o: ScaffoldOptions): string {
 An svc plugin, made by \`svc plugin create ${o.name}\`.
 
 \`\`\`sh
-npm install          # @svc/plugin-api from ${o.pluginApiTarball} (in this folder: keep it, commit it)
-npm run build        # src/ → dist/, ui/src/ → ui/dist/main.js
+npm install          # @svc/plugin-api and the svc command from vendor/ (keep that folder, commit it)
+npm run build        # types checked; src/ and its npm packages → dist/index.js; ui/src/ → ui/dist/main.js
 npm test             # vitest: the reconciler's logic
-npm run pack         # ${o.name}-0.1.0.tgz, ready to install (needs \`svc\` on the PATH:
-                     # \`npm link -w svc-run\` in the svc repository puts it there)
+npm run pack         # ${o.name}-0.1.0.tgz, ready to install
 \`\`\`
+
+\`npm install <package>\` adds a dependency: \`npm run build\` bundles it into \`dist/index.js\` (esbuild, see
+\`bundle.mjs\`), so the archive needs no \`node_modules\`. \`@svc/plugin-api\` and Node.js's own modules stay imports:
+the host provides them.
 
 Try it without packing: \`svc serve --plugins-dir <the folder holding this one>\` loads the folder as it is (rebuild,
 then stop and start the plugin to run new code). Or install the archive:
@@ -112,6 +133,7 @@ then stop and start the plugin to run new code). Or install the archive:
 | file | |
 |---|---|
 | \`plugin.yaml\` | the manifest: name, version, the host versions it runs on, the entry |
+| \`bundle.mjs\` | bundles the server side into \`dist/index.js\` with esbuild |
 | \`src/index.ts\` | the entry: registers the model, the reconciler and the custom APIs |
 | \`src/note.ts\` | the \`Note\` model (\`${g.own}/${g.version}\`): JSON schema, indexes |
 | \`src/reconciler.ts\` | fills \`status\` (phase, word count, excerpt); its logic is pure, tested in \`reconciler.test.ts\` |
@@ -126,5 +148,29 @@ then stop and start the plugin to run new code). Or install the archive:
 - \`GET /apis/${g.public}/${g.version}/notes\` and \`…/notes/{name}\`: published notes, open to everyone.
 
 Every API answers only the super administrator until a role allows more: give users the view or manage template.
+`;
+}
+
+export function bundleMjs(): string {
+  return `// Bundles the server side, src/index.ts and every npm package it imports, into one ES module: dist/index.js, the
+// entry plugin.yaml names. The archive then needs no node_modules. @svc/plugin-api and Node.js's builtins stay
+// imports: the host provides them.
+import { build } from 'esbuild';
+
+await build({
+  entryPoints: ['src/index.ts'],
+  outfile: 'dist/index.js',
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node22',
+  sourcemap: true,
+  external: ['@svc/plugin-api'],
+  // A CommonJS package bundled into an ES module may still require() a Node.js builtin: give it a require.
+  banner: {
+    js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);",
+  },
+  logLevel: 'warning',
+});
 `;
 }

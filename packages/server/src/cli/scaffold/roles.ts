@@ -48,6 +48,9 @@ rules:
   - apiGroups: ["${g.own}"]
     resources: ["${o.name}/notes"]
     verbs: ["create", "update", "patch", "delete", "deletecollection"]
+  - apiGroups: ["${g.console}"]
+    resources: ["${o.name}/drafts"]
+    verbs: ["create"]
 ---
 # Aggregated into the built-in \`anonymous\` role, which every visitor holds: the public read API, and nothing else,
 # is open to everyone.

@@ -2,7 +2,7 @@
  * The scaffold's `ui/`: a console page for the plugin's notes, built with Vite in library mode into `ui/dist/main.js`
  * (plugin.yaml's `spec.ui`). Vue, vue-router, PrimeVue and `@svc/console-shared` are left as imports: the console's
  * import map supplies them at run time, so the bundle holds only the plugin's code. The types of what the console
- * shares are declared in `ui/src/console-shared.d.ts`.
+ * shares come from the vendored `@svc/console-shared` package, so vue-tsc checks the UI against the console's own.
  */
 import { groupsOf, type ScaffoldOptions } from './options.js';
 
@@ -134,16 +134,13 @@ export function uiNotesPage(o: ScaffoldOptions): string {
   const g = groupsOf(o.name);
   return `<script setup lang="ts">
 import { client, useI18n, useLiveList } from '@svc/console-shared';
+import type { ExtensionObject } from '@svc/plugin-api';
 import Column from 'primevue/column';
 import DataTable from 'primevue/datatable';
 import Message from 'primevue/message';
 import { ref } from 'vue';
 
-interface Note {
-  metadata: { name: string; resourceVersion?: string };
-  spec: { title?: string };
-  status?: { phase?: string };
-}
+type Note = ExtensionObject<{ title?: string }, { phase?: string }>;
 
 const SIZE = 20;
 const first = ref(0);
@@ -187,111 +184,12 @@ const { rows, total, loading, error } = useLiveList<Note>({
 `;
 }
 
-/** What a plugin UI may import from the console (a subset of \`@svc/console-shared\`), for the editor and vue-tsc. */
-export function uiConsoleSharedTypes(): string {
-  return `// The types of what the svc console shares with plugin UIs through its import map (@svc/console-shared).
-declare module '@svc/console-shared' {
-  import type { Component, Ref } from 'vue';
-  import type { RouteRecordRaw } from 'vue-router';
-
-  export interface MenuEntry {
-    name: string;
-    group?: string;
-    icon?: string;
-    priority?: number;
-  }
-  export interface PluginRoute {
-    parentName: 'Root' | 'UcRoot' | (string & {});
-    route: RouteRecordRaw;
-  }
-  /** A message tree: strings (vue-i18n syntax, \`{name}\` placeholders) under nested keys. */
-  export interface Messages {
-    [key: string]: string | Messages;
-  }
-  export type MessagesSource = Messages | (() => Promise<Messages | { default: Messages }>);
-  export interface PluginModule {
-    components?: Record<string, Component>;
-    routes?: PluginRoute[];
-    ucRoutes?: PluginRoute[];
-    /** Widgets of the console's overview, each shown to holders of all its UI permissions. */
-    widgets?: {
-      id: string;
-      title: string;
-      component: Component | (() => Promise<unknown>);
-      permissions?: string[];
-      priority?: number;
-    }[];
-    /** Messages by language (\`en\`, \`zh-CN\`), merged into the console's vue-i18n. */
-    messages?: Partial<Record<string, MessagesSource>>;
-  }
-  export interface SignedInUser {
-    username: string;
-    roles: string[];
-    permissions: string[];
-    uiPermissions: string[];
-  }
-  export interface ResourceRef {
-    group: string;
-    version: string;
-    plural: string;
-  }
-  export interface ListQuery {
-    page?: number;
-    size?: number;
-    sort?: string | string[];
-    labelSelector?: string | string[];
-    fieldSelector?: string | string[];
-  }
-  /** One model's objects over the API (list, get, create, update, delete, watch). */
-  export interface ResourceClient<T> {
-    list(query?: ListQuery): Promise<{ items: T[]; total: number; metadata: { resourceVersion: string } }>;
-    get(name: string): Promise<T>;
-    create(object: T): Promise<T>;
-    update(object: T): Promise<T>;
-    delete(name: string): Promise<unknown>;
-  }
-  /** The console's one client: same origin, the browser's session, the XSRF header on writes. */
-  export const client: {
-    request<T = unknown>(method: string, path: string, options?: { query?: Record<string, unknown>; body?: unknown }): Promise<T>;
-    resource<T>(ref: ResourceRef): ResourceClient<T>;
-  };
-  /** A live, paged list: lists, then follows the changes after the list's revision; stops on unmount. */
-  export function useLiveList<T>(options: {
-    resource: () => ResourceClient<T> | undefined;
-    query: () => ListQuery;
-    newestFirst?: () => boolean;
-    auto?: boolean;
-  }): {
-    rows: Ref<T[]>;
-    total: Ref<number>;
-    loading: Ref<boolean>;
-    error: Ref<string>;
-    live: { state: 'off' | 'following' | 'reconnecting'; changes: number };
-    load(): Promise<void>;
-    stop(): void;
-  };
-  export const session: { user: SignedInUser | null; loaded: boolean };
-  export const CONSOLE_API: string;
-  export function definePlugin(plugin: PluginModule): PluginModule;
-  export function allows(held: readonly string[], required?: readonly string[], any?: boolean): boolean;
-  export function hasPermission(required: readonly string[], any?: boolean): boolean;
-  export function errorMessage(error: unknown): string;
-  export function fieldErrors(error: unknown): Record<string, string>;
-  /** The console's vue-i18n: \`t(key, named?)\` in the language shown (\`locale\`: \`en\` or \`zh-CN\`). */
-  export function useI18n(): {
-    t(key: string, named?: Record<string, unknown>): string;
-    t(key: string, plural: number): string;
-    locale: { value: string };
-  };
-  export function t(key: string, named?: Record<string, unknown>): string;
-}
-
-declare module '*.vue' {
-  import type { DefineComponent } from 'vue';
-  const component: DefineComponent<object, object, unknown>;
-  export default component;
-}
-
+/**
+ * Types of what the console supplies that the UI does not install: PrimeVue's components (the console's own copy, in
+ * its import map). The shared modules' types come from the vendored @svc/console-shared package.
+ */
+export function uiEnvTypes(): string {
+  return `// PrimeVue comes from the svc console at run time (its import map); the UI does not install it.
 declare module 'primevue/*' {
   import type { DefineComponent } from 'vue';
   const component: DefineComponent<object, object, unknown>;
@@ -312,7 +210,8 @@ export function uiTsconfigJson(): string {
       skipLibCheck: true,
       noEmit: true,
     },
-    include: ['src/**/*.ts', 'src/**/*.vue', 'vite.config.ts'],
+    // The UI's own sources, as the browser runs them; vite.config.ts runs in Node.js and is Vite's to read.
+    include: ['src/**/*.ts', 'src/**/*.vue'],
   };
   return `${JSON.stringify(config, null, 2)}\n`;
 }

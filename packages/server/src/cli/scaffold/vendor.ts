@@ -1,7 +1,10 @@
 /**
- * The plugin API a new plugin builds against, packed into the plugin's own folder (`vendor/<file>.tgz`, the layout
- * `npm pack` writes: every entry under `package/`). The plugin depends on it by a relative `file:` path, so the folder
- * can be moved, committed or copied to another machine and `npm install` still finds it, with no registry.
+ * What a new plugin gets from the svc that made it, packed into the plugin's own folder (`vendor/<file>.tgz`, the
+ * layout `npm pack` writes: every entry under `package/`): the plugin API it builds against, the svc command its
+ * scripts run (`@svc/plugin-cli`, the bundle of scripts/bundle-plugin-cli.js), and the types of what the console
+ * shares with its UI (`@svc/console-shared`, from scripts/console-shared-types.js). The plugin depends on them by relative
+ * `file:` paths, so the folder can be moved, committed or copied to another machine and `npm install` still finds
+ * them, with no registry and no global svc.
  */
 import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -13,11 +16,24 @@ export function vendoredPluginApiPath(version: string): string {
   return `vendor/svc-plugin-api-${version}.tgz`;
 }
 
+/** The package name of the plugin author's svc command, as the scaffold's devDependencies name it. */
+export const PLUGIN_CLI_PACKAGE = '@svc/plugin-cli';
+
+/** Where the svc command's tarball goes inside the plugin folder, e.g. `vendor/svc-plugin-cli-0.1.0.tgz`. */
+export function vendoredPluginCliPath(version: string): string {
+  return `vendor/svc-plugin-cli-${version}.tgz`;
+}
+
+/** Where the console's shared types go inside the plugin folder, e.g. `vendor/svc-console-shared-0.1.0.tgz`. */
+export function vendoredConsoleSharedPath(version: string): string {
+  return `vendor/svc-console-shared-${version}.tgz`;
+}
+
 /** The same date npm pack gives every entry, so packing the same files twice gives the same bytes. */
 const FIXED_MTIME = new Date('1985-10-26T08:15:00.000Z');
 
-/** Packs the plugin API's package.json and built `dist/` from `apiFolder` into `target`. */
-export async function packPluginApi(apiFolder: string, target: string): Promise<void> {
+/** Packs a built package's package.json and its `files` (default `dist/`) from `apiFolder` into `target`. */
+export async function packPackage(apiFolder: string, target: string): Promise<void> {
   const manifest = JSON.parse(readFileSync(path.join(apiFolder, 'package.json'), 'utf8')) as { files?: string[] };
   const files = ['package.json', ...(manifest.files ?? ['dist'])].sort();
   const chunks: Buffer[] = [];
