@@ -12,7 +12,7 @@ export interface TextRange {
 
 /** A pointer's keys: `/a~1b/0` → `['a/b', '0']`. */
 export function pointerKeys(pointer: string): string[] {
-  if (pointer === '' || pointer === '/') return [];
+  if (pointer === '' || pointer === '#') return [];
   return pointer
     .replace(/^#/, '')
     .slice(1)
