@@ -190,9 +190,11 @@ describe.skipIf(!browserAvailable)('the resource browser in Chromium', () => {
     ]);
 
     await page.getByRole('tab', { name: 'YAML' }).click();
+    // The code editor (CodeMirror): its lines are the text.
     const yaml = page.getByRole('textbox', { name: 'YAML' });
-    expect(await yaml.inputValue()).toContain('title: Hello, world');
-    await yaml.fill((await yaml.inputValue()).replace('title: Hello, world', 'title: Hello again'));
+    const text = async () => (await yaml.locator('.cm-line').allTextContents()).join('\n');
+    await expect.poll(text).toContain('title: Hello, world');
+    await yaml.fill((await text()).replace('title: Hello, world', 'title: Hello again'));
     await page.getByRole('button', { name: 'Save' }).click();
     await expect.poll(async () => (await c.t.request('GET', `${POSTS}/hello`)).body.spec.title).toBe('Hello again');
     await c.shot(page, 'resource-browser-yaml');
