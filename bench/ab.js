@@ -68,5 +68,12 @@ console.log(`\nmedian µs of main-thread CPU per request over ${ROUNDS} rounds`)
 for (const kind of ['get', 'create']) {
   const ma = median(a[kind]);
   const mb = median(b[kind]);
-  console.log(`${kind.padEnd(7)} A ${ma.toFixed(1)}  B ${mb.toFixed(1)}  B/A ${((mb / ma) * 100).toFixed(1)}%`);
+  // The machine drifts over a run (other work, its host): each round's B against the A measured just before it is the
+  // steadier ratio, so its median is printed too, with the range of the rounds' ratios.
+  const paired = a[kind].map((value, round) => b[kind][round] / value).sort((x, y) => x - y);
+  const percent = (ratio) => `${(ratio * 100).toFixed(1)}%`;
+  console.log(
+    `${kind.padEnd(7)} A ${ma.toFixed(1)}  B ${mb.toFixed(1)}  B/A ${percent(mb / ma)}; ` +
+      `per round B/A median ${percent(median(paired))} (${percent(paired[0])}–${percent(paired.at(-1))})`,
+  );
 }
