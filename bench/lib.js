@@ -204,6 +204,41 @@ export function serveArgs(cli = path.join(repository, 'packages/server/dist/cli.
   return [...SERVE_NODE_FLAGS, cli, 'serve'];
 }
 
+/**
+ * `svc serve` as replica `id` of one PostgreSQL schema, with a data directory of its own, as users run replicas
+ * (bench:postgres, bench:replicas). `child` at once, so a caller can kill it whatever happens; `listening` resolves
+ * with `{ id, url, pid, child }` once it serves, and rejects if it exits first.
+ */
+export function startPostgresReplica({ id, dataDir, databaseUrl, schema, cli }) {
+  const child = spawn(process.execPath, serveArgs(cli), {
+    env: {
+      ...process.env,
+      SVC_PORT: '0',
+      SVC_HTTPS_PORT: 'off',
+      SVC_DATA_DIR: dataDir,
+      SVC_DATABASE_URL: databaseUrl,
+      SVC_DATABASE_SCHEMA: schema,
+      SVC_REPLICA_ID: id,
+      SVC_PLUGINS_DIR: path.join(repository, 'plugins'),
+      SVC_LOG_LEVEL: 'warn',
+      SVC_ACCESS_LOG: 'off',
+      SVC_ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const listening = new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const match = /svc listening on (http:\/\/\S+)/.exec(out);
+      if (match) resolve({ id, url: match[1], pid: child.pid, child });
+    });
+    // Once it has resolved, a later exit (a replica killed on purpose) changes nothing.
+    child.on('exit', (code) => reject(new Error(`replica ${id} exited: ${code}`)));
+  });
+  return { child, listening };
+}
+
 /** Starts the built svc (`serve`) on a free port with the bench administrator, on `dataDir`, with the repository's
  * plugins unless `pluginsDir` says otherwise. */
 export function startSvc(dataDir, pluginsDir = path.join(repository, 'plugins'), env = {}) {

@@ -10,11 +10,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { adminToken, arg, BENCH_ADMIN_PASSWORD, hasWrk, serveArgs, wrkCreateRun } from './lib.js';
+import { adminToken, arg, hasWrk, startPostgresReplica, wrkCreateRun } from './lib.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DATABASE_URL = process.env.SVC_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const DURATION = arg('duration', 5);
 const ROUNDS = arg('rounds', 2);
@@ -33,32 +31,15 @@ const servers = [];
 
 /** `svc serve` on the bench's schema, as replica `id`; resolves once it listens. */
 function startReplica(id) {
-  const child = spawn(process.execPath, serveArgs(process.env.SVC_BENCH_CLI || undefined), {
-    env: {
-      ...process.env,
-      SVC_PORT: '0',
-      SVC_HTTPS_PORT: 'off',
-      SVC_DATA_DIR: path.join(work, id),
-      SVC_DATABASE_URL: DATABASE_URL,
-      SVC_DATABASE_SCHEMA: schema,
-      SVC_REPLICA_ID: id,
-      SVC_PLUGINS_DIR: path.join(root, 'plugins'),
-      SVC_LOG_LEVEL: 'warn',
-      SVC_ACCESS_LOG: 'off',
-      SVC_ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD,
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
+  const { child, listening } = startPostgresReplica({
+    id,
+    dataDir: path.join(work, id),
+    databaseUrl: DATABASE_URL,
+    schema,
+    cli: process.env.SVC_BENCH_CLI || undefined,
   });
   servers.push(child);
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      const match = /svc listening on (http:\/\/\S+)/.exec(out);
-      if (match) resolve({ id, url: match[1], pid: child.pid });
-    });
-    child.on('exit', (code) => reject(new Error(`replica ${id} exited: ${code}`)));
-  });
+  return listening;
 }
 
 /** A wrk script creating persons named `<prefix>-<n>`, so that runs and replicas never collide. */

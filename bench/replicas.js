@@ -14,11 +14,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { adminToken, arg, BENCH_ADMIN_PASSWORD, hasWrk, seedPersons, serveArgs, sleep } from './lib.js';
+import { adminToken, arg, hasWrk, seedPersons, sleep, startPostgresReplica } from './lib.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DATABASE_URL = process.env.SVC_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const LAG_SECONDS = arg('lag-seconds', 10);
 const DURATION = arg('duration', 5);
@@ -36,36 +34,11 @@ await db.connect();
 const replicas = new Map();
 
 /** Starts replica `id` (`svc serve` on the shared schema); resolves once it listens. */
-function startReplica(id) {
-  const child = spawn(process.execPath, serveArgs(), {
-    env: {
-      ...process.env,
-      SVC_PORT: '0',
-      SVC_HTTPS_PORT: 'off',
-      SVC_DATA_DIR: path.join(work, id),
-      SVC_DATABASE_URL: DATABASE_URL,
-      SVC_DATABASE_SCHEMA: schema,
-      SVC_REPLICA_ID: id,
-      SVC_PLUGINS_DIR: path.join(root, 'plugins'),
-      SVC_LOG_LEVEL: 'warn',
-      SVC_ACCESS_LOG: 'off',
-      SVC_ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD,
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      const match = /svc listening on (http:\/\/\S+)/.exec(out);
-      if (match && !replicas.has(id)) {
-        const replica = { id, url: match[1], child };
-        replicas.set(id, replica);
-        resolve(replica);
-      }
-    });
-    child.on('exit', (code) => replicas.get(id)?.child === child || reject(new Error(`replica ${id} exited: ${code}`)));
-  });
+async function startReplica(id) {
+  const { listening } = startPostgresReplica({ id, dataDir: path.join(work, id), databaseUrl: DATABASE_URL, schema });
+  const replica = await listening;
+  replicas.set(id, replica);
+  return replica;
 }
 
 function kill(replica) {
