@@ -66,6 +66,13 @@ function withUndici(dir) {
   return dir;
 }
 
+/** The manifest `m` listing undici as a bundled dependency (the copy withUndici puts in), at the client's range. */
+const bundlingUndici = (m) => ({
+  ...m,
+  dependencies: { ...m.dependencies, undici: manifest('packages/client').dependencies.undici },
+  bundleDependencies: [...m.bundleDependencies, 'undici'],
+});
+
 const pack = (dir) => npm(['pack', '--pack-destination', release, '--silent'], dir).trim();
 
 const packed = [
@@ -87,11 +94,7 @@ const packed = [
           ['@svc/client', 'packages/client'],
         ],
         // svc-run is the author's own dev dependency (a peer): the harness runs that one.
-        (m) => ({
-          ...m,
-          dependencies: { ...m.dependencies, undici: manifest('packages/client').dependencies.undici },
-          bundleDependencies: [...m.bundleDependencies, 'undici'],
-        }),
+        bundlingUndici,
       ),
     ),
   ),
@@ -103,13 +106,8 @@ const server = staged(
     ['@svc/plugin-api', 'packages/plugin-api'],
     ['@svc/client', 'packages/client'],
   ],
-  (m) => ({
-    ...m,
-    // The client's own dependency, found from the bundled copy through this package's node_modules.
-    dependencies: { ...m.dependencies, undici: manifest('packages/client').dependencies.undici },
-    bundleDependencies: [...m.bundleDependencies, 'undici'],
-    files: [...m.files, 'console', 'examples'],
-  }),
+  // The client's own dependency, found from the bundled copy through this package's node_modules.
+  (m) => ({ ...bundlingUndici(m), files: [...m.files, 'console', 'examples'] }),
 );
 withUndici(server);
 copy('packages/console/dist', path.join(server, 'console'));
