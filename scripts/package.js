@@ -6,7 +6,8 @@
 //   svc-plugin-testing-<version>.tgz  the plugin test harness (`startSvc`), which runs the svc-run installed beside it
 // Each is packed from a staging folder holding only what runs: no TypeScript, Vite or Vitest, no Node.js, nothing
 // built at install time. `@svc/plugin-api` (and in svc-run `@svc/client`) travel inside the tarballs as bundled
-// dependencies, since they are not on the npm registry; the other dependencies come from it at install.
+// dependencies, since they are not on the npm registry; the other dependencies come from it at install, but for
+// Swagger UI's assets (withSwaggerUi), whose npm package would bring an install script.
 // Usage: node scripts/package.js [--no-build]
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,6 +25,8 @@ const copy = (from, to) =>
   cpSync(path.join(root, from), to, { recursive: true, filter: (f) => !f.endsWith('.tsbuildinfo') });
 
 if (!process.argv.includes('--no-build')) npm(['run', 'build'], root);
+// Read after the build, which writes it.
+const { SWAGGER_UI_FILES } = await import('../packages/server/dist/openapi/docs-page.js');
 rmSync(release, { recursive: true, force: true });
 mkdirSync(release, { recursive: true });
 
@@ -63,6 +66,27 @@ function staged(dir, files, bundled, edit = (m) => m) {
  */
 function withUndici(dir) {
   cpSync(path.join(root, 'node_modules', 'undici'), path.join(dir, 'node_modules', 'undici'), { recursive: true });
+  return dir;
+}
+
+/**
+ * swagger-ui-dist depends on @scarf/scarf, whose install script reports the install to its makers (npm 11 stops it
+ * with a warning, npm 10 runs it): the files /docs serves travel inside svc-run instead, in a copy of the package
+ * without that dependency, so installing svc runs no script at all.
+ */
+function withSwaggerUi(dir) {
+  const from = path.join(root, 'node_modules', 'swagger-ui-dist');
+  const to = path.join(dir, 'node_modules', 'swagger-ui-dist');
+  mkdirSync(to, { recursive: true });
+  for (const file of [...Object.keys(SWAGGER_UI_FILES), 'LICENSE', 'NOTICE']) {
+    cpSync(path.join(from, file), path.join(to, file));
+  }
+  const {
+    dependencies: _scarf,
+    devDependencies: _dev,
+    ...own
+  } = JSON.parse(readFileSync(path.join(from, 'package.json'), 'utf8'));
+  writeFileSync(path.join(to, 'package.json'), `${JSON.stringify(own, null, 2)}\n`);
   return dir;
 }
 
@@ -107,9 +131,16 @@ const server = staged(
     ['@svc/client', 'packages/client'],
   ],
   // The client's own dependency, found from the bundled copy through this package's node_modules.
-  (m) => ({ ...bundlingUndici(m), files: [...m.files, 'console', 'examples'] }),
+  (m) => {
+    const withBoth = bundlingUndici(m);
+    return {
+      ...withBoth,
+      bundleDependencies: [...withBoth.bundleDependencies, 'swagger-ui-dist'],
+      files: [...m.files, 'console', 'examples'],
+    };
+  },
 );
-withUndici(server);
+withSwaggerUi(withUndici(server));
 copy('packages/console/dist', path.join(server, 'console'));
 const people = path.join(server, 'examples', 'people');
 for (const file of ['plugin.yaml', 'extensions', 'dist', 'ui/dist', 'package.json']) {

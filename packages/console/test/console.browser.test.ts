@@ -66,6 +66,11 @@ describe.skipIf(!browserAvailable)('the console in Chromium', () => {
     ]);
     // v-permission keeps what `*` allows.
     await page.getByText('You may see every user').waitFor();
+    // The commands of the installed `svc`, naming this server.
+    await page.getByText("From a terminal where svc is installed (in svc's checkout: npx svc):").waitFor();
+    expect(await page.locator('pre code').textContent()).toBe(
+      `svc login ${c.base}\nsvc get users\nsvc kubeconfig -o svc.kubeconfig`,
+    );
     await c.shot(page, 'overview-admin');
     expect(await c.seriousViolations(page)).toEqual([]);
 

@@ -35,6 +35,7 @@ const COMMAND_GROUPS: ReadonlyArray<readonly [string, ReadonlyArray<readonly [st
       ['delete', 'delete objects'],
       ['watch', 'print the objects, then every change'],
       ['token create', 'create a personal access token'],
+      ['token list', 'list your tokens, by the names you gave them'],
       ['kubeconfig', 'write a kubeconfig for kubectl'],
       ['plugin', 'manage plugins: install, enable, disable, upgrade, uninstall, logs'],
     ],

@@ -31,6 +31,17 @@ describe('the svc command line', () => {
     expect(help.stdout).not.toContain('listening');
   });
 
+  it('lists every command in svc --help, one aligned line each, token list included', async () => {
+    const help = await svc('--help');
+    expect(help.code).toBe(0);
+    const lines = help.stdout.split('\n');
+    expect(lines[0]).toBe('usage: svc <command> [arguments] [flags]');
+    expect(lines).toContain('  token create          create a personal access token');
+    expect(lines).toContain('  token list            list your tokens, by the names you gave them');
+    expect(lines).toContain('  admin reset-password  set a lost password');
+    expect(lines).toContain('  serve                 run the server (svc serve --help lists every setting)');
+  });
+
   it('prints its version', async () => {
     const { version } = (await import(path.join(REPO, 'packages/server/package.json'), { with: { type: 'json' } }))
       .default as {

@@ -95,7 +95,7 @@ export default {
     api: 'Use the API',
     apiText: "Every model's REST API is described in the {link} (OpenAPI).",
     apiReference: 'API reference',
-    terminal: "From a terminal in svc's checkout:",
+    terminal: "From a terminal where svc is installed (in svc's checkout: npx svc):",
   },
   uc: {
     signedIn: 'Signed in as {user}.',

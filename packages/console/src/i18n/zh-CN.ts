@@ -91,7 +91,7 @@ const zhCN: Translation<typeof en> = {
     api: '使用 API',
     apiText: '每个模型的 REST API 都在{link}（OpenAPI）中说明。',
     apiReference: 'API 参考',
-    terminal: '在 svc 的代码目录下的终端中：',
+    terminal: '在装有 svc 的终端中（在 svc 的代码目录下用 npx svc）：',
   },
   uc: {
     signedIn: '已以 {user} 身份登录。',

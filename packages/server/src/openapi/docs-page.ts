@@ -21,8 +21,11 @@ export interface DocsAsset {
   etag: string;
 }
 
-/** The files of swagger-ui-dist the page loads, and their types; nothing else of the package is served. */
-const FILES: Record<string, string> = {
+/**
+ * The files of swagger-ui-dist the page loads, and their types; nothing else of the package is served, or shipped in
+ * the release package (scripts/package.js).
+ */
+export const SWAGGER_UI_FILES: Record<string, string> = {
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
   'swagger-ui.css': 'text/css; charset=utf-8',
   'favicon-32x32.png': 'image/png',
@@ -73,8 +76,8 @@ export function docsAsset(name: string): Promise<DocsAsset> | undefined {
   let made: Promise<DocsAsset>;
   if (name === '') made = asset('text/html; charset=utf-8', Buffer.from(PAGE));
   else if (name === 'docs.js') made = asset('text/javascript; charset=utf-8', Buffer.from(START));
-  else if (Object.hasOwn(FILES, name)) {
-    made = readFile(path.join(swaggerUiDir(), name)).then((bytes) => asset(FILES[name]!, bytes));
+  else if (Object.hasOwn(SWAGGER_UI_FILES, name)) {
+    made = readFile(path.join(swaggerUiDir(), name)).then((bytes) => asset(SWAGGER_UI_FILES[name]!, bytes));
   } else return undefined;
   // A failed read is not kept: the next request tries again.
   made.catch(() => assets.delete(name));
