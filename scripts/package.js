@@ -136,12 +136,14 @@ const server = staged(
     return {
       ...withBoth,
       bundleDependencies: [...withBoth.bundleDependencies, 'swagger-ui-dist'],
-      files: [...m.files, 'console', 'examples'],
+      files: [...m.files, 'console', 'docs', 'examples'],
     };
   },
 );
 withSwaggerUi(withUndici(server));
 copy('packages/console/dist', path.join(server, 'console'));
+// The reference docs travel with the command: `svc --help` names the installed copy of docs/cli.md.
+copy('docs', path.join(server, 'docs'));
 const people = path.join(server, 'examples', 'people');
 for (const file of ['plugin.yaml', 'extensions', 'dist', 'ui/dist', 'package.json']) {
   copy(path.join('plugins/people', file), path.join(people, file));

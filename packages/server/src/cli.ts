@@ -60,7 +60,7 @@ function usage(): string {
     ...lines.splice(0, commands.length).map((line) => `  ${line}`),
   ]);
   return ['usage: svc <command> [arguments] [flags]', ...groups.flatMap((g) => ['', ...g])]
-    .concat('', 'Each command answers --help with its flags (svc get --help). More: docs/cli.md.')
+    .concat('', `Each command answers --help with its flags (svc get --help). More: ${CLI_DOCS}`)
     .join('\n');
 }
 
@@ -71,6 +71,12 @@ function usage(): string {
 const EXAMPLE_PLUGINS = firstExistingPath([
   new URL('../examples/', import.meta.url),
   new URL('../../../plugins/', import.meta.url),
+]);
+
+/** The command-line reference: the installed package's copy of docs/, or the repository's. */
+const CLI_DOCS = firstExistingPath([
+  new URL('../docs/cli.md', import.meta.url),
+  new URL('../../../docs/cli.md', import.meta.url),
 ]);
 
 async function serve(args: string[]): Promise<void> {

@@ -84,6 +84,13 @@ describe('the installable package', () => {
     expect(execFileSync(installedSvc, ['--version'], { env, encoding: 'utf8' }).trim()).toBe('svc 0.1.0');
   });
 
+  it('names the command reference it installed in svc --help', () => {
+    const help = execFileSync(installedSvc, ['--help'], { env, encoding: 'utf8' });
+    const docs = path.join(prefix, 'lib', 'node_modules', 'svc-run', 'docs', 'cli.md');
+    expect(help).toContain(`More: ${docs}`);
+    expect(readFileSync(docs, 'utf8')).toContain('svc kubeconfig');
+  });
+
   it.skipIf(!oldNodeMajor || oldNodeMajor >= 22)('exits at once on a Node.js older than 22, saying so', () => {
     const run = spawnSync(OLD_NODE, [installedSvc, 'serve'], { cwd: elsewhere, env, encoding: 'utf8' });
     expect(run.status).toBe(1);
