@@ -107,10 +107,13 @@ const server = staged(
     ['@svc/client', 'packages/client'],
   ],
   // The client's own dependency, found from the bundled copy through this package's node_modules.
-  (m) => ({ ...bundlingUndici(m), files: [...m.files, 'console', 'examples'] }),
+  (m) => ({ ...bundlingUndici(m), files: [...m.files, 'console', 'examples', 'plugin-testing'] }),
 );
 withUndici(server);
 copy('packages/console/dist', path.join(server, 'console'));
+// The harness `svc plugin create` vendors into a new plugin's folder (with this server and the client) for its tests.
+copy('packages/plugin-testing/dist', path.join(server, 'plugin-testing', 'dist'));
+copy('packages/plugin-testing/package.json', path.join(server, 'plugin-testing', 'package.json'));
 const people = path.join(server, 'examples', 'people');
 for (const file of ['plugin.yaml', 'extensions', 'dist', 'ui/dist', 'package.json']) {
   copy(path.join('plugins/people', file), path.join(people, file));
