@@ -136,7 +136,7 @@ const server = staged(
     return {
       ...withBoth,
       bundleDependencies: [...withBoth.bundleDependencies, 'swagger-ui-dist'],
-      files: [...m.files, 'console', 'docs', 'examples'],
+      files: [...m.files, 'console', 'docs', 'examples', 'plugin-testing'],
     };
   },
 );
@@ -144,6 +144,9 @@ withSwaggerUi(withUndici(server));
 copy('packages/console/dist', path.join(server, 'console'));
 // The reference docs travel with the command: `svc --help` names the installed copy of docs/cli.md.
 copy('docs', path.join(server, 'docs'));
+// The harness `svc plugin create` vendors into a new plugin's folder (with this server and the client) for its tests.
+copy('packages/plugin-testing/dist', path.join(server, 'plugin-testing', 'dist'));
+copy('packages/plugin-testing/package.json', path.join(server, 'plugin-testing', 'package.json'));
 const people = path.join(server, 'examples', 'people');
 for (const file of ['plugin.yaml', 'extensions', 'dist', 'ui/dist', 'package.json']) {
   copy(path.join('plugins/people', file), path.join(people, file));

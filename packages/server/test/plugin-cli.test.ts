@@ -90,12 +90,17 @@ describe('svc plugin create and pack', () => {
       'src/index.ts',
       'src/reconciler.ts',
       'src/reconciler.test.ts',
+      'src/plugin.test.ts',
       'extensions/roles.yaml',
       'ui/vite.config.ts',
       'ui/src/index.ts',
       'ui/src/NotesPage.vue',
       'ui/src/env.d.ts',
       `vendor/svc-console-shared-${HOST_VERSION}.tgz`,
+      // The test harness, the server it starts and the client (plugin-scaffold-portable.test.ts installs them).
+      'vendor/svc-plugin-testing-0.1.0.tgz',
+      `vendor/svc-run-${HOST_VERSION}.tgz`,
+      'vendor/svc-client-0.1.0.tgz',
     ]) {
       expect((await stat(path.join(demo, file))).isFile(), file).toBe(true);
     }
@@ -118,6 +123,7 @@ describe('svc plugin create and pack', () => {
         typecheck: 'tsc --noEmit -p . && vue-tsc --noEmit -p ui',
         'build:server': 'node bundle.mjs',
         dev: 'svc plugin dev',
+        pretest: 'node bundle.mjs',
         test: 'vitest run',
         pack: 'svc plugin pack',
       },
@@ -184,7 +190,9 @@ describe('svc plugin create and pack', () => {
 
       const tested = await node(VITEST, ['run', '--root', demo], demo);
       expect(tested, tested.stdout + tested.stderr).toMatchObject({ code: 0 });
-      expect(tested.stdout).toMatch(/Tests\s+\d+ passed/);
+      // The reconciler's logic, and the plugin (just bundled) in a real svc started by @svc/plugin-testing.
+      expect(tested.stdout).toMatch(/Tests\s+8 passed \(8\)/);
+      expect(tested.stdout).toContain('src/plugin.test.ts (3 tests)');
       expect(tested.stdout).not.toMatch(/failed/);
     },
     SLOW,

@@ -4,6 +4,9 @@
  * to another machine) and `npm install` + build still work, with no absolute path anywhere in package.json.
  * Issue 31 item 7: the same goes for the svc command its scripts run (vendor/svc-plugin-cli-…tgz): `npm run pack`
  * works with no svc on the PATH.
+ * Issue 31 item 4: its tests start a real svc with the plugin through the harness (`@svc/plugin-testing`), which the
+ * folder carries with the server it runs (vendor/svc-plugin-testing-…, svc-run-…, svc-client-…tgz), so `npm test`
+ * passes outside the checkout with no svc installed.
  */
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
@@ -46,6 +49,12 @@ describe('a scaffolded plugin, moved away from where it was made', () => {
     expect(JSON.parse(text).devDependencies['@svc/console-shared']).toBe(
       `file:vendor/svc-console-shared-${HOST_VERSION}.tgz`,
     );
+    expect(JSON.parse(text).devDependencies['@svc/plugin-testing']).toBe('file:vendor/svc-plugin-testing-0.1.0.tgz');
+    expect(JSON.parse(text).devDependencies['svc-run']).toBe(`file:vendor/svc-run-${HOST_VERSION}.tgz`);
+    expect(JSON.parse(text).overrides).toEqual({
+      '@svc/plugin-api': 'file:vendor/svc-plugin-api-0.1.0.tgz',
+      '@svc/client': 'file:vendor/svc-client-0.1.0.tgz',
+    });
     for (const absolute of [REPO, tmp, '"file:/']) expect(text).not.toContain(absolute);
     const entries: string[] = [];
     await list({
@@ -55,6 +64,14 @@ describe('a scaffolded plugin, moved away from where it was made', () => {
     expect(entries).toContain('package/package.json');
     expect(entries).toContain('package/dist/index.d.ts');
     expect(entries.every((entry) => entry.startsWith('package/'))).toBe(true);
+    // The server the harness runs: its built code, no `svc` command of its own (the plugin's is @svc/plugin-cli's).
+    const server: string[] = [];
+    await list({
+      file: path.join(moved, `vendor/svc-run-${HOST_VERSION}.tgz`),
+      onReadEntry: (e) => void server.push(e.path),
+    });
+    expect(server).toContain('package/dist/index.js');
+    expect(server.filter((entry) => /^package\/(bin|src|test)\/|plugin-cli-package/.test(entry))).toEqual([]);
     // The archives `npm run pack` writes stay out of git; the vendored plugin API does not.
     expect(await readFile(path.join(moved, '.gitignore'), 'utf8')).toContain('\n/*.tgz\n');
 
@@ -78,9 +95,11 @@ describe('a scaffolded plugin, moved away from where it was made', () => {
     expect(refused.code).not.toBe(0);
     expect(refused.output).toMatch(/NotesPage\.vue\(\d+,\d+\): error TS2322: Type 'number' is not assignable/);
     await writeFile(page, good);
+    // The reconciler's logic alone, and the plugin in a real svc started by the harness, asked over HTTP.
     const tested = await npm(['test'], moved);
     expect(tested.code, tested.output).toBe(0);
-    expect(tested.output).toMatch(/Tests\s+\d+ passed/);
+    expect(tested.output).toContain('src/plugin.test.ts (3 tests)');
+    expect(tested.output).toMatch(/Tests\s+8 passed \(8\)/);
 
     // No svc on the PATH: only this Node.js (and npm, which runs on it) and the system's tools.
     const bin = path.join(tmp, 'bin');
@@ -98,5 +117,5 @@ describe('a scaffolded plugin, moved away from where it was made', () => {
     await list({ file: path.join(moved, 'portable-0.1.0.tgz'), onReadEntry: (e) => void archived.push(e.path) });
     expect(archived).toContain('portable/dist/index.js');
     expect(archived.filter((entry) => entry.includes('node_modules'))).toEqual([]);
-  }, 300_000);
+  }, 480_000);
 });

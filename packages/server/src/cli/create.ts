@@ -13,6 +13,7 @@ import { displayNameOf, type ScaffoldOptions, scaffoldFiles } from './scaffold/i
 import {
   packPackage,
   vendoredConsoleSharedPath,
+  vendoredHarnessPath,
   vendoredPluginApiPath,
   vendoredPluginCliPath,
 } from './scaffold/vendor.js';
@@ -86,7 +87,15 @@ export async function createPlugin(name: string, parent: string): Promise<Create
   await packPackage(pluginApiFolder(), path.join(folder, options.pluginApiTarball));
   await packPackage(PLUGIN_CLI_FOLDER, path.join(folder, options.pluginCliTarball));
   await packPackage(CONSOLE_SHARED_TYPES_FOLDER, path.join(folder, options.consoleSharedTarball));
-  const vendored = [options.pluginApiTarball, options.pluginCliTarball, options.consoleSharedTarball];
+  await packHarness(folder, options);
+  const vendored = [
+    options.pluginApiTarball,
+    options.pluginCliTarball,
+    options.consoleSharedTarball,
+    options.harness.pluginTesting,
+    options.harness.server,
+    options.harness.client,
+  ];
   return { folder, files: [...Object.keys(files), ...vendored] };
 }
 
@@ -99,30 +108,70 @@ export function scaffoldOptions(name: string): ScaffoldOptions {
     pluginApiTarball: vendoredPluginApiPath(pluginApiVersion()),
     pluginCliTarball: vendoredPluginCliPath(HOST_VERSION),
     consoleSharedTarball: vendoredConsoleSharedPath(HOST_VERSION),
+    harness: {
+      pluginTesting: vendoredHarnessPath('pluginTesting', versionOf(harnessFolder())),
+      server: vendoredHarnessPath('server', HOST_VERSION),
+      client: vendoredHarnessPath('client', versionOf(packageFolder('@svc/client'))),
+    },
     ...repositoryRanges(),
   };
 }
 
 function pluginApiVersion(): string {
-  return (JSON.parse(readFileSync(path.join(pluginApiFolder(), 'package.json'), 'utf8')) as { version: string })
-    .version;
+  return versionOf(pluginApiFolder());
+}
+
+function versionOf(folder: string): string {
+  return (JSON.parse(readFileSync(path.join(folder, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
 /** The folder of the @svc/plugin-api this host runs with (symbolic links resolved). */
 function pluginApiFolder(): string {
-  let dir = path.dirname(createRequire(import.meta.url).resolve('@svc/plugin-api'));
+  return packageFolder('@svc/plugin-api');
+}
+
+/** The folder of a package this host runs with (symbolic links resolved). */
+function packageFolder(name: string): string {
+  let dir = path.dirname(createRequire(import.meta.url).resolve(name));
   for (;;) {
     const manifest = path.join(dir, 'package.json');
-    if (
-      existsSync(manifest) &&
-      (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === '@svc/plugin-api'
-    ) {
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === name) {
       return dir;
     }
     const up = path.dirname(dir);
-    if (up === dir) throw new Error('cannot find the folder of @svc/plugin-api');
+    if (up === dir) throw new Error(`cannot find the folder of ${name}`);
     dir = up;
   }
+}
+
+/** The test harness: the repository's packages/plugin-testing, or the copy a release's svc-run carries. */
+function harnessFolder(): string {
+  const inRelease = path.join(SERVER_ROOT, 'plugin-testing');
+  return existsSync(path.join(inRelease, 'package.json')) ? inRelease : path.join(SERVER_ROOT, '..', 'plugin-testing');
+}
+
+/**
+ * Vendors the test harness, the server it runs and the client (see HARNESS_PACKAGES in scaffold/vendor.ts). Chosen
+ * over finding "the svc that made the plugin" at test time: the folder then tests the same on another machine, in
+ * CI, with no svc installed, and a newer svc elsewhere does not change what the tests run against. The price is the
+ * server's npm dependencies in the plugin's node_modules (measured in docs/plugins.md "Test").
+ */
+async function packHarness(folder: string, options: ScaffoldOptions): Promise<void> {
+  // Only what runs: no bin (the plugin's svc command is @svc/plugin-cli's), no development fields.
+  const runtimeOnly = (manifest: Record<string, unknown>) => {
+    const { bin: _bin, scripts: _s, devDependencies: _d, bundleDependencies: _b, files: _f, ...rest } = manifest;
+    return { ...rest, files: ['dist'] };
+  };
+  await packPackage(harnessFolder(), path.join(folder, options.harness.pluginTesting), { manifest: runtimeOnly });
+  await packPackage(SERVER_ROOT, path.join(folder, options.harness.server), {
+    manifest: runtimeOnly,
+    files: ['dist'],
+    // What `svc plugin create` itself vendors: a server run by tests needs neither.
+    leaveOut: ['dist/plugin-cli-package', 'dist/console-shared-types'],
+  });
+  await packPackage(packageFolder('@svc/client'), path.join(folder, options.harness.client), {
+    manifest: runtimeOnly,
+  });
 }
 
 /** The build tools' ranges as the host repository pins them (root and console): a scaffold builds like the host. */

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { createRequire, register } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { GENERATION_PARAM } from './loader-hooks.js';
+import { GENERATION_PARAM, ROOT_PARAM } from './loader-hooks.js';
 
 const REGISTERED = Symbol.for('svc.plugin-loader-hooks');
 
@@ -25,19 +25,38 @@ export function registerPluginLoader(): void {
   state[REGISTERED] = true;
 }
 
-/** Imports a plugin's entry file as the code generation `generation` (see loader-hooks.ts). */
-export async function importPluginEntry(entry: string, generation: string): Promise<unknown> {
+/** The generation each plugin folder's code was last imported as. */
+const importedGenerations = new Map<string, string>();
+
+/**
+ * Imports a plugin's entry file, inside the plugin folder `folder`, as the code generation `generation` (see
+ * loader-hooks.ts). A new generation of a folder first empties Node's CommonJS cache of the packages in its
+ * `node_modules`: that cache goes by file name, whatever the URL, so an upgraded package would otherwise keep the
+ * code loaded first. Modules of the previous generation keep what they already hold.
+ */
+export async function importPluginEntry(entry: string, generation: string, folder: string): Promise<unknown> {
   registerPluginLoader();
+  // As Node resolves module files: links followed (the test harness links plugin folders in).
+  const root = await realpath(folder);
+  const previous = importedGenerations.get(root);
+  if (previous !== undefined && previous !== generation) forgetCommonJs(path.join(root, 'node_modules') + path.sep);
+  importedGenerations.set(root, generation);
   const url = pathToFileURL(entry);
   url.searchParams.set(GENERATION_PARAM, generation);
+  url.searchParams.set(ROOT_PARAM, pathToFileURL(root + path.sep).href);
   return import(url.href);
 }
 
-/** Two fingerprints of a plugin folder's code, from one walk of its files (node_modules and dot folders aside). */
+function forgetCommonJs(under: string): void {
+  const cache = createRequire(import.meta.url).cache;
+  for (const file of Object.keys(cache)) if (file.startsWith(under)) delete cache[file];
+}
+
+/** Two fingerprints of a plugin folder's code, from one walk of its files (dot folders aside). */
 export interface CodeIdentity {
   /**
-   * Every file's path, size and modification time: any edit, upgrade or rebuild changes it. The generation a plugin's
-   * modules are imported as (a new one is loaded fresh).
+   * The folder's path and every file's path, size and modification time, its `node_modules` included: any edit,
+   * upgrade or rebuild changes it. The generation a plugin's modules are imported as (a new one is loaded fresh).
    */
   generation: string;
   /**
@@ -48,22 +67,28 @@ export interface CodeIdentity {
 }
 
 export async function codeIdentity(folder: string): Promise<CodeIdentity> {
-  const generation = createHash('sha256');
+  const generation = createHash('sha256').update(`${path.resolve(folder)}\n`);
   const digest = createHash('sha256');
-  const walk = async (dir: string): Promise<void> => {
+  // Packages (node_modules) count for the generation by their files' sizes and times; the digest reads code alone.
+  const walk = async (dir: string, packages: boolean): Promise<void> => {
     const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
     for (const entry of entries) {
-      if (entry.name === 'node_modules' || entry.name.startsWith('.')) continue;
+      if (entry.name.startsWith('.')) continue;
       const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) await walk(full);
+      if (entry.isDirectory()) await walk(full, packages || entry.name === 'node_modules');
       else if (entry.isFile()) {
         const relative = path.relative(folder, full);
-        const [info, content] = await Promise.all([stat(full), readFile(full)]);
+        const info = await stat(full);
         generation.update(`${relative}\0${info.size}\0${info.mtimeMs}\n`);
-        digest.update(`${relative}\0${createHash('sha256').update(content).digest('hex')}\n`);
+        if (!packages)
+          digest.update(
+            `${relative}\0${createHash('sha256')
+              .update(await readFile(full))
+              .digest('hex')}\n`,
+          );
       }
     }
   };
-  await walk(folder);
+  await walk(folder, false);
   return { generation: generation.digest('hex').slice(0, 16), digest: digest.digest('hex').slice(0, 16) };
 }

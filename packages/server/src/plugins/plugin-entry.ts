@@ -9,7 +9,7 @@ import { codeIdentity, importPluginEntry } from './module-loader.js';
 export async function loadPluginEntry(folder: string, main: string): Promise<{ plugin: Plugin; code: string }> {
   const entry = path.resolve(folder, main);
   const { generation, digest: code } = await codeIdentity(folder);
-  const module = (await importPluginEntry(entry, generation)) as { default?: Plugin };
+  const module = (await importPluginEntry(entry, generation, folder)) as { default?: Plugin };
   const plugin = module.default;
   if (!plugin || typeof plugin.start !== 'function') {
     throw new Error(`${main} has no default export with a start function (use definePlugin)`);

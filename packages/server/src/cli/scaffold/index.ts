@@ -1,6 +1,7 @@
 /** Every file `svc plugin create` writes, by path inside the new plugin folder. */
 import { indexTs, noteTs, reconcilerTestTs, reconcilerTs, routesTs } from './code.js';
 import type { ScaffoldOptions } from './options.js';
+import { pluginTestTs } from './plugin-test.js';
 import { bundleMjs, gitignore, packageJson, pluginYaml, readme, tsconfigJson, vitestConfig } from './project.js';
 import { rolesYaml } from './roles.js';
 import { uiEnvTypes, uiIndexTs, uiNotesPage, uiTsconfigJson, uiViteConfig } from './ui.js';
@@ -21,6 +22,7 @@ export function scaffoldFiles(o: ScaffoldOptions): Record<string, string> {
     'src/reconciler.ts': reconcilerTs(o),
     'src/routes.ts': routesTs(o),
     'src/reconciler.test.ts': reconcilerTestTs(o),
+    'src/plugin.test.ts': pluginTestTs(o),
     'extensions/roles.yaml': rolesYaml(o),
     'ui/vite.config.ts': uiViteConfig(),
     'ui/tsconfig.json': uiTsconfigJson(),

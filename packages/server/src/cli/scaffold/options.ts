@@ -13,6 +13,8 @@ export interface ScaffoldOptions {
   pluginCliTarball: string;
   /** The types of the console's shared modules packed inside the plugin folder (vendor/…tgz), for the UI's check. */
   consoleSharedTarball: string;
+  /** The test harness, the server it runs and the client, packed inside the plugin folder (vendor/…tgz). */
+  harness: { pluginTesting: string; server: string; client: string };
   /** Version ranges of the host repository's own TypeScript, vitest, esbuild, vue-tsc and vue-i18n. */
   typescriptRange: string;
   vitestRange: string;

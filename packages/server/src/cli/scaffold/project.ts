@@ -45,6 +45,8 @@ export function packageJson(o: ScaffoldOptions): string {
       dev: 'svc plugin dev',
       // The UI from Vite's dev server, with hot reload in the console: \`npm run dev -- --ui <its src/index.ts URL>\`.
       'dev:ui': 'vite ui',
+      // The plugin tests run the built entry in a real svc (src/plugin.test.ts): the bundle first, in milliseconds.
+      pretest: 'node bundle.mjs',
       test: 'vitest run',
       pack: 'svc plugin pack',
     },
@@ -56,12 +58,20 @@ export function packageJson(o: ScaffoldOptions): string {
       [PLUGIN_CLI_PACKAGE]: `file:${o.pluginCliTarball}`,
       // The types of what the console shares with the UI (its code comes from the console at run time).
       '@svc/console-shared': `file:${o.consoleSharedTarball}`,
+      // The test harness and the svc it starts in the test's process, packed into the folder by the svc that made it.
+      '@svc/plugin-testing': `file:${o.harness.pluginTesting}`,
+      'svc-run': `file:${o.harness.server}`,
       'vue-i18n': o.vueI18nRange,
       'vue-tsc': o.vueTscRange,
       esbuild: o.esbuildRange,
       typescript: o.typescriptRange,
       vitest: o.vitestRange,
       ...UI_DEV_DEPENDENCIES,
+    },
+    // The svc packages the harness and the server depend on are not on the npm registry: the vendored copies serve.
+    overrides: {
+      '@svc/plugin-api': `file:${o.pluginApiTarball}`,
+      '@svc/client': `file:${o.harness.client}`,
     },
   };
   return `${JSON.stringify(pkg, null, 2)}\n`;
@@ -93,7 +103,8 @@ export function vitestConfig(): string {
   return `import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
-  test: { include: ['src/**/*.test.ts'] },
+  // plugin.test.ts starts svc before its tests: give a loaded machine time.
+  test: { include: ['src/**/*.test.ts'], hookTimeout: 60_000 },
 });
 `;
 }
@@ -114,9 +125,9 @@ export function readme(o: ScaffoldOptions): string {
 An svc plugin, made by \`svc plugin create ${o.name}\`.
 
 \`\`\`sh
-npm install          # @svc/plugin-api and the svc command from vendor/ (keep that folder, commit it)
+npm install          # @svc/plugin-api, the svc command and the test harness from vendor/ (keep that folder, commit it)
 npm run build        # types checked; src/ and its npm packages → dist/index.js; ui/src/ → ui/dist/main.js
-npm test             # vitest: the reconciler's logic
+npm test             # vitest: the reconciler's logic, and the plugin in a real svc (src/plugin.test.ts)
 npm run pack         # ${o.name}-0.1.0.tgz, ready to install
 \`\`\`
 
@@ -137,6 +148,7 @@ then stop and start the plugin to run new code). Or install the archive:
 | \`src/index.ts\` | the entry: registers the model, the reconciler and the custom APIs |
 | \`src/note.ts\` | the \`Note\` model (\`${g.own}/${g.version}\`): JSON schema, indexes |
 | \`src/reconciler.ts\` | fills \`status\` (phase, word count, excerpt); its logic is pure, tested in \`reconciler.test.ts\` |
+| \`src/plugin.test.ts\` | the plugin in a real svc, started in the test's process by \`@svc/plugin-testing\`, asked over HTTP |
 | \`src/routes.ts\` | \`GET /apis/${g.console}/${g.version}/stats\` and the public \`GET /apis/${g.public}/${g.version}/notes\` |
 | \`ui/\` | the console page (\`ui/src/NotesPage.vue\`, routes in \`ui/src/index.ts\`), built by Vite into \`ui/dist/main.js\` (\`spec.ui\`); Vue, PrimeVue and \`@svc/console-shared\` come from the console |
 | \`extensions/roles.yaml\` | role templates: \`${o.name}-role-view-notes\`, \`${o.name}-role-manage-notes\`, and \`${o.name}-role-view-public\` that lets anonymous visitors read published notes |
