@@ -100,6 +100,28 @@ describe.skipIf(!browserAvailable)('the people plugin UI in the console', () => 
     expect((await c.t.request('GET', '/apis/people.svc.run/v1alpha1/persons/alan')).body.spec.age).toBe(42);
   });
 
+  it('asks for the session and the plugin UIs once each, together, before its own code has run', async () => {
+    const { page } = await c.signedIn(TEST_ADMIN);
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await page.goto(`${c.base}/console/persons`);
+    expect(await tableNames(page)).toEqual(['Ada Lovelace', 'Alan Turing', 'Grace Hopper']);
+    const requests = await page.evaluate(() =>
+      performance.getEntriesByType('resource').map((e) => ({
+        path: new URL(e.name).pathname,
+        type: (e as PerformanceResourceTiming).initiatorType,
+        start: e.startTime,
+        end: (e as PerformanceResourceTiming).responseEnd,
+      })),
+    );
+    const of = (path: string) => requests.filter((r) => r.path.endsWith(path));
+    const [permissions, uis] = [of('/users/-/permissions'), of('/plugins/-/uis')];
+    expect([permissions.length, uis.length]).toEqual([1, 1]);
+    // Both asked for at once by the page's inline script: the second before the first is answered.
+    expect(uis[0]!.start).toBeLessThan(permissions[0]!.end);
+    // The plugin's entry was preloaded (a <link>) as soon as the list came, not imported after the session.
+    expect(of('/main.js').map((r) => r.type)).toEqual(['link']);
+  });
+
   it('shows a viewer the table and the chart, without create or edit buttons', async () => {
     const { page } = await c.signedIn(VIEWER, '/console/persons');
     await page.getByRole('heading', { name: 'Persons', level: 1 }).waitFor();
