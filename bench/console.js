@@ -5,8 +5,11 @@
 //    page of rows is on screen (target <= 500 ms), the median of several runs; then the same for the people plugin's
 //    own Persons page (/console/persons, sorted by name, live).
 // Usage: node bench/console.js [--persons 100000] [--runs 7] [--trace (the last run's requests, in ms)]
+//   [--against <checkout>]: also a baseline, another built checkout (`git worktree add /tmp/base main && cd /tmp/base
+//   && npm install`), its svc on a copy of the same data, the two pages opened alternately, run by run, in one browser;
+//   the figures of both and their ratio, so a change is judged against a baseline measured under the same load.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +20,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PERSONS = arg('persons', 100_000);
 const RUNS = arg('runs', 7);
 const TRACE = process.argv.includes('--trace');
+const againstAt = process.argv.indexOf('--against');
+const AGAINST = againstAt > 0 ? path.resolve(process.argv[againstAt + 1]) : undefined;
 const PERSONS_PAGE = '/console/resources/people.svc.run/v1alpha1/persons';
 
 if (!existsSync(path.join(root, 'packages/console/dist/index.html'))) {
@@ -82,6 +87,7 @@ async function untilIdle(pid) {
 const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-bench-console-'));
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium' });
 let server;
+let baseline;
 try {
   server = await startSvc(dataDir);
   console.log(`svc console benchmark: ${server.url}, ${PERSONS} persons, ${RUNS} runs\n`);
@@ -128,51 +134,91 @@ try {
   const rate = await seedPersons(server.url, PERSONS, await adminToken(server.url));
   console.log(`seeded ${PERSONS} persons in ${((Date.now() - started) / 1000).toFixed(0)} s (${rate.toFixed(0)}/s)`);
   await untilIdle(server.child.pid);
-  /** Opens `pagePath` RUNS + 1 times; the time until the first frame showing a cell that `cellPattern` matches. */
-  async function measure(title, pagePath, cellPattern) {
-    const times = [];
-    const busyTimes = [];
-    for (let run = 0; run <= RUNS; run++) {
-      const tab = await context.newPage();
-      await tab.goto('about:blank');
-      const cdp = await context.newCDPSession(tab);
-      await cdp.send('Performance.enable');
-      const busyBefore = await mainThreadBusy(cdp);
-      await tab.goto(`${server.url}${pagePath}`, { waitUntil: 'commit' });
-      // performance.now() counts from the navigation's start; read at the first frame that shows a person's row.
-      const handle = await tab.waitForFunction(
-        (pattern) => {
-          const cells = [...document.querySelectorAll('main table tbody tr td')];
-          const match = new RegExp(pattern);
-          return cells.some((cell) => match.test(cell.textContent?.trim() ?? '')) && performance.now();
-        },
-        cellPattern,
-        { polling: 'raf', timeout: 30_000 },
-      );
-      const ms = await handle.jsonValue();
-      const busy = (await mainThreadBusy(cdp)) - busyBefore;
-      if (TRACE && run === RUNS) {
-        const entries = await tab.evaluate(() =>
-          performance
-            .getEntriesByType('resource')
-            .map((e) => `${e.startTime.toFixed(0).padStart(5)} → ${e.responseEnd.toFixed(0).padStart(5)}  ${e.name}`),
-        );
-        console.log(entries.join('\n'));
-      }
-      // The first run fills the HTTP cache of the console's files, as any visit after the first finds it.
-      if (run > 0) {
-        times.push(ms);
-        busyTimes.push(busy);
-      }
-      console.log(
-        `  run ${run}${run === 0 ? ' (cold cache, not counted)' : ''}: ${ms.toFixed(0)} ms (page's main thread CPU ${busy.toFixed(0)} ms)`,
-      );
-      await tab.close();
+  const sides = [{ name: 'this checkout', url: server.url, context }];
+  if (AGAINST) {
+    // The baseline's svc on a copy of the same data (SQLite copied while no svc has it open).
+    await server.stop();
+    const baselineDir = `${dataDir}-baseline`;
+    cpSync(dataDir, baselineDir, { recursive: true });
+    server = await startSvc(dataDir);
+    baseline = await startSvc(baselineDir, undefined, {}, AGAINST);
+    baseline.dir = baselineDir;
+    await untilIdle(server.child.pid);
+    await untilIdle(baseline.child.pid);
+    sides[0].url = server.url;
+    for (const side of [sides[0], { name: `baseline ${AGAINST}`, url: baseline.url }]) {
+      side.context ??= await browser.newContext({ locale: 'en-US' });
+      const signedIn = await side.context.request.post(`${side.url}/login`, {
+        data: { username: 'admin', password: BENCH_ADMIN_PASSWORD },
+      });
+      if (!signedIn.ok()) throw new Error(`sign-in at ${side.url}: ${signedIn.status()}`);
+      if (side !== sides[0]) sides.push(side);
     }
-    console.log(
-      `\n${title}, ${PERSONS} persons: navigation to first page rendered, median of ${RUNS}: ${median(times).toFixed(0)} ms   target <= 500 ms`,
+  }
+
+  /** Opens `pagePath` on `side` once: the time until the first frame showing a cell `cellPattern` matches, and CPU. */
+  async function openOnce(side, pagePath, cellPattern, trace) {
+    const tab = await side.context.newPage();
+    await tab.goto('about:blank');
+    const cdp = await side.context.newCDPSession(tab);
+    await cdp.send('Performance.enable');
+    const busyBefore = await mainThreadBusy(cdp);
+    await tab.goto(`${side.url}${pagePath}`, { waitUntil: 'commit' });
+    // performance.now() counts from the navigation's start; read at the first frame that shows a person's row.
+    const handle = await tab.waitForFunction(
+      (pattern) => {
+        const cells = [...document.querySelectorAll('main table tbody tr td')];
+        const match = new RegExp(pattern);
+        return cells.some((cell) => match.test(cell.textContent?.trim() ?? '')) && performance.now();
+      },
+      cellPattern,
+      { polling: 'raf', timeout: 30_000 },
     );
-    console.log(`  the page's main thread CPU time (median): ${median(busyTimes).toFixed(0)} ms\n`);
+    const ms = await handle.jsonValue();
+    const busy = (await mainThreadBusy(cdp)) - busyBefore;
+    if (trace) {
+      const entries = await tab.evaluate(() =>
+        performance
+          .getEntriesByType('resource')
+          .map((e) => `${e.startTime.toFixed(0).padStart(5)} → ${e.responseEnd.toFixed(0).padStart(5)}  ${e.name}`),
+      );
+      console.log(entries.join('\n'));
+    }
+    await tab.close();
+    return { ms, busy };
+  }
+
+  /** Opens `pagePath` RUNS + 1 times on each side, the sides alternating; the first, cold, run is not counted. */
+  async function measure(title, pagePath, cellPattern) {
+    const results = sides.map(() => ({ times: [], busyTimes: [] }));
+    for (let run = 0; run <= RUNS; run++) {
+      for (const [i, side] of sides.entries()) {
+        const { ms, busy } = await openOnce(side, pagePath, cellPattern, TRACE && run === RUNS);
+        // The first run fills the HTTP cache of the console's files, as any visit after the first finds it.
+        if (run > 0) {
+          results[i].times.push(ms);
+          results[i].busyTimes.push(busy);
+        }
+        const who = sides.length > 1 ? ` ${side.name}` : '';
+        console.log(
+          `  run ${run}${who}${run === 0 ? ' (cold cache, not counted)' : ''}: ${ms.toFixed(0)} ms (page's main thread CPU ${busy.toFixed(0)} ms)`,
+        );
+      }
+    }
+    for (const [i, side] of sides.entries()) {
+      const who = sides.length > 1 ? ` (${side.name})` : '';
+      console.log(
+        `\n${title}${who}, ${PERSONS} persons: navigation to first page rendered, median of ${RUNS}: ${median(results[i].times).toFixed(0)} ms   target <= 500 ms`,
+      );
+      console.log(`  the page's main thread CPU time (median): ${median(results[i].busyTimes).toFixed(0)} ms`);
+    }
+    if (sides.length > 1) {
+      const [a, b] = results;
+      console.log(
+        `  this checkout / baseline: time ${(median(a.times) / median(b.times)).toFixed(2)}, CPU ${(median(a.busyTimes) / median(b.busyTimes)).toFixed(2)}`,
+      );
+    }
+    console.log('');
   }
 
   await measure('resource browser', PERSONS_PAGE, '^p-\\d+$');
@@ -183,9 +229,11 @@ try {
       .map((l) => l.toFixed(2))
       .join(' ')} (2 cores shared)`,
   );
-  await context.close();
+  for (const side of sides) await side.context.close();
 } finally {
   await browser.close();
   await server?.stop();
+  await baseline?.stop();
   rmSync(dataDir, { recursive: true, force: true });
+  if (baseline) rmSync(baseline.dir, { recursive: true, force: true });
 }

@@ -240,9 +240,10 @@ export function startPostgresReplica({ id, dataDir, databaseUrl, schema, cli }) 
 }
 
 /** Starts the built svc (`serve`) on a free port with the bench administrator, on `dataDir`, with the repository's
- * plugins unless `pluginsDir` says otherwise. */
-export function startSvc(dataDir, pluginsDir = path.join(repository, 'plugins'), env = {}) {
-  return startProcess(process.execPath, serveArgs(), {
+ * plugins unless `pluginsDir` says otherwise; `checkout` runs another built checkout's svc (and its plugins). */
+export function startSvc(dataDir, pluginsDir, env = {}, checkout = repository) {
+  pluginsDir ??= path.join(checkout, 'plugins');
+  return startProcess(process.execPath, serveArgs(path.join(checkout, 'packages/server/dist/cli.js')), {
     SVC_PORT: '0',
     SVC_HTTPS_PORT: 'off',
     SVC_DATA_DIR: dataDir,

@@ -1,5 +1,7 @@
+import { CONSOLE_API } from '@svc/plugin-api';
 import vue from '@vitejs/plugin-vue';
 import { defineConfig, type Plugin } from 'vite';
+import { earlyRequestsScript } from './early-requests';
 import { entryName, SHARED_MODULES } from './shared-modules';
 
 // The svc the dev server forwards API calls to (`npm run dev -w packages/console`).
@@ -55,9 +57,28 @@ function sharedModules(): Plugin {
   };
 }
 
+/**
+ * Puts the script that asks for the session and the plugin UIs before any module loads (early-requests.ts) into the
+ * page's head, after the import map (the plugin entries it preloads resolve their imports through the map).
+ */
+function earlyRequests(): Plugin {
+  return {
+    name: 'svc-early-requests',
+    apply: 'build',
+    transformIndexHtml: () => [
+      {
+        tag: 'script',
+        attrs: { nonce: NONCE_PLACEHOLDER },
+        children: earlyRequestsScript(CONSOLE_API),
+        injectTo: 'head-prepend',
+      },
+    ],
+  };
+}
+
 export default defineConfig({
   base: '/console/',
-  plugins: [vue(), sharedModules()],
+  plugins: [vue(), sharedModules(), earlyRequests()],
   // Vite puts this nonce on the tags it writes; svc swaps in a fresh one per response.
   html: { cspNonce: NONCE_PLACEHOLDER },
   // vue-i18n's Composition API only, no devtools: the smaller build. Messages compile without eval (JIT), which the

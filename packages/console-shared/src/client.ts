@@ -1,4 +1,5 @@
 import { SvcApiError, SvcClient } from '@svc/client';
+import { fetchOrTakeEarly } from './early-requests.js';
 import { t } from './i18n.js';
 
 /** The console's own API group version, for plugin UIs (which import this module only). */
@@ -11,6 +12,8 @@ export { CONSOLE_API } from '@svc/plugin-api';
 export const client = new SvcClient({
   baseUrl: window.location.origin,
   documentCookies: () => document.cookie,
+  // The session and the plugin UIs, asked for by index.html before the console's code loaded.
+  fetch: fetchOrTakeEarly,
 });
 
 /**

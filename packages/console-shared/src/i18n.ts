@@ -42,6 +42,11 @@ export const t = i18n.global.t;
 export const locale = computed<Locale>(() => i18n.global.locale.value as Locale);
 
 const pending = new Map<Locale, MessagesSource[]>();
+/**
+ * The language shown, or the one a `setLocale` under way switches to: messages added meanwhile (a plugin UI loading
+ * while the first screen's language is fetched) are merged at once, not left pending for a language already chosen.
+ */
+let chosen: Locale = 'en';
 
 /**
  * Adds messages for each language (the console's own, or a plugin UI's from `definePlugin({ messages })`). Messages
@@ -52,7 +57,7 @@ export async function addMessages(byLocale: Partial<Record<string, MessagesSourc
   for (const [tag, source] of Object.entries(byLocale)) {
     const known = LOCALES.find((l) => l === tag);
     if (!known || !source) continue;
-    if (typeof source !== 'function' || known === locale.value) now.push(merge(known, source));
+    if (typeof source !== 'function' || known === chosen) now.push(merge(known, source));
     else pending.set(known, [...(pending.get(known) ?? []), source]);
   }
   await Promise.all(now);
@@ -86,6 +91,7 @@ export function initialLocale(): Locale {
  * every `t`, sets `<html lang>` and, when `remember`, keeps the choice for the next visit.
  */
 export async function setLocale(tag: Locale, remember = true): Promise<void> {
+  chosen = tag;
   const sources = pending.get(tag) ?? [];
   pending.delete(tag);
   await Promise.all(sources.map((source) => merge(tag, source)));

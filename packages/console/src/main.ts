@@ -9,7 +9,7 @@ import { followConsoleEvents } from './console-events';
 import { startI18n } from './i18n';
 import { permissionDirective } from './permission-directive';
 import { installPluginUis } from './plugin-uis';
-import { router } from './router';
+import { router, warmRouteComponents } from './router';
 import { ConsoleTheme } from './theme';
 import 'primeicons/primeicons.css';
 import './styles/base.css';
@@ -33,6 +33,8 @@ app.use(ConfirmationService);
 // Global, so pages and plugin UIs guard their parts without an import, as Halo's console does.
 app.component('HasPermission', HasPermission);
 app.directive('permission', permissionDirective);
+// The first page's code loads while the session and the plugin UIs are asked for, not after.
+warmRouteComponents(router, `${window.location.pathname}${window.location.search}`);
 // Before the router starts: the first navigation waits for the plugin UIs, so a deep link to a plugin's page works.
 installPluginUis(app, router, followConsoleEvents);
 app.use(router);

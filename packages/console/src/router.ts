@@ -1,6 +1,6 @@
 import { loadSession, locale, session, translated } from '@svc/console-shared';
 import { watch } from 'vue';
-import { createRouter, createWebHistory } from 'vue-router';
+import { createRouter, createWebHistory, type Router } from 'vue-router';
 import { consoleRoutes, ucRoutes } from './routes';
 
 /**
@@ -61,3 +61,18 @@ function setTitle() {
 }
 router.afterEach(setTitle);
 watch(locale, setTitle);
+
+/**
+ * Starts loading the code of the pages `path` shows (the layout and the page of a console route), which the router
+ * would fetch only once its guards have passed. A plugin's page is not known yet; its bundle is preloaded by index.html.
+ */
+export function warmRouteComponents(on: Router, path: string): void {
+  for (const record of on.resolve(path).matched) {
+    for (const component of Object.values(record.components ?? {})) {
+      // A lazy page is a function of no arguments answering its module (vue-router's own test, in short).
+      if (typeof component === 'function' && !('__vccOpts' in component) && !('props' in component)) {
+        void (component as () => Promise<unknown>)().catch(() => undefined);
+      }
+    }
+  }
+}

@@ -100,6 +100,31 @@ describe.skipIf(!browserAvailable)('the people plugin UI in the console', () => 
     expect((await c.t.request('GET', '/apis/people.svc.run/v1alpha1/persons/alan')).body.spec.age).toBe(42);
   });
 
+  it('asks for the session and the plugin UIs once each, together, before its own code has run', async () => {
+    const { page } = await c.signedIn(TEST_ADMIN);
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await page.goto(`${c.base}/console/persons`);
+    expect(await tableNames(page)).toContain('Ada Lovelace');
+    const requests = await page.evaluate(() =>
+      performance.getEntriesByType('resource').map((e) => ({
+        path: new URL(e.name).pathname,
+        start: e.startTime,
+        end: (e as PerformanceResourceTiming).responseEnd,
+      })),
+    );
+    // When the parser finished the page: module scripts (the console's code) run only after it.
+    const parsed = await page.evaluate(
+      () => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).domInteractive,
+    );
+    const of = (path: string) => requests.filter((r) => r.path.endsWith(path));
+    const [permissions, uis] = [of('/users/-/permissions'), of('/plugins/-/uis')];
+    expect([permissions.length, uis.length, of('/main.js').length]).toEqual([1, 1, 1]);
+    // Both asked for at once by the page's inline script, while the page was parsed: the second before the first is
+    // answered, and both before the console's code ran (they used to wait for it, and the list for the session).
+    expect(uis[0]!.start).toBeLessThan(permissions[0]!.end);
+    expect(Math.max(permissions[0]!.start, uis[0]!.start)).toBeLessThanOrEqual(parsed);
+  });
+
   it('shows a viewer the table and the chart, without create or edit buttons', async () => {
     const { page } = await c.signedIn(VIEWER, '/console/persons');
     await page.getByRole('heading', { name: 'Persons', level: 1 }).waitFor();
