@@ -202,6 +202,34 @@ describe.each(BACKENDS)('binding writes obey user management (%s)', (backend) =>
     expect((await as(t, manager)('DELETE', `${BINDINGS}/crew-viewers`)).status).toBe(200);
   });
 
+  it('refuses deleting or narrowing a role that makes a group super administrators; the role stays', async () => {
+    const alias = {
+      apiVersion: 'v1alpha1',
+      kind: 'Role',
+      metadata: { name: 'ops-root', annotations: { 'rbac.authorization.svc.run/dependencies': '["super-role"]' } },
+      rules: [],
+    };
+    expect((await as(t, admin)('POST', ROLES, alias)).status).toBe(201);
+    expect((await as(t, admin)('POST', BINDINGS, groupBinding('ops-root', 'ops-root', 'ops'))).status).toBe(201);
+    const stored = (await as(t, admin)('GET', `${ROLES}/ops-root`)).body;
+    for (const attempt of [
+      await as(t, manager)('DELETE', `${ROLES}/ops-root`),
+      await as(t, manager)('PUT', `${ROLES}/ops-root`, {
+        ...stored,
+        metadata: { ...stored.metadata, annotations: {} },
+      }),
+    ]) {
+      expect(attempt.status).toBe(403);
+      expect(attempt.body.detail).toContain(
+        'you may not change, through Role "ops-root", the permissions of group "ops": role "ops-root" grants what you do not hold',
+      );
+    }
+    const after = await as(t, admin)('GET', `${ROLES}/ops-root`);
+    expect(after.body.metadata.version).toBe(stored.metadata.version);
+    expect(after.body.metadata.deletionTimestamp).toBeUndefined();
+    expect((await as(t, admin)('GET', `${BINDINGS}/ops-root`)).status).toBe(200);
+  });
+
   it('still lets a role manager manage the bindings of users whose permissions they hold', async () => {
     const view = binding('viewers', 'role-template-view-roles', ['gina'], { set: 'b' });
     const made = await as(t, manager)('POST', BINDINGS, view);

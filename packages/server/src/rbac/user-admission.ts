@@ -68,6 +68,10 @@ export function installUserAdmission(deps: UserAdmissionDeps): void {
       for (const username of [...deps.roles.holdersOf(name)].sort()) {
         management.checkMayManage(request.actor, username, `change, through Role "${name}", the permissions of`);
       }
+      for (const group of deps.roles.groupsHolding(name)) {
+        const action = `change, through Role "${name}", the permissions of`;
+        management.checkMayChangeGroup(request.actor, group, name, deps.groupMembers(group), action);
+      }
     }
     management.checkKeepsSuperAdministrator({ role: { name, role } }, `this change of Role "${name}"`, request.hold);
   });
