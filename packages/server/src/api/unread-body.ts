@@ -4,7 +4,7 @@
  * such a client never reads the answer (issue 28: two of five 12 MiB uploads got a reset, not the 413). So svc reads
  * the rest of the body and drops it, up to a bound in bytes and time, keeping nothing; past the bound it closes.
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** The most of an unread body svc reads (and drops) after answering: a few large uploads' worth. */
@@ -22,7 +22,7 @@ export function unreadBodyDrain(
   stopping: () => boolean = () => false,
 ) {
   const draining = new Set<IncomingMessage>();
-  const drain = (raw: IncomingMessage, closeAfter: boolean) => {
+  const drain = (raw: IncomingMessage, closeAfter: ServerResponse | undefined) => {
     let left = limits.bytes;
     draining.add(raw);
     const timer = setTimeout(() => raw.destroy(), limits.ms);
@@ -32,8 +32,13 @@ export function unreadBodyDrain(
       draining.delete(raw);
     };
     raw.once('end', stop);
-    // All read: nothing left unread to turn the close into a reset.
-    if (closeAfter) raw.once('end', () => raw.socket?.end());
+    // The answer sent and the body all read: nothing left unread to turn the close into a reset.
+    if (closeAfter) {
+      let pending = 2;
+      const close = () => --pending === 0 && raw.socket?.end();
+      raw.once('end', close);
+      closeAfter.once('finish', close);
+    }
     raw.once('close', stop);
     // A body parser that gave up (a multipart upload over its limit) may still be attached: the bytes go nowhere now.
     raw.unpipe();
@@ -55,7 +60,7 @@ export function unreadBodyDrain(
         // read, then close it.
         const closeAfter = !stopping() && askedToClose(raw);
         if (closeAfter) reply.raw.shouldKeepAlive = true;
-        drain(raw, closeAfter);
+        drain(raw, closeAfter ? reply.raw : undefined);
       }
       done(null, payload);
     },
