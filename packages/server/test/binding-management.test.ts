@@ -19,6 +19,14 @@ const binding = (name: string, role: string, users: string[], labels: Record<str
   subjects: users.map((name) => ({ apiGroup: '', kind: 'User', name })),
 });
 
+const groupBinding = (name: string, role: string, group: string) => ({
+  apiVersion: 'v1alpha1',
+  kind: 'RoleBinding',
+  metadata: { name },
+  roleRef: { apiGroup: '', kind: 'Role', name: role },
+  subjects: [{ apiGroup: '', kind: 'Group', name: group }],
+});
+
 /**
  * Issue 28, item 2: changing a RoleBinding changes the roles of each user it names, so whoever writes it must hold
  * every permission of each user whose grants change, on every path (generated routes, the in-process client, the
@@ -154,6 +162,72 @@ describe.each(BACKENDS)('binding writes obey user management (%s)', (backend) =>
     expect(after.body.metadata.version).toBe(stored.metadata.version);
     expect(after.body.metadata.deletionTimestamp).toBeUndefined();
     expect((await as(t, admin)('GET', `${CONSOLE}/users/root3/permissions`)).body.permissions).toContain('super-role');
+  });
+
+  it("refuses a role manager taking a group's roles beyond their own, or from a super administrator in it", async () => {
+    await userWithRoles(t, admin, 'ivy', []);
+    const grouped = await as(t, admin)('PATCH', '/api/v1alpha1/users/ivy', { spec: { groups: ['ops'] } }, MERGE);
+    expect(grouped.status).toBe(200);
+    expect((await as(t, admin)('POST', BINDINGS, groupBinding('ops-supers', 'super-role', 'ops'))).status).toBe(201);
+    expect(
+      (await as(t, admin)('POST', BINDINGS, groupBinding('ops-viewers', 'role-template-view-roles', 'ops'))).status,
+    ).toBe(201);
+    // super-role through the group: the manager does not hold it, so may neither take nor narrow it.
+    for (const attempt of [
+      await as(t, manager)('DELETE', `${BINDINGS}/ops-supers`),
+      await as(t, manager)('PATCH', `${BINDINGS}/ops-supers`, { subjects: [] }, MERGE),
+    ]) {
+      expect(attempt.status).toBe(403);
+      expect(attempt.headers['content-type']).toContain(PROBLEM);
+      expect(attempt.body.detail).toContain(
+        'you may not change, through RoleBinding "ops-supers", the roles of group "ops": role "super-role" grants what you do not hold',
+      );
+    }
+    // A role the manager holds, but the group holds a super administrator: managing them needs everything they have.
+    const viewers = await as(t, manager)('DELETE', `${BINDINGS}/ops-viewers`);
+    expect(viewers.status).toBe(403);
+    expect(viewers.body.detail).toContain('the roles of user "ivy"');
+    expect(viewers.body.detail).toContain(REASON);
+    for (const name of ['ops-supers', 'ops-viewers']) {
+      const kept = await as(t, admin)('GET', `${BINDINGS}/${name}`);
+      expect(kept.body.metadata.deletionTimestamp).toBeUndefined();
+      expect(kept.body.subjects).toEqual([{ apiGroup: '', kind: 'Group', name: 'ops' }]);
+    }
+    const ivy = await as(t, admin)('GET', `${CONSOLE}/users/ivy/permissions`);
+    expect(ivy.body.permissions).toEqual(['role-template-view-roles', 'super-role']);
+    // A group of users the manager may manage: theirs to bind and unbind.
+    expect(
+      (await as(t, manager)('POST', BINDINGS, groupBinding('crew-viewers', 'role-template-view-roles', 'crew'))).status,
+    ).toBe(201);
+    expect((await as(t, manager)('DELETE', `${BINDINGS}/crew-viewers`)).status).toBe(200);
+  });
+
+  it('refuses deleting or narrowing a role that makes a group super administrators; the role stays', async () => {
+    const alias = {
+      apiVersion: 'v1alpha1',
+      kind: 'Role',
+      metadata: { name: 'ops-root', annotations: { 'rbac.authorization.svc.run/dependencies': '["super-role"]' } },
+      rules: [],
+    };
+    expect((await as(t, admin)('POST', ROLES, alias)).status).toBe(201);
+    expect((await as(t, admin)('POST', BINDINGS, groupBinding('ops-root', 'ops-root', 'ops'))).status).toBe(201);
+    const stored = (await as(t, admin)('GET', `${ROLES}/ops-root`)).body;
+    for (const attempt of [
+      await as(t, manager)('DELETE', `${ROLES}/ops-root`),
+      await as(t, manager)('PUT', `${ROLES}/ops-root`, {
+        ...stored,
+        metadata: { ...stored.metadata, annotations: {} },
+      }),
+    ]) {
+      expect(attempt.status).toBe(403);
+      expect(attempt.body.detail).toContain(
+        'you may not change, through Role "ops-root", the permissions of group "ops": role "ops-root" grants what you do not hold',
+      );
+    }
+    const after = await as(t, admin)('GET', `${ROLES}/ops-root`);
+    expect(after.body.metadata.version).toBe(stored.metadata.version);
+    expect(after.body.metadata.deletionTimestamp).toBeUndefined();
+    expect((await as(t, admin)('GET', `${BINDINGS}/ops-root`)).status).toBe(200);
   });
 
   it('still lets a role manager manage the bindings of users whose permissions they hold', async () => {

@@ -116,6 +116,26 @@ describe('a body over the limit', () => {
       }
     }, 120_000);
 
+    it('gets its 413 when it asked to close the connection (Connection: close), signed in or not', async () => {
+      const body = Buffer.alloc(12 * MiB, 'x');
+      const signedIn = { ...t.adminHeaders, 'content-type': 'application/json', connection: 'close' };
+      const anonymous = { 'content-type': 'application/json', connection: 'close' };
+      for (let i = 0; i < 3; i++) {
+        const answer = await sendThenRead(base(), { method: 'POST', path: PERSONS, headers: signedIn }, body, {
+          ca: ca(),
+        });
+        expect([answer.status, JSON.parse(answer.text).detail]).toEqual([
+          413,
+          'the request body is larger than the limit of 4 MiB',
+        ]);
+        const login = await sendThenRead(base(), { method: 'POST', path: '/login', headers: anonymous }, body, {
+          ca: ca(),
+          chunked: i % 2 === 1,
+        });
+        expect([login.status, JSON.parse(login.text).detail]).toEqual([413, ANONYMOUS_LIMIT]);
+      }
+    }, 120_000);
+
     it('gets its 413 on the plugin install route, three times in a row', async () => {
       const { body, headers } = multipart(Buffer.alloc(65 * MiB, 1), 'file', 'huge.tgz');
       for (let i = 0; i < 3; i++) {

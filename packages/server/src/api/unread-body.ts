@@ -4,7 +4,7 @@
  * such a client never reads the answer (issue 28: two of five 12 MiB uploads got a reset, not the 413). So svc reads
  * the rest of the body and drops it, up to a bound in bytes and time, keeping nothing; past the bound it closes.
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** The most of an unread body svc reads (and drops) after answering: a few large uploads' worth. */
@@ -22,7 +22,7 @@ export function unreadBodyDrain(
   stopping: () => boolean = () => false,
 ) {
   const draining = new Set<IncomingMessage>();
-  const drain = (raw: IncomingMessage) => {
+  const drain = (raw: IncomingMessage, closeAfter: ServerResponse | undefined) => {
     let left = limits.bytes;
     draining.add(raw);
     const timer = setTimeout(() => raw.destroy(), limits.ms);
@@ -32,6 +32,13 @@ export function unreadBodyDrain(
       draining.delete(raw);
     };
     raw.once('end', stop);
+    // The answer sent and the body all read: nothing left unread to turn the close into a reset.
+    if (closeAfter) {
+      let pending = 2;
+      const close = () => --pending === 0 && raw.socket?.end();
+      raw.once('end', close);
+      closeAfter.once('finish', close);
+    }
     raw.once('close', stop);
     // A body parser that gave up (a multipart upload over its limit) may still be attached: the bytes go nowhere now.
     raw.unpipe();
@@ -48,7 +55,12 @@ export function unreadBodyDrain(
       if (!raw.complete && !raw.readableEnded && !raw.destroyed && raw.headers.upgrade === undefined && raw.socket) {
         // Fastify asks to close after a body it refused; read to its end instead, and the connection stays usable.
         if (!stopping()) reply.removeHeader('connection');
-        drain(raw);
+        // A client that asked to close (`Connection: close`, HTTP/1.0) would have Node.js close the socket as the
+        // answer ends, with the body still coming: a reset, which loses the answer. Keep it open until the body is
+        // read, then close it.
+        const closeAfter = !stopping() && askedToClose(raw);
+        if (closeAfter) reply.raw.shouldKeepAlive = true;
+        drain(raw, closeAfter ? reply.raw : undefined);
       }
       done(null, payload);
     },
@@ -56,4 +68,13 @@ export function unreadBodyDrain(
       for (const raw of draining) raw.destroy();
     },
   };
+}
+
+/** Whether the client asked that the connection end after this request: `Connection: close`, or HTTP/1.0 without keep-alive. */
+function askedToClose(raw: IncomingMessage): boolean {
+  const tokens = (raw.headers.connection ?? '')
+    .toLowerCase()
+    .split(',')
+    .map((t) => t.trim());
+  return tokens.includes('close') || (raw.httpVersion === '1.0' && !tokens.includes('keep-alive'));
 }

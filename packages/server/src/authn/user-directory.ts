@@ -71,6 +71,13 @@ export class UserDirectory {
     return this.groups.get(username) ?? [];
   }
 
+  /** The users an administrator put in `group` (by `spec.groups`), by the username they act as. */
+  membersOf(group: string): string[] {
+    const members: string[] = [];
+    for (const [name, groups] of this.groups) if (groups.includes(group)) members.push(this.usernameOf(name));
+    return members.sort();
+  }
+
   /** Listens for a change of some user's groups. */
   onGroupsChanged(listener: () => void): () => void {
     this.groupListeners.add(listener);

@@ -82,6 +82,7 @@ export const accessModule = defineModule({
       tokens: authn.tokens.served,
       roleModel: roles.roles,
       bindings: roles.bindings,
+      groupMembers: (group) => authn.users.membersOf(group),
     });
     await authn.ensureSuperAdministrator();
     // Streams (watches, console events) end when their credential does, and hear when access may have changed.

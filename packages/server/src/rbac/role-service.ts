@@ -143,6 +143,14 @@ export class RoleService {
     return holders;
   }
 
+  /** The groups whose bound roles reach role `roleName` (directly, through dependencies or aggregation). */
+  groupsHolding(roleName: string): string[] {
+    const groups: string[] = [];
+    for (const [group, bound] of this.rolesByGroup)
+      if (this.expand([...bound]).roleNames.has(roleName)) groups.push(group);
+    return groups.sort();
+  }
+
   /** The bindings naming user `username` (not those naming a group of theirs). */
   bindingsOf(username: string): RoleBindingObject[] {
     return [...this.bindings.values()].filter((b) =>

@@ -17,6 +17,8 @@ export interface UserAdmissionDeps {
   tokens: ServedModel;
   roleModel: ServedModel;
   bindings: ServedModel;
+  /** The local users an administrator put in a group (User `spec.groups`). */
+  groupMembers: (group: string) => readonly string[];
 }
 
 /**
@@ -43,6 +45,11 @@ export function installUserAdmission(deps: UserAdmissionDeps): void {
     for (const username of usersWhoseGrantsChange(request)) {
       management.checkMayManage(request.actor, username, `change, through RoleBinding "${name}", the roles of`);
     }
+    // A group's members are users too, some of them (an identity provider's) not known until they sign in.
+    for (const { group, role } of groupsWhoseGrantsChange(request)) {
+      const action = `change, through RoleBinding "${name}", the roles of`;
+      management.checkMayChangeGroup(request.actor, group, role, deps.groupMembers(group), action);
+    }
     if (request.operation === 'create') return;
     const binding = isGone(request) ? undefined : (request.object as RoleBindingObject);
     management.checkKeepsSuperAdministrator(
@@ -60,6 +67,10 @@ export function installUserAdmission(deps: UserAdmissionDeps): void {
     if (request.actor.kind === 'user' && changesGrants(request)) {
       for (const username of [...deps.roles.holdersOf(name)].sort()) {
         management.checkMayManage(request.actor, username, `change, through Role "${name}", the permissions of`);
+      }
+      for (const group of deps.roles.groupsHolding(name)) {
+        const action = `change, through Role "${name}", the permissions of`;
+        management.checkMayChangeGroup(request.actor, group, name, deps.groupMembers(group), action);
       }
     }
     management.checkKeepsSuperAdministrator({ role: { name, role } }, `this change of Role "${name}"`, request.hold);
@@ -143,17 +154,30 @@ async function grantsGoWithUser(
  * role; otherwise those added to or taken out of its subjects. An update that changes neither grants nothing new.
  */
 export function usersWhoseGrantsChange(request: AdmissionRequest): string[] {
+  return [...new Set(subjectsWhoseGrantsChange(request, KIND.User).map(({ name }) => name))];
+}
+
+/** The same for a binding's groups: each group given or taken a role, with that role. */
+function groupsWhoseGrantsChange(request: AdmissionRequest): Array<{ group: string; role: string }> {
+  return subjectsWhoseGrantsChange(request, KIND.Group).map(({ name, role }) => ({ group: name, role }));
+}
+
+function subjectsWhoseGrantsChange(request: AdmissionRequest, kind: string): Array<{ name: string; role: string }> {
   const before = request.prevObject as RoleBindingObject | undefined;
   // A delete counts at once, finalizers or not: the binding is on its way out.
   const after = request.operation === 'delete' || isGone(request) ? undefined : (request.object as RoleBindingObject);
-  const users = (binding: RoleBindingObject | undefined) =>
-    new Set((binding?.subjects ?? []).filter((s) => s.kind === KIND.User).map((s) => s.name));
-  const was = users(before);
-  const is = users(after);
-  if (!before || !after || JSON.stringify(before.roleRef) !== JSON.stringify(after.roleRef)) {
-    return [...new Set([...was, ...is])].sort();
-  }
-  return [...[...was].filter((u) => !is.has(u)), ...[...is].filter((u) => !was.has(u))].sort();
+  const named = (binding: RoleBindingObject | undefined) =>
+    new Set((binding?.subjects ?? []).filter((s) => s.kind === kind).map((s) => s.name));
+  const was = named(before);
+  const is = named(after);
+  const taken = (names: Iterable<string>) => [...names].map((name) => ({ name, role: before?.roleRef.name ?? '' }));
+  const given = (names: Iterable<string>) => [...names].map((name) => ({ name, role: after?.roleRef.name ?? '' }));
+  const changes =
+    !before || !after || JSON.stringify(before.roleRef) !== JSON.stringify(after.roleRef)
+      ? [...(before ? taken(was) : []), ...(after ? given(is) : [])]
+      : [...taken([...was].filter((n) => !is.has(n))), ...given([...is].filter((n) => !was.has(n)))];
+  const unique = new Map(changes.map((change) => [`${change.name}\n${change.role}`, change]));
+  return [...unique.values()].sort((a, b) => a.name.localeCompare(b.name) || a.role.localeCompare(b.role));
 }
 
 /** The write removes the object (a delete, or the last finalizer of an object being deleted). */

@@ -43,12 +43,28 @@ export class UserManagement {
     const beyond = this.roles.boundRoles(target).filter((role) => !canBind(held, this.roles.expand([role])).ok);
     const roles =
       beyond.length > 0 ? `role${beyond.length > 1 ? 's' : ''} ${beyond.map((r) => `"${r}"`).join(', ')}` : 'roles';
-    const missing =
-      result.reason ?? result.missing.slice(0, 3).map(renderRule).join('; ') + (result.missing.length > 3 ? '; …' : '');
     throw forbidden(
-      `you may not ${action} user "${target}": they hold ${roles} granting what you do not hold (${missing}); ` +
+      `you may not ${action} user "${target}": they hold ${roles} granting what you do not hold (${lacking(result)}); ` +
         'managing a user needs every permission they have',
     );
+  }
+
+  /**
+   * Refuses (403) unless `actor` may give or take role `role` through a binding to group `group`. Its members are
+   * whoever the group's name reaches, an identity provider's users included, whom no one can list ahead: so the actor
+   * must hold every permission of the role itself (what they could have granted), and may manage each local user the
+   * group holds (`members`), as for a user named in the binding.
+   */
+  checkMayChangeGroup(actor: Actor, group: string, role: string, members: readonly string[], action: string): void {
+    if (actor.kind !== 'user') return;
+    const result = canBind(this.roles.expandFor(actor.principal), this.roles.expand([role]));
+    if (!result.ok) {
+      throw forbidden(
+        `you may not ${action} group "${group}": role "${role}" grants what you do not hold (${lacking(result)}); ` +
+          "changing a group's roles needs every permission of the role, as granting it does",
+      );
+    }
+    for (const member of [...members].sort()) this.checkMayManage(actor, member, action);
   }
 
   /**
@@ -103,6 +119,12 @@ export class UserManagement {
       if (!this.isEnabled(username) || this.leaving.has(username)) holders.delete(username);
     return holders;
   }
+}
+
+/** What a refused grant lacks, in a few rules. */
+function lacking(result: Exclude<ReturnType<typeof canBind>, { ok: true }>): string {
+  const { reason, missing } = result;
+  return reason ?? missing.slice(0, 3).map(renderRule).join('; ') + (missing.length > 3 ? '; …' : '');
 }
 
 function lastSuperAdministrators(usernames: string[], consequence: string) {
