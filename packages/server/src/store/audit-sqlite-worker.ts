@@ -3,7 +3,7 @@
  * events, with its indexes and the WAL's checkpoints, costs the main thread nothing but a message.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { type AuditCall, type AuditReply, decodeBatch } from './audit-sqlite.js';
+import type { AuditCall, AuditReply } from './audit-sqlite.js';
 import { openAuditDatabase } from './audit-sqlite-db.js';
 
 const database = openAuditDatabase((workerData as { path: string }).path);
@@ -13,7 +13,7 @@ parentPort!.on('message', (call: AuditCall) => {
   try {
     const result =
       call.op === 'append'
-        ? database.append(decodeBatch(call.batch))
+        ? database.append(call.records)
         : call.op === 'query'
           ? database.query(call.query)
           : call.op === 'deleteBefore'

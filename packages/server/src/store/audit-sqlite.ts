@@ -7,7 +7,7 @@ import { Worker } from 'node:worker_threads';
 import type { AuditPage, AuditQuery, AuditRecord, AuditStore } from './audit-store.js';
 
 export type AuditCall = { id: number } & (
-  | { op: 'append'; batch: string }
+  | { op: 'append'; records: readonly AuditRecord[] }
   | { op: 'query'; query: AuditQuery }
   | { op: 'deleteBefore'; time: string }
   | { op: 'close' }
@@ -22,36 +22,6 @@ type Call = AuditCall extends infer C ? (C extends AuditCall ? Omit<C, 'id'> : n
 const WORKER = import.meta.url.endsWith('.ts')
   ? new URL('../../dist/store/audit-sqlite-worker.js', import.meta.url)
   : new URL('./audit-sqlite-worker.js', import.meta.url);
-
-/**
- * A batch of records as one string, which crosses to the worker as one copy (an array of objects is cloned field by
- * field): a line a record, its filter fields as a JSON array, a tab, then the event's JSON as it is (JSON text has no
- * raw tab or newline, so neither needs escaping). decodeBatch reads it back.
- */
-export function encodeBatch(records: readonly AuditRecord[]): string {
-  let text = '';
-  for (const r of records) {
-    if (text !== '') text += '\n';
-    text += `${JSON.stringify([r.time, r.username, r.verb, r.resource, r.name])}\t${r.event}`;
-  }
-  return text;
-}
-
-export function decodeBatch(batch: string): AuditRecord[] {
-  if (batch === '') return [];
-  return batch.split('\n').map((line) => {
-    const tab = line.indexOf('\t');
-    const [time, username, verb, resource, name] = JSON.parse(line.slice(0, tab)) as string[];
-    return {
-      time: time!,
-      username: username!,
-      verb: verb!,
-      resource: resource!,
-      name: name!,
-      event: line.slice(tab + 1),
-    };
-  });
-}
 
 /** Opens `path` on a new worker thread; rejects when the database cannot be opened there. */
 export async function openSqliteAuditStore(path: string): Promise<AuditStore> {
@@ -85,7 +55,7 @@ export async function openSqliteAuditStore(path: string): Promise<AuditStore> {
   // The first call answers once the database is open, or with why it could not be.
   await call<number>({ op: 'deleteBefore', time: '' });
   return {
-    append: (records) => call<void>({ op: 'append', batch: encodeBatch(records) }),
+    append: (records) => call<void>({ op: 'append', records }),
     query: (query) => call<AuditPage>({ op: 'query', query }),
     deleteBefore: (time) => call<number>({ op: 'deleteBefore', time }),
     async close() {
