@@ -49,8 +49,8 @@ export class SvcClient {
     return this.transport.signIn(username, password);
   }
 
-  /** Ends the session `signIn` began. */
-  signOut(): Promise<void> {
+  /** Ends the session `signIn` began; answers the identity provider's logout URL when it has one for the session. */
+  signOut(): Promise<string | undefined> {
     return this.transport.signOut();
   }
 

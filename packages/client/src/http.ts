@@ -121,15 +121,15 @@ export class Transport {
     this.session = { cookie: cookies.join('; '), xsrf };
   }
 
-  /** Ends a password sign-in's session (`POST /logout`); nothing when there is none. */
-  async signOut(): Promise<void> {
-    if (this.options.documentCookies) {
-      await this.send('POST', '/logout');
-      return;
-    }
-    if (!this.session) return;
+  /**
+   * Ends the session (`POST /logout`); nothing when there is none. Answers the identity provider's logout URL when the
+   * session began there and the provider has one (`endSessionUrl`): a browser goes there next.
+   */
+  async signOut(): Promise<string | undefined> {
+    if (this.options.documentCookies) return endSessionUrlOf(await this.send('POST', '/logout'));
+    if (!this.session) return undefined;
     try {
-      await this.send('POST', '/logout');
+      return endSessionUrlOf(await this.send('POST', '/logout'));
     } finally {
       this.session = undefined;
     }
@@ -167,6 +167,12 @@ export function cookieValue(cookies: string, name: string): string | undefined {
     if (at > 0 && pair.slice(0, at).trim() === name) return decodeURIComponent(pair.slice(at + 1).trim());
   }
   return undefined;
+}
+
+async function endSessionUrlOf(response: Response): Promise<string | undefined> {
+  if (response.status !== 200) return undefined;
+  const url = ((await readBody(response)) as { endSessionUrl?: unknown } | undefined)?.endSessionUrl;
+  return typeof url === 'string' ? url : undefined;
 }
 
 async function readBody(response: Response): Promise<unknown> {

@@ -26,9 +26,10 @@ export async function signIn(username: string, password: string): Promise<void> 
   await loadSession();
 }
 
-export async function signOut(): Promise<void> {
+/** Ends the session; answers where to go next when it began at the identity provider, which has a logout of its own. */
+export async function signOut(): Promise<string | undefined> {
   try {
-    await client.signOut();
+    return await client.signOut();
   } finally {
     session.user = null;
   }

@@ -1,7 +1,8 @@
 /**
  * Console sign-in with the identity provider in a real browser: "Sign in with Test IdP" goes through the test
  * issuer (HTTPS with its own CA; this test's browser contexts alone ignore certificate errors) and lands signed in;
- * neither the administrator's Users page nor the user's own password page offers a password for that user; the
+ * neither the administrator's Users page nor the user's own password page offers a password for that user, and the
+ * Users page lists the provider's groups as the provider's; signing out ends the provider's session too; the
  * provider's refusal is shown on the sign-in page; and with local sign-in off the page offers only the provider's
  * button.
  */
@@ -90,6 +91,8 @@ describe.skipIf(!browserAvailable)('console sign-in with the identity provider i
       /oidc-alice-edbcc36c119b\s*Single sign-on\s*oidc:alice/,
     );
     expect(await alice.getByRole('cell').first().textContent()).toBe('Alice Liddell');
+    // Her groups are the provider's (recorded at sign-in), marked so; no administrator set any.
+    expect(await alice.getByRole('cell').nth(2).textContent()).toBe('oidc:devs (from the identity provider)');
     const buttons = await alice.getByRole('button').allTextContents();
     expect(buttons.map((b) => b.trim())).toEqual(['Roles', 'Disable', 'Delete']);
     // A local user keeps their reset.
@@ -97,6 +100,25 @@ describe.skipIf(!browserAvailable)('console sign-in with the identity provider i
     expect(await own.getByRole('button', { name: 'Reset password' }).count()).toBe(1);
     await c.shot(admin, 'oidc-users-list');
     expect(await c.seriousViolations(admin)).toEqual([]);
+  });
+
+  it('signs out at the provider too, and lands back on the sign-in page', async () => {
+    issuer.signInAs({ sub: 'alice', groups: ['devs'] });
+    const page = await providerVisit(c);
+    await page.goto(`${c.base}/console/login`);
+    await page.getByRole('link', { name: 'Sign in with Test IdP' }).click();
+    await page.getByText('Signed in as oidc:alice').waitFor();
+    const before = issuer.logouts().length;
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${c.base}/console/login`);
+    await page.getByRole('link', { name: 'Sign in with Test IdP' }).waitFor();
+    const [logout] = issuer.logouts().slice(before);
+    expect(logout?.post_logout_redirect_uri).toBe(`${c.base}/console/login`);
+    expect(logout?.client_id).toBe(CLIENT_ID);
+    const claims = JSON.parse(Buffer.from(logout!.id_token_hint!.split('.')[1]!, 'base64url').toString('utf8'));
+    expect(claims.sub).toBe('alice');
+    expect((await page.context().cookies()).map((cookie) => cookie.name)).not.toContain('SVC_SESSION');
+    await page.context().close();
   });
 
   it("shows the provider's refusal on the sign-in page, signed out", async () => {

@@ -27,7 +27,8 @@ interface IssuedCode {
  * helpers' own), keys that can be rotated, and ID tokens signed on demand. For console sign-in it also has an
  * authorization endpoint that approves at once whoever `signInAs` names (or answers `deny`'s error), and a token
  * endpoint that trades a code once for an ID token, checking the client, the redirect URI and the PKCE verifier
- * against the S256 challenge.
+ * against the S256 challenge. Its discovery names an `end_session_endpoint` (unless `endSession: false`), which
+ * records each logout and sends the browser on to its `post_logout_redirect_uri`.
  */
 export interface TestIssuer {
   url: string;
@@ -38,6 +39,8 @@ export interface TestIssuer {
   deny(error: string | undefined): void;
   /** How many codes the token endpoint traded, and how many it refused. */
   tokenExchanges(): { granted: number; refused: number };
+  /** The logouts the end_session endpoint saw, in order: the query parameters it was given. */
+  logouts(): Array<Record<string, string>>;
   /** How many times the JWKS was fetched. */
   jwksFetches(): number;
   /** A signed ID token; claims given replace the defaults (iss, aud, sub, iat, exp in ten minutes). */
@@ -54,7 +57,10 @@ async function newKey(): Promise<SigningKey> {
   return { kid, privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' } };
 }
 
-export async function startIssuer(clientId: string, options: { clientSecret?: string } = {}): Promise<TestIssuer> {
+export async function startIssuer(
+  clientId: string,
+  options: { clientSecret?: string; endSession?: boolean } = {},
+): Promise<TestIssuer> {
   const dir = await mkdtemp(path.join(tmpdir(), 'svc-oidc-issuer-'));
   const tls = await loadTlsMaterial({ dataDir: dir, hosts: [] });
   let published: SigningKey[] = [await newKey()];
@@ -67,6 +73,7 @@ export async function startIssuer(clientId: string, options: { clientSecret?: st
   let denial: string | undefined;
   const codes = new Map<string, IssuedCode>();
   const exchanges = { granted: 0, refused: 0 };
+  const logouts: Array<Record<string, string>> = [];
   const server: Server = createServer({ key: tls.key, cert: tls.cert }, (request, response) => {
     const send = (body: unknown, status = 200) => {
       response.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
@@ -74,6 +81,13 @@ export async function startIssuer(clientId: string, options: { clientSecret?: st
     };
     const path = (request.url ?? '').split('?')[0];
     if (path === '/authorize') return authorize(new URL(request.url!, url).searchParams, response);
+    if (path === '/logout' && options.endSession !== false) {
+      const query = Object.fromEntries(new URL(request.url!, url).searchParams);
+      logouts.push(query);
+      const back = query.post_logout_redirect_uri;
+      if (back) return void response.writeHead(302, { location: back }).end();
+      return void response.writeHead(200, { 'content-type': 'text/plain' }).end('signed out');
+    }
     if (path === '/token' && request.method === 'POST') {
       let body = '';
       request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
@@ -101,6 +115,7 @@ export async function startIssuer(clientId: string, options: { clientSecret?: st
         code_challenge_methods_supported: ['S256'],
         grant_types_supported: ['authorization_code'],
         token_endpoint_auth_methods_supported: ['client_secret_basic', 'none'],
+        ...(options.endSession === false ? {} : { end_session_endpoint: `${url}/logout` }),
       });
     }
     if (request.url === '/jwks') {
@@ -193,6 +208,7 @@ export async function startIssuer(clientId: string, options: { clientSecret?: st
     signInAs: (claims) => void (approved = claims),
     deny: (error) => void (denial = error),
     tokenExchanges: () => ({ ...exchanges }),
+    logouts: () => [...logouts],
     jwksFetches: () => fetches,
     sign: signToken,
     async rotate(options = {}) {

@@ -80,6 +80,31 @@ describe.each(BACKENDS)('console sign-in with the OIDC provider (%s)', (backend)
     return { status: answer.status, body: (await answer.json()) as { status: { userInfo: unknown } } };
   }
 
+  /** `POST /logout` as the console sends it, with the session's cookies and CSRF header. */
+  async function logout(cookies: Record<string, string>) {
+    const answer = await undiciFetch(`${base}/logout`, {
+      method: 'POST',
+      headers: {
+        cookie: `SVC_SESSION=${cookies.SVC_SESSION}; XSRF-TOKEN=${cookies['XSRF-TOKEN']}`,
+        'x-xsrf-token': cookies['XSRF-TOKEN']!,
+      },
+    });
+    const text = await answer.text();
+    return { status: answer.status, body: text === '' ? undefined : (JSON.parse(text) as { endSessionUrl: string }) };
+  }
+
+  /** Alice's User object once its status has caught up (the sign-in writes it off the request's path). */
+  async function aliceWhen(ready: (user: { status?: { providerGroups?: string[] } }) => boolean) {
+    for (let i = 0; i < 100; i++) {
+      const user = await t.request('GET', `${USERS}/${ALICE_OBJECT}`);
+      if (ready(user.body)) return user.body;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    throw new Error(
+      `alice's User never got there: ${JSON.stringify((await t.request('GET', `${USERS}/${ALICE_OBJECT}`)).body)}`,
+    );
+  }
+
   beforeAll(async () => {
     issuer = await startIssuer(CLIENT_ID, { clientSecret: CLIENT_SECRET });
     toIssuer = new Agent({ connect: { ca: await readFile(issuer.caFile, 'utf8') } });
@@ -153,6 +178,91 @@ describe.each(BACKENDS)('console sign-in with the OIDC provider (%s)', (backend)
       displayName: 'Alice Liddell',
       email: 'alice@example.com',
     });
+  });
+
+  it("records the provider's groups on the User, and lists them apart from an administrator's groups", async () => {
+    issuer.signInAs({ sub: 'alice', groups: ['ops', 'devs'] });
+    const { flow, callback } = await startSignIn();
+    expect((await get(toSvc(callback), flow)).status).toBe(303);
+    const signedIn = await aliceWhen((u) => u.status?.providerGroups?.length === 2);
+    expect(signedIn.status?.providerGroups).toEqual(['oidc:devs', 'oidc:ops']);
+    // Listed apart from an administrator's groups (a local user's spec.groups); a binding to one shows in the roles.
+    const bound = await t.request('POST', BINDINGS, {
+      apiVersion: 'v1alpha1',
+      kind: 'RoleBinding',
+      metadata: { name: 'ops-guests' },
+      roleRef: { apiGroup: '', kind: 'Role', name: 'guest' },
+      subjects: [{ apiGroup: '', kind: 'Group', name: 'oidc:ops' }],
+    });
+    expect(bound.status).toBe(201);
+    const listed = await t.request('GET', `${CONSOLE_USERS}?keyword=alice`);
+    expect(listed.body.items).toHaveLength(1);
+    const [item] = listed.body.items;
+    expect(item.groups).toEqual([]);
+    expect(item.providerGroups).toEqual(['oidc:devs', 'oidc:ops']);
+    expect(item.groupRoles.map((r: { name: string; group: string }) => [r.name, r.group])).toEqual([
+      ['guest', 'oidc:ops'],
+    ]);
+    expect((await t.request('DELETE', `${BINDINGS}/ops-guests`)).status).toBe(200);
+
+    // An ID token as a bearer token naming other groups updates the record once; the same groups again write nothing.
+    const token = await issuer.sign({ sub: 'alice', groups: ['devs', 'qa'] });
+    const asBearer = () =>
+      t.anonymous(
+        'POST',
+        SSR,
+        { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+        { authorization: `Bearer ${token}` },
+      );
+    expect((await asBearer()).status).toBe(201);
+    const updated = await aliceWhen((u) => u.status?.providerGroups?.includes('oidc:qa') === true);
+    expect(updated.status?.providerGroups).toEqual(['oidc:devs', 'oidc:qa']);
+    const version = (updated as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+    for (let i = 0; i < 5; i++) expect((await asBearer()).status).toBe(201);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const after = await t.request('GET', `${USERS}/${ALICE_OBJECT}`);
+    expect(after.body.metadata.resourceVersion).toBe(version);
+    expect((await t.request('GET', `${CONSOLE_USERS}?keyword=alice`)).body.items[0].providerGroups).toEqual([
+      'oidc:devs',
+      'oidc:qa',
+    ]);
+  });
+
+  it("signs out at the provider too: svc's session ends, then the provider's logout with the ID token", async () => {
+    issuer.signInAs({ sub: 'alice', groups: ['devs'] });
+    const { flow, callback } = await startSignIn();
+    const back = await get(toSvc(callback), flow);
+    expect(back.status).toBe(303);
+    expect((await whoami(back.cookies)).status).toBe(201);
+    const out = await logout(back.cookies);
+    expect(out.status).toBe(200);
+    const to = new URL(out.body!.endSessionUrl);
+    expect(to.origin + to.pathname).toBe(`${issuer.url}/logout`);
+    expect(to.searchParams.get('post_logout_redirect_uri')).toBe('http://127.0.0.1:1/console/login');
+    expect(to.searchParams.get('client_id')).toBe(CLIENT_ID);
+    const hint = to.searchParams.get('id_token_hint')!;
+    const claims = JSON.parse(Buffer.from(hint.split('.')[1]!, 'base64url').toString('utf8'));
+    expect([claims.iss, claims.aud, claims.sub, claims.groups]).toEqual([issuer.url, CLIENT_ID, 'alice', ['devs']]);
+    // svc's session is over before the browser leaves.
+    expect((await whoami(back.cookies)).status).toBe(401);
+    const before = issuer.logouts().length;
+    const atProvider = await get(to.href);
+    expect(atProvider.status).toBe(302);
+    expect(atProvider.location).toBe('http://127.0.0.1:1/console/login');
+    expect(issuer.logouts().slice(before)).toEqual([
+      { id_token_hint: hint, post_logout_redirect_uri: 'http://127.0.0.1:1/console/login', client_id: CLIENT_ID },
+    ]);
+    // A password sign-in's session has nothing to end at the provider.
+    const local = await undiciFetch(`${base}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: base },
+      body: JSON.stringify(TEST_ADMIN),
+    });
+    expect(local.status).toBe(200);
+    const localCookies = Object.fromEntries(
+      local.headers.getSetCookie().map((line) => line.split(';')[0]!.split('=') as [string, string]),
+    );
+    expect(await logout(localCookies)).toEqual({ status: 204, body: undefined });
   });
 
   it('gives roles bound to the user through the console, and shows them in the user list', async () => {
@@ -322,7 +432,8 @@ describe('a sign-in that takes too long', () => {
   let now = Date.now();
 
   beforeAll(async () => {
-    issuer = await startIssuer(CLIENT_ID);
+    // A provider with no logout of its own (no end_session_endpoint in its discovery).
+    issuer = await startIssuer(CLIENT_ID, { endSession: false });
     toIssuer = new Agent({ connect: { ca: await readFile(issuer.caFile, 'utf8') } });
     t = await startTestServer({
       pluginsDirs: [],
@@ -339,6 +450,30 @@ describe('a sign-in that takes too long', () => {
     await t?.close();
     await issuer?.close();
     await toIssuer?.close();
+  });
+
+  it("signs out with a 204 alone when the provider has no logout: the console's sign-in page is next", async () => {
+    const start = await t.anonymous('GET', '/login/oidc');
+    const flow = ([] as string[])
+      .concat(start.headers['set-cookie'] as string)
+      .find((c) => c.startsWith('SVC_OIDC_FLOW='))!;
+    const atIssuer = await undiciFetch(start.headers.location as string, { redirect: 'manual', dispatcher: toIssuer });
+    const callback = new URL(atIssuer.headers.get('location')!);
+    const back = await t.anonymous('GET', `${callback.pathname}${callback.search}`, undefined, {
+      cookie: flow.split(';')[0]!,
+    });
+    expect(back.status).toBe(303);
+    const cookies = Object.fromEntries(
+      ([] as string[])
+        .concat(back.headers['set-cookie'] as string)
+        .map((line) => line.split(';')[0]!.split('=') as [string, string]),
+    );
+    const out = await t.anonymous('POST', '/logout', undefined, {
+      cookie: `SVC_SESSION=${cookies.SVC_SESSION}; XSRF-TOKEN=${cookies['XSRF-TOKEN']}`,
+      'x-xsrf-token': cookies['XSRF-TOKEN']!,
+    });
+    expect(out.status).toBe(204);
+    expect(issuer.logouts()).toEqual([]);
   });
 
   it('is refused 10 minutes after it started: 400, no session', async () => {

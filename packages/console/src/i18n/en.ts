@@ -137,6 +137,7 @@ export default {
     password: 'Password',
     roles: 'Roles',
     groups: 'Groups',
+    fromProvider: '{group} (from the identity provider)',
     singleSignOn: 'Single sign-on',
     signsInAs: 'Signs in with the identity provider as {username}; svc keeps no password for them.',
     viaGroup: '{role} (group {group})',

@@ -133,6 +133,7 @@ const zhCN: Translation<typeof en> = {
     password: '密码',
     roles: '角色',
     groups: '用户组',
+    fromProvider: '{group}（来自身份提供方）',
     singleSignOn: '单点登录',
     signsInAs: '通过身份提供方以 {username} 登录；svc 不保存其密码。',
     viaGroup: '{role}（来自用户组 {group}）',

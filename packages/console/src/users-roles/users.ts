@@ -1,20 +1,25 @@
 import type { ExtensionObject } from '@svc/client';
 import { CONSOLE_API, client, t } from '@svc/console-shared';
 
-export type UserObject = ExtensionObject<{
-  displayName?: string;
-  email?: string;
-  disabled?: boolean;
-  groups?: string[];
-  /** Set on an identity provider's user: the username they sign in as (`oidc:alice`). svc keeps no password. */
-  identity?: { provider: 'oidc'; username: string };
-}>;
+export type UserObject = ExtensionObject<
+  {
+    displayName?: string;
+    email?: string;
+    disabled?: boolean;
+    groups?: string[];
+    /** Set on an identity provider's user: the username they sign in as (`oidc:alice`). svc keeps no password. */
+    identity?: { provider: 'oidc'; username: string };
+  },
+  { lastLoginAt?: string; providerGroups?: string[] }
+>;
 
 /** A user as `GET …/users` lists them: the object, the roles bound to them, their groups and the groups' roles. */
 export interface ListedUser {
   user: UserObject;
   roles: { name: string; displayName?: string }[];
   groups: string[];
+  /** An identity provider's user: the groups its last sign-in or ID token named. */
+  providerGroups: string[];
   groupRoles: { name: string; displayName?: string; group: string }[];
 }
 
@@ -23,6 +28,12 @@ export function rolesText(row: ListedUser): string {
   const own = row.roles.map((r) => r.displayName ?? r.name);
   const viaGroups = row.groupRoles.map((r) => t('users.viaGroup', { role: r.displayName ?? r.name, group: r.group }));
   return [...own, ...viaGroups].join(', ') || t('common.none');
+}
+
+/** The Groups cell: those an administrator set, then those the identity provider last named, marked as its. */
+export function groupsText(row: ListedUser): string {
+  const fromProvider = row.providerGroups.map((group) => t('users.fromProvider', { group }));
+  return [...row.groups, ...fromProvider].join(', ') || t('common.none');
 }
 
 export interface UserPage {

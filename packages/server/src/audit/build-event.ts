@@ -5,6 +5,7 @@ import { KIND, REPLICA_ANNOTATION } from '@svc/plugin-api';
  */
 import type { RequestInfo } from '../authz/request-info.js';
 import { ANONYMOUS_USER, AUTHENTICATED_GROUP, type AuditEvent, type Level, UNAUTHENTICATED_GROUP } from './event.js';
+import { isoTime } from './iso-time.js';
 import { redacted } from './redact.js';
 
 export interface RequestFacts {
@@ -46,8 +47,8 @@ export function buildEvent(level: Exclude<Level, 'None'>, facts: RequestFacts): 
     ...(facts.userAgent ? { userAgent: facts.userAgent } : {}),
     ...(info.isResourceRequest ? { objectRef: objectRefOf(info) } : {}),
     responseStatus: { metadata: {}, code: facts.status },
-    requestReceivedTimestamp: new Date(facts.receivedAt).toISOString(),
-    stageTimestamp: new Date(facts.now).toISOString(),
+    requestReceivedTimestamp: isoTime(facts.receivedAt),
+    stageTimestamp: isoTime(facts.now),
     ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
   };
   if ((level === 'Request' || level === 'RequestResponse') && facts.requestBody !== undefined) {

@@ -52,7 +52,10 @@ export const auditModule = defineModule({
       for (const sink of sinks) await sink.close();
     });
     const replica = settings.databaseUrl ? settings.replicaId : undefined;
-    http.app.addHook('onSend', auditHook(policy, sinks, replica));
+    // A policy that audits nothing leaves requests alone: no hook at all.
+    if (policy.rules.some((rule) => rule.level !== 'None')) {
+      http.app.addHook('onSend', auditHook(policy, sinks, replica));
+    }
     http.router.add(auditRoutes(store));
     return {
       policy,

@@ -9,6 +9,7 @@ describe('redacted', () => {
       nested: [{ oldPassword: 'a', newPassword: 'b', Token: 'c' }],
       metadata: { annotations: { 'security.svc.run/access-token': 'pat_secret', other: 'kept' } },
       spec: { name: 'ci', roles: ['viewer'] },
+      endSessionUrl: 'https://idp.example.com/logout?id_token_hint=eyJ.x.y',
     };
     expect(redacted(body)).toEqual({
       name: 'ann',
@@ -16,6 +17,7 @@ describe('redacted', () => {
       nested: [{ oldPassword: REDACTED, newPassword: REDACTED, Token: REDACTED }],
       metadata: { annotations: { 'security.svc.run/access-token': REDACTED, other: 'kept' } },
       spec: { name: 'ci', roles: ['viewer'] },
+      endSessionUrl: REDACTED,
     });
     expect(body.password).toBe('hunter2-hunter2');
   });

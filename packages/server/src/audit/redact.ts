@@ -1,13 +1,13 @@
 /**
  * What never reaches an audit event (docs/access-control.md "Audit"): passwords, tokens and other secrets in request
- * and response bodies. Keys are matched by name wherever they are, and the annotation a token's secret is answered in
+ * and response bodies (a provider's logout URL too: it carries the session's ID token). Keys are matched by name wherever they are, and the annotation a token's secret is answered in
  * (`security.svc.run/access-token`) is replaced too. Cookies and `Authorization` are never read into an event at all.
  * Pure; copies, never changes, its input.
  */
 import { ACCESS_TOKEN_ANNOTATION } from '@svc/plugin-api';
 
 const SECRET_KEY =
-  /^(password|oldpassword|newpassword|currentpassword|token|accesstoken|refreshtoken|idtoken|secret|clientsecret|privatekey|key|credentials?)$/i;
+  /^(password|oldpassword|newpassword|currentpassword|token|accesstoken|refreshtoken|idtoken|secret|clientsecret|privatekey|key|credentials?|endsessionurl)$/i;
 const SECRET_ANNOTATION = ACCESS_TOKEN_ANNOTATION;
 export const REDACTED = '******';
 

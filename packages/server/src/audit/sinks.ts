@@ -39,7 +39,13 @@ export function fileSink(path: string, options: { maxSize: string; maxFiles: num
   };
 }
 
-/** Events into the store, a batch at a time (at most every 100 ms), deleting those past the retention hourly. */
+/**
+ * Events into the store, a batch at a time (at most every 250 ms, or at 2,000 events), deleting those past the
+ * retention hourly. Few, large batches: each is one message to the embedded store's worker and one transaction there.
+ */
+const BATCH_SIZE = 2000;
+const BATCH_INTERVAL_MS = 250;
+
 export function storeSink(store: AuditStore, logger: Logger, retentionMs: number): AuditSink {
   let queue: AuditRecord[] = [];
   let writing: Promise<void> = Promise.resolve();
@@ -71,8 +77,8 @@ export function storeSink(store: AuditStore, logger: Logger, retentionMs: number
         name: event.objectRef?.name ?? '',
         event: json,
       });
-      if (queue.length >= 500) void drain();
-      else timer ??= setTimeout(() => void drain(), 100);
+      if (queue.length >= BATCH_SIZE) void drain();
+      else timer ??= setTimeout(() => void drain(), BATCH_INTERVAL_MS);
     },
     flush: () => {
       if (timer) clearTimeout(timer);

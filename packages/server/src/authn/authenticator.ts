@@ -72,7 +72,10 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
 
   async function fromIdToken(oidc: OidcTokens, token: string): Promise<Principal> {
     try {
-      return await oidc.authenticate(token);
+      const principal = await oidc.authenticate(token);
+      // The groups the provider gives now, on their User object when they have one (a write only when they changed).
+      users.noteProviderGroups(principal.username!, principal.groups ?? []);
+      return principal;
     } catch (error) {
       if (!(error instanceof OidcTokenRefused)) throw error;
       throw refuse(error.message, 'Bearer realm="svc", error="invalid_token"');

@@ -79,12 +79,23 @@ async function signIn(deps: LoginRouteDeps, request: FastifyRequest, reply: Fast
   return reply.code(200).send({ username });
 }
 
+/**
+ * Ends the caller's session: 204. A session begun at the identity provider whose discovery names an
+ * `end_session_endpoint` answers 200 with `endSessionUrl`, the provider's logout for the browser to go to next.
+ */
 async function signOut(deps: LoginRouteDeps, request: FastifyRequest, reply: FastifyReply) {
   const principal = callerOf(request);
   if (principal.username) noteForAudit(request, SIGN_IN_NOTES.username, principal.username);
-  if (principal.via === 'session' && principal.sessionId) await deps.sessions.end(principal.sessionId);
+  let endSessionUrl: string | undefined;
+  if (principal.via === 'session' && principal.sessionId) {
+    const idToken = deps.oidc && (await deps.sessions.idTokenOf(principal.sessionId));
+    await deps.sessions.end(principal.sessionId);
+    if (deps.oidc && idToken) endSessionUrl = await deps.oidc.signIn.endSessionUrl(idToken);
+  }
   reply.header('set-cookie', clearedSessionCookies(request.protocol === 'https'));
-  return reply.code(204).send();
+  if (endSessionUrl === undefined) return reply.code(204).send();
+  reply.header('cache-control', 'no-store');
+  return reply.code(200).send({ endSessionUrl });
 }
 
 function readSignIn(body: unknown): { username: string; password: string } {

@@ -47,7 +47,12 @@ export const userModel: ModelDefinition = {
       },
       status: {
         type: 'object',
-        properties: { lastLoginAt: timestamp },
+        properties: {
+          lastLoginAt: timestamp,
+          // An identity provider's user: the groups (prefixed) its last ID token named, at a sign-in or as a bearer
+          // token. The server's record (user-directory.ts), written only when they change.
+          providerGroups: { type: 'array', maxItems: 1000, items: { type: 'string', minLength: 1, maxLength: 1024 } },
+        },
       },
     },
   },
@@ -69,7 +74,7 @@ export interface UserIdentity {
   username: string;
 }
 
-export type UserObject = ExtensionObject<UserSpec, { lastLoginAt?: string }>;
+export type UserObject = ExtensionObject<UserSpec, { lastLoginAt?: string; providerGroups?: string[] }>;
 
 /** A personal access token, without its secret. `/apis/security.svc.run/v1alpha1/personalaccesstokens`. */
 export const personalAccessTokenModel: ModelDefinition = {

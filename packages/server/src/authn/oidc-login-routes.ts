@@ -5,13 +5,11 @@ import type { ObjectService } from '../registry/object-service.js';
 import { readCookie, SESSION_COOKIE, sessionCookies } from './cookies.js';
 import type { LoginRouteDeps } from './login-routes.js';
 import { clearedFlowCookie, flowCookie, isConsolePath, readFlow } from './oidc-flow.js';
-import { type OidcSignIn, OidcSignInRefused } from './oidc-sign-in.js';
+import { CONSOLE_SIGN_IN, type OidcSignIn, OidcSignInRefused } from './oidc-sign-in.js';
 import { upsertExternalUser } from './oidc-users.js';
 
 export const OIDC_LOGIN_PATH = '/login/oidc';
 export const OIDC_CALLBACK_PATH = '/login/oidc/callback';
-/** Where the console's sign-in page is, to show a failed sign-in's reason to a browser. */
-const CONSOLE_SIGN_IN = '/console/login';
 
 export interface OidcLoginRouteDeps extends LoginRouteDeps {
   signIn: OidcSignIn;
@@ -60,8 +58,8 @@ async function callback(deps: OidcLoginRouteDeps, request: FastifyRequest, reply
       const session = await deps.sessions.find(previous);
       if (session) await deps.sessions.end(session.key);
     }
-    const { id, xsrfToken } = await deps.sessions.create(username, signedIn.principal.groups ?? []);
-    deps.users.recordLogin(username, (deps.now ?? (() => new Date()))());
+    const { id, xsrfToken } = await deps.sessions.create(username, signedIn.principal.groups ?? [], signedIn.idToken);
+    deps.users.recordLogin(username, (deps.now ?? (() => new Date()))(), signedIn.principal.groups ?? []);
     reply.header('set-cookie', [clearedFlowCookie(secure(deps)), ...sessionCookies(id, xsrfToken, secure(deps))]);
     return reply.redirect(pending!.returnTo, 303);
   } catch (error) {

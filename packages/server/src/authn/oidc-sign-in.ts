@@ -25,6 +25,9 @@ export interface PendingSignIn {
   returnTo: string;
 }
 
+/** The console's sign-in page, where a browser lands back after signing out at the provider. */
+export const CONSOLE_SIGN_IN = '/console/login';
+
 /** A sign-in at the provider lasts at most this long, from the button to the callback. */
 export const SIGN_IN_TTL_MS = 10 * 60_000;
 
@@ -41,6 +44,8 @@ export class OidcSignInRefused extends Error {
 /** A signed-in user: who the ID token says, and what of it the User object shows. */
 export interface SignedIn {
   principal: Principal;
+  /** The ID token, for the provider's logout (`id_token_hint`). */
+  idToken: string;
   displayName?: string;
   email?: string;
 }
@@ -126,6 +131,7 @@ export class OidcSignIn {
       const claims = decodeJwt(idToken);
       return {
         principal,
+        idToken,
         displayName: typeof claims.name === 'string' ? claims.name : undefined,
         email: typeof claims.email === 'string' && claims.email_verified !== false ? claims.email : undefined,
       };
@@ -133,6 +139,25 @@ export class OidcSignIn {
       if (thrown instanceof OidcTokenRefused) throw new OidcSignInRefused(thrown.message);
       throw thrown;
     }
+  }
+
+  /**
+   * Where to send the browser to end its session at the provider too (OpenID Connect RP-Initiated Logout), naming the
+   * session by its ID token and asking to come back to the console's sign-in page; undefined when the provider's
+   * discovery has no `end_session_endpoint`, or the provider cannot be reached (svc's own sign-out is done anyway).
+   */
+  async endSessionUrl(idToken: string): Promise<string | undefined> {
+    let config: client.Configuration;
+    try {
+      config = await this.config();
+    } catch {
+      return undefined;
+    }
+    if (!config.serverMetadata().end_session_endpoint) return undefined;
+    return client.buildEndSessionUrl(config, {
+      id_token_hint: idToken,
+      post_logout_redirect_uri: new URL(CONSOLE_SIGN_IN, this.settings.redirectUrl).href,
+    }).href;
   }
 
   /** The provider's metadata through openid-client, discovered once; a failure is tried again on the next sign-in. */

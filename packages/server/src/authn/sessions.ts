@@ -15,6 +15,11 @@ interface SessionRecord {
   username: string;
   /** The groups the provider named at an OIDC sign-in (prefixed); absent for a local sign-in. */
   groups?: string[];
+  /**
+   * The ID token of an OIDC sign-in, kept (in the store's secret records, like the rest) only to name the session to
+   * the provider when it ends there (`id_token_hint`); never a credential to svc.
+   */
+  idToken?: string;
   /** Digest of the session's CSRF token (the `XSRF-TOKEN` cookie). */
   xsrfDigest: string;
   /** Epoch milliseconds. */
@@ -55,17 +60,19 @@ export class Sessions {
 
   /**
    * Starts a session; the id and CSRF token returned go to the client only (as cookies). `groups`: those an OIDC
-   * sign-in's ID token named, which the session's requests carry as an ID token's would.
+   * sign-in's ID token named, which the session's requests carry as an ID token's would; `idToken`: that token.
    */
   async create(
     username: string,
     groups?: readonly string[],
+    idToken?: string,
   ): Promise<{ id: string; xsrfToken: string; session: Session }> {
     const id = randomSecret();
     const xsrfToken = randomSecret();
     const now = this.now();
     const record: SessionRecord = { username, xsrfDigest: digestOf(xsrfToken), createdAt: now, lastSeenAt: now };
     if (groups) record.groups = [...groups];
+    if (idToken) record.idToken = idToken;
     const key = digestOf(id);
     await this.records.put(key, record);
     const session: Session = { ...record, key, savedAt: now };
@@ -90,6 +97,12 @@ export class Sessions {
     }
     this.touch(session, now);
     return session;
+  }
+
+  /** The OIDC sign-in's ID token of the session with this key (`Principal.sessionId`), if it has one. */
+  async idTokenOf(key: string): Promise<string | undefined> {
+    if (this.ended.has(key)) return undefined;
+    return (this.cache.peek(key) ?? (await this.records.get(key)))?.idToken;
   }
 
   /** True when `token` (the `X-XSRF-TOKEN` header) is this session's CSRF token. */
@@ -188,9 +201,9 @@ export class Sessions {
     session.lastSeenAt = now;
     if (now - session.savedAt < SAVE_INTERVAL_MS) return;
     session.savedAt = now;
-    const { username, groups, xsrfDigest, createdAt, lastSeenAt } = session;
-    void this.records
-      .replace(session.key, { username, ...(groups ? { groups } : {}), xsrfDigest, createdAt, lastSeenAt })
-      .catch(this.onBackgroundError);
+    const { username, groups, idToken, xsrfDigest, createdAt, lastSeenAt } = session;
+    const record: SessionRecord = { username, ...(groups ? { groups } : {}), xsrfDigest, createdAt, lastSeenAt };
+    if (idToken) record.idToken = idToken;
+    void this.records.replace(session.key, record).catch(this.onBackgroundError);
   }
 }

@@ -20,6 +20,10 @@ export class UserDirectory {
   /** An external user's username (`oidc:alice`) → their User object's name (oidc-users.ts), and back. */
   private readonly objectNames = new Map<string, string>();
   private readonly identities = new Map<string, string>();
+  /** An external user's object name → the provider groups their User's status records, one per line, sorted. */
+  private readonly providerGroups = new Map<string, string>();
+  /** Object names whose provider groups are being written, and the groups being written. */
+  private readonly writingGroups = new Map<string, string>();
 
   constructor(
     readonly served: ServedModel,
@@ -34,6 +38,7 @@ export class UserDirectory {
       this.users.set(user.metadata.name, isActiveUser(user));
       this.setGroups(user.metadata.name, user.spec?.groups);
       this.setIdentity(user.metadata.name, user.spec?.identity?.username);
+      this.setProviderGroups(user);
     }
     this.objects.onCommitted((change) => this.follow(change));
   }
@@ -90,18 +95,55 @@ export class UserDirectory {
     return () => this.listeners.delete(listener);
   }
 
-  /** Records a successful sign-in in `status.lastLoginAt`, off the request's path. */
-  recordLogin(username: string, at: Date): void {
+  /**
+   * Records a successful sign-in in `status.lastLoginAt`, off the request's path; for an identity provider's user,
+   * also the groups its ID token named (`status.providerGroups`).
+   */
+  recordLogin(username: string, at: Date, providerGroups?: readonly string[]): void {
+    const lastLoginAt = at.toISOString();
+    const groups = providerGroups && sortedGroups(providerGroups);
+    void this.patchStatus(this.objectNameOf(username), (status) =>
+      groups ? { ...status, lastLoginAt, providerGroups: groups } : { ...status, lastLoginAt },
+    );
+  }
+
+  /**
+   * The groups an ID token used as a bearer token named, for its user's record: written (off the request's path)
+   * only when the user has a User object and the groups differ from those it records, so a busy client costs one
+   * comparison a request and no write.
+   */
+  noteProviderGroups(username: string, providerGroups: readonly string[]): void {
+    const name = this.objectNames.get(username);
+    if (name === undefined) return;
+    const groups = sortedGroups(providerGroups);
+    const key = groups.join('\n');
+    if ((this.providerGroups.get(name) ?? '') === key || this.writingGroups.get(name) === key) return;
+    this.writingGroups.set(name, key);
+    void this.patchStatus(name, (status) => ({ ...status, providerGroups: groups })).finally(() => {
+      if (this.writingGroups.get(name) === key) this.writingGroups.delete(name);
+    });
+  }
+
+  /** The provider groups a User object's status records (none for a local user). */
+  providerGroupsOf(objectName: string): readonly string[] {
+    const groups = this.providerGroups.get(objectName);
+    return groups ? groups.split('\n') : [];
+  }
+
+  private patchStatus(name: string, change: (status: Record<string, unknown>) => Record<string, unknown>) {
     const write = this.objects.patch(
       this.served,
-      this.objectNameOf(username),
-      (user: ExtensionObject) => ({ ...user, status: { ...user.status, lastLoginAt: at.toISOString() } }),
+      name,
+      (user: ExtensionObject) => ({ ...user, status: change({ ...user.status }) }),
       { subresource: 'status' },
     );
-    void write.catch((error: unknown) => {
-      // The user was removed meanwhile: nothing to record.
-      if (!isNotFound(error)) this.onBackgroundError(error);
-    });
+    return write.then(
+      () => undefined,
+      (error: unknown) => {
+        // The user was removed meanwhile: nothing to record.
+        if (!isNotFound(error)) this.onBackgroundError(error);
+      },
+    );
   }
 
   private follow(change: CommittedChange): void {
@@ -118,10 +160,12 @@ export class UserDirectory {
     if (change.type === 'DELETED') {
       this.users.delete(name);
       this.setIdentity(name, undefined);
+      this.providerGroups.delete(name);
       this.announce(acting, 'removed');
       return;
     }
     this.setIdentity(name, (change.object as UserObject).spec?.identity?.username);
+    this.setProviderGroups(change.object as UserObject);
     const active = isActiveUser(change.object as UserObject);
     this.users.set(name, active);
     if (wasActive && !active) this.announce(acting, 'deactivated');
@@ -135,6 +179,12 @@ export class UserDirectory {
       this.identities.set(objectName, username);
       this.objectNames.set(username, objectName);
     }
+  }
+
+  private setProviderGroups(user: UserObject): void {
+    const groups = user.status?.providerGroups;
+    if (groups?.length) this.providerGroups.set(user.metadata.name, groups.join('\n'));
+    else this.providerGroups.delete(user.metadata.name);
   }
 
   /** Whether the user's groups are now other than they were. */
@@ -155,6 +205,11 @@ export class UserDirectory {
       }
     }
   }
+}
+
+/** Groups as a status records them: each once, sorted, at most the schema's 1,000. */
+function sortedGroups(groups: readonly string[]): string[] {
+  return [...new Set(groups)].sort().slice(0, 1000);
 }
 
 /** A user may sign in and act: not disabled, not being deleted. */

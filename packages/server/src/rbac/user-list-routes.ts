@@ -13,15 +13,19 @@ const PATH = `${CONSOLE_API}/users`;
 export interface ListedUser {
   user: UserObject;
   roles: Array<{ name: string; displayName?: string }>;
-  /** The groups an administrator put the user in, and the roles bound to each (the user holds them too). */
+  /** The groups an administrator put the user in. */
   groups: string[];
+  /** An identity provider's user: the groups its last ID token named (User `status.providerGroups`). */
+  providerGroups: string[];
+  /** The roles bound to each of those groups (the user holds them too). */
   groupRoles: Array<{ name: string; displayName?: string; group: string }>;
 }
 
 /**
  * The console's user list (docs/access-control.md "Console endpoints"): the generated list's parameters, plus
  * `keyword` (a case-insensitive part of the username, display name or email, which no index can answer) and `role`
- * (users bound to that role); each item carries the user's bound roles, so a page of users is one request.
+ * (users bound to that role); each item carries the user's bound roles, their groups (an administrator's and, for an
+ * identity provider's user, the provider's last) and the roles bound to those, so a page of users is one request.
  */
 export function userListRoutes(deps: {
   objects: ObjectService;
@@ -64,11 +68,13 @@ export function userListRoutes(deps: {
         const items: ListedUser[] = page.map((user) => {
           const username = usernameOf(user.metadata.name);
           const groups = roles.groupsOf({ username, via: 'session' });
+          const providerGroups = user.spec?.identity ? (user.status?.providerGroups ?? []) : [];
           return {
             user,
             roles: roles.boundRoles(username).map(described),
             groups,
-            groupRoles: groups.flatMap((group) =>
+            providerGroups,
+            groupRoles: [...new Set([...groups, ...providerGroups])].flatMap((group) =>
               roles.groupRoles(group).map((name) => ({ ...described(name), group })),
             ),
           };
