@@ -50,6 +50,11 @@ export interface ConsoleUnderTest {
    * `within` (a CSS selector) checks only that part, such as an open modal dialog, whose mask dims the page behind it.
    */
   seriousViolations(page: Page, within?: string): Promise<string[]>;
+  /**
+   * Opens `url` (`/console/…` or `/uc/…`) inside the running app, as a click on a link does (the console's router,
+   * no reload), and returns once the router has shown it. For tests about the pages, not about loading them.
+   */
+  navigate(page: Page, url: string): Promise<void>;
   /** Saves `test-results/console/<name>.png`. */
   shot(page: Page, name: string): Promise<void>;
   /** Creates a user with these roles through the API, as the administrator. */
@@ -106,8 +111,9 @@ export async function startConsole(options: Parameters<typeof startTestServer>[0
       return session;
     },
     async seriousViolations(page, within) {
-      // Evaluated over the DevTools protocol: the page's policy (rightly) refuses an injected <script>.
-      await page.evaluate(AXE);
+      // Evaluated over the DevTools protocol: the page's policy (rightly) refuses an injected <script>. Once per
+      // document: a page the test moved through in the app (navigate) still has it.
+      if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE);
       return page.evaluate(async (selector) => {
         type Violation = { id: string; impact: string; nodes: { target: string[] }[] };
         type Axe = { run(context?: string | Document): Promise<{ violations: Violation[] }> };
@@ -122,6 +128,21 @@ export async function startConsole(options: Parameters<typeof startTestServer>[0
           .filter((v) => v.impact === 'serious' || v.impact === 'critical')
           .map((v) => `${v.id} (${v.nodes[0]?.target.join(' ')})`);
       }, within);
+    },
+    async navigate(page, url) {
+      await page.evaluate(async (to) => {
+        type Router = { push(to: string): Promise<unknown>; currentRoute: { value: { fullPath: string } } };
+        const app = (document.querySelector('#app') as unknown as { __vue_app__?: any })?.__vue_app__;
+        const router = app?.config.globalProperties.$router as Router | undefined;
+        if (!router) throw new Error('no console app on the page to navigate in');
+        await router.push(to);
+        // The new page renders in Vue's next flush, after the navigation's promise settles.
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }, url);
+      const now = new URL(page.url());
+      const wanted = new URL(url, base);
+      if (now.pathname.replace(/\/$/, '') !== wanted.pathname.replace(/\/$/, ''))
+        throw new Error(`navigating to ${url} ended at ${now.pathname}`);
     },
     async shot(page, name) {
       await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
