@@ -86,6 +86,8 @@ describe.skipIf(!browserAvailable)('the people plugin UI in the console', () => 
     await page.getByRole('option', { name: 'Female', exact: true }).click();
     await dialog.getByRole('button', { name: 'Save' }).click();
     await dialog.waitFor({ state: 'hidden' });
+    // The layout's toasts mount on their first message, which still shows.
+    await page.locator('.p-toast').getByText('Created person Katherine Johnson').waitFor();
     await page.getByRole('img', { name: 'Male: 1, Female: 3' }).waitFor();
     const stored = await c.t.request('GET', '/apis/people.svc.run/v1alpha1/persons/katherine-johnson');
     expect(stored.body.spec).toEqual({ name: 'Katherine Johnson', age: 101, gender: 'FEMALE' });
@@ -97,6 +99,7 @@ describe.skipIf(!browserAvailable)('the people plugin UI in the console', () => 
     await edit.getByLabel('Age').fill('42');
     await edit.getByRole('button', { name: 'Save' }).click();
     await edit.waitFor({ state: 'hidden' });
+    await page.locator('.p-toast').getByText('Saved person Alan Turing').waitFor();
     expect((await c.t.request('GET', '/apis/people.svc.run/v1alpha1/persons/alan')).body.spec.age).toBe(42);
   });
 
