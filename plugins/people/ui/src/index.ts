@@ -1,4 +1,5 @@
 import { definePlugin } from '@svc/console-shared';
+import { prefetchFirstPage } from './first-page';
 import en from './i18n/en';
 
 /**
@@ -17,6 +18,8 @@ export default definePlugin({
         path: 'persons',
         name: 'PeoplePersons',
         component: () => import('./PersonsPage.vue'),
+        // The first page of persons is asked for while the page's code loads, not after.
+        beforeEnter: () => void prefetchFirstPage(),
         meta: {
           title: 'people.menu.persons',
           permissions: ['plugin:people:view'],
