@@ -26,6 +26,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // One worker process runs file after file with the modules it has loaded: the suite took 23 minutes when every
+    // file forked and imported the server afresh, 12.5 without (measured on two cores). Each test file starts its own
+    // servers, stores and browsers on temporary folders and schemas, so files share only loaded code.
+    isolate: false,
     // Plugin code is loaded by Node itself, through the host's resolution hooks (plugins/loader-hooks.ts), as in production.
     server: { deps: { external: [/svc-plugin-gen=/] } },
     reporters: process.env.CI ? ['default', 'json'] : ['default'],
