@@ -6,7 +6,7 @@
 import type { Logger, ReconcileContext, ReconcilerDefinition } from '@svc/plugin-api';
 import { parseFieldSelector, parseLabelSelector } from '../index/selectors.js';
 import type { Owner } from '../objects/owner.js';
-import type { ModelRegistry } from '../registry/model-registry.js';
+import type { ModelRegistry, ServedModel } from '../registry/model-registry.js';
 import type { WatchHub } from '../watch/hub.js';
 import { selectionOf } from '../watch/selection.js';
 import { ReconcilerRunner, type RunnerSpec } from './reconciler-runner.js';
@@ -16,8 +16,8 @@ export interface ControllerManagerDeps {
   registry: ModelRegistry;
   hub: WatchHub;
   queueOptions?: QueueOptions;
-  /** The newest revision up to which every write has committed (ObjectService.latestRevision). */
-  committedRevision?: () => number;
+  /** The revision up to which a reconcile starting now reads an object's changes (ObjectService.readRevision). */
+  readRevision?: (served: ServedModel, name: string) => number;
   /** Whether this server leads from the start (default true: one server alone always does). */
   leading?: boolean;
   /**
@@ -73,13 +73,13 @@ export class ControllerManager {
 
   /** Starts a runner built by core code (on the leader only, unless `everyReplica`). */
   run(owner: Owner, spec: RunnerSpec, logger: Logger, options: { everyReplica?: boolean } = {}): ReconcilerRunner {
-    const { hub, queueOptions, committedRevision, fenced } = this.deps;
+    const { hub, queueOptions, readRevision, fenced } = this.deps;
     const reconcile = spec.reconcile;
     const leaderOnly =
       fenced && !options.everyReplica
         ? { ...spec, reconcile: (request: { name: string }) => fenced(() => reconcile(request)) }
         : spec;
-    const runner = new ReconcilerRunner(leaderOnly, hub, logger, queueOptions, committedRevision);
+    const runner = new ReconcilerRunner(leaderOnly, hub, logger, queueOptions, readRevision);
     const runners = this.byOwner.get(owner) ?? [];
     runners.push(runner);
     this.byOwner.set(owner, runners);

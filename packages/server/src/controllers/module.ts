@@ -36,7 +36,7 @@ export const controllersModule = defineModule({
     const controllers = new ControllerManager({
       registry,
       hub,
-      committedRevision: () => objects.latestRevision,
+      readRevision: (served, name) => objects.readRevision(served, name),
       queueOptions: options.reconcileBackoff,
       leading: false,
       fenced,

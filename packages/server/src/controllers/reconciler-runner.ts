@@ -97,8 +97,8 @@ export class ReconcilerRunner {
     private readonly hub: WatchHub,
     private readonly logger: Logger,
     private readonly queueOptions?: QueueOptions,
-    /** The newest revision every earlier one of which has committed (ObjectService.latestRevision). */
-    private readonly committedRevision: () => number = () => 0,
+    /** The revision up to which a reconcile starting now reads an object's changes (ObjectService.readRevision). */
+    private readonly readRevision: (served: ServedModel, name: string) => number = () => 0,
   ) {
     this.queue = new WorkQueue(queueOptions);
   }
@@ -164,7 +164,7 @@ export class ReconcilerRunner {
       const name = await this.queue.get();
       if (name === undefined) return;
       this.active++;
-      this.startRevisions.set(name, this.committedRevision());
+      this.startRevisions.set(name, this.readRevision(this.spec.served, name));
       const started = performance.now();
       try {
         const result = await this.spec.reconcile({ name });

@@ -4,6 +4,7 @@ import type {
   Plugin,
   PluginManifest,
   PluginSettings,
+  ReconcileContext,
   ReconcilerDefinition,
 } from '@svc/plugin-api';
 import type { Logger as PinoLogger } from 'pino';
@@ -250,7 +251,7 @@ export class PluginHost {
         contributions.routes.flatMap((route) => customRoutes(`plugin:${name}`, route, this.deps.callerRoles)),
       );
       for (const reconciler of contributions.reconcilers) {
-        this.deps.controllers?.add(`plugin:${name}`, reconciler, { client, logger });
+        this.deps.controllers?.add(`plugin:${name}`, reconciler, this.reconcileContext(name));
       }
     } catch (error) {
       // What this start made, and its roles (which exist only while it runs), go again; objects that were there
@@ -308,7 +309,7 @@ export class PluginHost {
     const client = this.clientOf(name);
     // Declared objects go while the plugin's reconcilers run (see removeDeclared), which a start that failed first
     // starts: the finalizers they hold (their models give every new object theirs) are let go, not left holding them.
-    if (running.declared.length > 0) this.runReconcilers(name, running.contributions.reconcilers, client);
+    if (running.declared.length > 0) this.runReconcilers(name, running.contributions.reconcilers);
     // Only the leader removes them (see stop), fenced: a deposed leader's deletes are refused.
     const removeAll = () => removeDeclared(client, running.declared);
     const whileLeading = this.deps.replicas?.whileLeading;
@@ -331,10 +332,10 @@ export class PluginHost {
   }
 
   /** Starts those of the plugin's reconcilers not running yet, for the undo to stop; a refused definition is left out. */
-  private runReconcilers(name: string, reconcilers: readonly ReconcilerDefinition[], client: ExtensionClient): void {
+  private runReconcilers(name: string, reconcilers: readonly ReconcilerDefinition[]): void {
     const owner = `plugin:${name}` as const;
     const running = new Set(this.deps.controllers?.names(owner));
-    const context = { client, logger: this.logs.logger(name) };
+    const context = this.reconcileContext(name);
     for (const reconciler of reconcilers) {
       if (running.has(reconciler.name)) continue;
       try {
@@ -348,6 +349,17 @@ export class PluginHost {
   /** The client a plugin's writes go through: as the plugin, so admission knows who writes. */
   private clientOf(name: string): ExtensionClient {
     return createExtensionClient(this.deps.registry, this.deps.objects, { actor: pluginActor(name) });
+  }
+
+  /** What a plugin's reconcilers get: its client, reading objects as this server applied them (ReadOptions). */
+  private reconcileContext(name: string): ReconcileContext {
+    const client = createExtensionClient(
+      this.deps.registry,
+      this.deps.objects,
+      { actor: pluginActor(name) },
+      { applied: true },
+    );
+    return { client, logger: this.logs.logger(name) };
   }
 
   /** Whether this server removes declared objects: the only one, or the leader of replicas. */

@@ -89,6 +89,12 @@ export class ChangeFeed {
     return this.applied;
   }
 
+  /** Every change up to `revision` is applied and announced: the object service's reads may count on it. */
+  private advance(revision: number): void {
+    this.applied = revision;
+    this.objects.followedUpTo(revision);
+  }
+
   /**
    * Whether this server serves current data: it has applied everything the store held at some moment in the last
    * `readyLagMs` (so ordinary lag under a steady stream of writes does not make it flap), and lost no history.
@@ -198,7 +204,7 @@ export class ChangeFeed {
       if (changes.length === 0) {
         // The known revision is not in the history (yet): a skip, or a commit still under way.
         if (!this.waitedOutGap()) return this.retryGap();
-        this.applied = this.known;
+        this.advance(this.known);
         break;
       }
       const first = changes[0]!.revision;
@@ -213,7 +219,7 @@ export class ChangeFeed {
         if (change.revision > this.known) this.known = change.revision;
       }
       await Promise.all(applying);
-      this.applied = changes[changes.length - 1]!.revision;
+      this.advance(changes[changes.length - 1]!.revision);
     }
     this.gapSince = undefined;
     this.caughtUpAt = Date.now();
@@ -239,7 +245,7 @@ export class ChangeFeed {
     }
     // Local writes committed up to here were announced already; the feed goes on after the listed revision.
     this.objects.passLocalUpTo(revision);
-    this.applied = Math.max(this.applied, revision);
+    this.advance(Math.max(this.applied, revision));
     this.known = Math.max(this.known, revision);
     this.behind = false;
     this.options.onRelisted?.(revision, Date.now() - started);

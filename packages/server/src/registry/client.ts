@@ -2,22 +2,26 @@ import type { AnyExtensionObject, ExtensionClient, ListOptions, ListResult, Mode
 import { decodeObject, deepCopy } from './codec.js';
 import { listQuery, pageInfo } from './list-query.js';
 import type { ModelRegistry } from './model-registry.js';
-import type { ObjectService, WriteOptions } from './object-service.js';
+import type { ObjectService, ReadOptions, WriteOptions } from './object-service.js';
 import { patchFunction } from './patch-documents.js';
 
-/** The in-process client plugins and controllers use: the same validation, indexes and rules as the HTTP API. */
+/**
+ * The in-process client plugins and controllers use: the same validation, indexes and rules as the HTTP API.
+ * `readOptions` apply to get and fetch (a reconciler's client reads what this server applied: ReadOptions.applied).
+ */
 export function createExtensionClient(
   registry: ModelRegistry,
   objects: ObjectService,
   writeOptions: WriteOptions = {},
+  readOptions: ReadOptions = {},
 ): ExtensionClient {
   const served = (object: AnyExtensionObject) => registry.resolve({ apiVersion: object.apiVersion, kind: object.kind });
   return {
     async get<T extends AnyExtensionObject>(model: ModelRef, name: string) {
-      return objects.get<T>(registry.resolve(model), name);
+      return objects.get<T>(registry.resolve(model), name, readOptions);
     },
     async fetch<T extends AnyExtensionObject>(model: ModelRef, name: string) {
-      return objects.find<T>(registry.resolve(model), name);
+      return objects.find<T>(registry.resolve(model), name, readOptions);
     },
     async list<T extends AnyExtensionObject>(model: ModelRef, options?: ListOptions): Promise<ListResult<T>> {
       const query = listQuery(options ?? {});

@@ -4,6 +4,7 @@ import type { Change, Store } from '../store/types.js';
 import { KeyedQueue } from '../util/keyed-queue.js';
 import type { ProgressPoint } from '../util/progress.js';
 import { Admission } from './admission.js';
+import { AppliedObjects } from './applied-objects.js';
 import { decodeObject } from './codec.js';
 import { CommitBus, type CommitListener } from './commit-bus.js';
 import { CommitStep } from './commit-step.js';
@@ -15,6 +16,14 @@ import { objectNotFound } from './write-errors.js';
 import type { ListPage, WriteOptions, Written } from './write-types.js';
 
 export type { CommitListener, CommittedChange } from './commit-bus.js';
+
+export interface ReadOptions {
+  /**
+   * Read the object as this server last applied it, when it holds it (AppliedObjects): on replicas it may lag another
+   * replica's write. For reconcilers, which are level-based and write with the revision they read.
+   */
+  applied?: boolean;
+}
 export type { ListPage, WriteOptions, Written } from './write-types.js';
 
 /**
@@ -36,6 +45,10 @@ export class ObjectService {
   private readonly bus: CommitBus;
   private readonly replica: ReplicaRevisions;
   private readonly writes: ObjectWrites;
+  /** On a store shared by replicas only: one this process alone writes caches every read already (cached-store.ts). */
+  private readonly applied?: AppliedObjects;
+  /** See followedUpTo. */
+  private followed = 0;
 
   constructor(
     private readonly store: Store,
@@ -43,9 +56,14 @@ export class ObjectService {
     private readonly now: () => Date = () => new Date(),
   ) {
     this.bus = new CommitBus(onListenerError);
+    if (store.shared) {
+      const applied = new AppliedObjects();
+      this.bus.subscribe((change) => applied.apply(change));
+      this.applied = applied;
+    }
     this.replica = new ReplicaRevisions(store.shared, this.queue, this.bus);
     const commit = new CommitStep(store, this.bus, this.replica);
-    this.writes = new ObjectWrites(store, this.queue, this.admission, commit, now);
+    this.writes = new ObjectWrites(store, this.queue, this.admission, commit, now, this.applied);
   }
 
   /** Subscribes to committed writes; returns the unsubscribe function. */
@@ -82,6 +100,28 @@ export class ObjectService {
   }
 
   /**
+   * The revision up to which a read of the object with ReadOptions.applied, starting now, sees its changes; a
+   * reconciler passes over the changes its reconcile has seen. Without AppliedObjects every read is the store's, which
+   * holds every change announced so far. With it, a read may find the state AppliedObjects holds, which has every
+   * change the change feed has passed, and every change of this object announced so far.
+   */
+  readRevision(served: ServedModel, name: string): number {
+    if (!this.applied) return this.bus.latestRevision;
+    // Changes of one object are announced in revision order; of different objects, up to the feed's point only.
+    return Math.max(this.followed, this.applied.get(served.model.resource, name)?.revision ?? 0);
+  }
+
+  /** Told by the watch hub when it publishes a change from the history, ahead of its announcement here. */
+  publishedAhead(served: ServedModel, name: string, revision: number): void {
+    this.applied?.expect(served.model.resource, name, revision);
+  }
+
+  /** Told by the change feed: every change up to `revision` has been announced here (readRevision's floor). */
+  followedUpTo(revision: number): void {
+    if (revision > this.followed) this.followed = revision;
+  }
+
+  /**
    * True while some write is under way. A write changes the index before it commits and takes the change back if the
    * commit fails, so only while this is false do the indexes hold exactly what was committed.
    */
@@ -89,8 +129,8 @@ export class ObjectService {
     return !this.queue.idle;
   }
 
-  async getBytes(served: ServedModel, name: string): Promise<Buffer> {
-    const record = await this.store.get(served.model.resource, name);
+  async getBytes(served: ServedModel, name: string, options: ReadOptions = {}): Promise<Buffer> {
+    const record = await this.read(served, name, options);
     if (!record) throw objectNotFound(served.model, name);
     return record.value;
   }
@@ -99,17 +139,27 @@ export class ObjectService {
    * The object, typed as the caller's model says it is (the schema validated it when it was written); a 404 when
    * there is none.
    */
-  async get<T extends AnyExtensionObject = ExtensionObject>(served: ServedModel, name: string): Promise<T> {
-    return decodeObject(await this.getBytes(served, name)) as T;
+  async get<T extends AnyExtensionObject = ExtensionObject>(
+    served: ServedModel,
+    name: string,
+    options: ReadOptions = {},
+  ): Promise<T> {
+    return decodeObject(await this.getBytes(served, name, options)) as T;
   }
 
   /** Like get, but undefined when the object does not exist. */
   async find<T extends AnyExtensionObject = ExtensionObject>(
     served: ServedModel,
     name: string,
+    options: ReadOptions = {},
   ): Promise<T | undefined> {
-    const record = await this.store.get(served.model.resource, name);
+    const record = await this.read(served, name, options);
     return record ? (decodeObject(record.value) as T) : undefined;
+  }
+
+  private async read(served: ServedModel, name: string, options: ReadOptions) {
+    const { resource } = served.model;
+    return (options.applied && this.applied?.get(resource, name)) || (await this.store.get(resource, name));
   }
 
   async list(served: ServedModel, query: IndexQuery): Promise<ListPage> {

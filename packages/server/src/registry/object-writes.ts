@@ -4,6 +4,7 @@ import { generateName } from '../objects/metadata.js';
 import type { Store } from '../store/types.js';
 import type { KeyedQueue } from '../util/keyed-queue.js';
 import { type Admission, SYSTEM } from './admission.js';
+import type { AppliedObjects } from './applied-objects.js';
 import { canonicalize, decodeObject, deepCopy } from './codec.js';
 import { type CommitStep, dryRunAnswer } from './commit-step.js';
 import type { ServedModel } from './model-registry.js';
@@ -29,6 +30,7 @@ export class ObjectWrites {
     private readonly admission: Admission,
     private readonly commit: CommitStep,
     private readonly now: () => Date,
+    private readonly applied?: AppliedObjects,
   ) {}
 
   /** Refuses an invalid body by throwing at once, before any promise. */
@@ -67,11 +69,14 @@ export class ObjectWrites {
   update(served: ServedModel, name: string, body: unknown, options: WriteOptions): Promise<Written> {
     const object = validated(served.model, body, 'update', options);
     checkUpdateBody(object, name);
-    return this.queue.run(objectKey(served, name), async () => {
-      const current = await this.read(served, name);
-      checkLock(served.model.kind, current.object, object);
-      return this.replace(served, current, object, options);
-    });
+    return this.queue.run(objectKey(served, name), () =>
+      this.onCurrent(served, name, (current, last) => {
+        // The checks and the stamping change the object in place: an attempt that may be followed by another takes a copy.
+        const next = last ? object : deepCopy(object);
+        checkLock(served.model.kind, current.object, next);
+        return this.replace(served, current, next, options);
+      }),
+    );
   }
 
   patch(
@@ -84,12 +89,13 @@ export class ObjectWrites {
       // A patch applies to whatever is current: when another server (a replica) wrote between the read and the store's
       // check, it is applied again to the new state (k8s' GuaranteedUpdate), unless the patch itself pins a version.
       for (let attempt = 1; ; attempt++) {
-        const current = await this.read(served, name);
-        const object = validated(served.model, change(deepCopy(current.object)), 'update', options);
-        checkPatchedName(object, name);
-        checkLock(served.model.kind, current.object, object);
         try {
-          return await this.replace(served, current, object, options);
+          return await this.onCurrent(served, name, (current) => {
+            const object = validated(served.model, change(deepCopy(current.object)), 'update', options);
+            checkPatchedName(object, name);
+            checkLock(served.model.kind, current.object, object);
+            return this.replace(served, current, object, options);
+          });
         } catch (error) {
           if (!(error instanceof LostRace) || attempt >= PATCH_ATTEMPTS) throw error;
         }
@@ -166,6 +172,27 @@ export class ObjectWrites {
     } finally {
       for (const release of held) release();
     }
+  }
+
+  /**
+   * Runs `write` on the object as this server last applied it (AppliedObjects, on replicas) when it holds it, and on
+   * the store's state when that attempt fails in any way: the store checks the revision read in the commit's own
+   * transaction, so an attempt on a stale state cannot commit, and only the store's state decides a refusal.
+   */
+  private async onCurrent(
+    served: ServedModel,
+    name: string,
+    write: (current: CurrentObject, last: boolean) => Promise<Written>,
+  ): Promise<Written> {
+    const record = this.applied?.get(served.model.resource, name);
+    if (record) {
+      try {
+        return await write({ record, object: decodeObject(record.value) }, false);
+      } catch {
+        // Stale, or refused on its merits: the store's state answers.
+      }
+    }
+    return write(await this.read(served, name), true);
   }
 
   private async read(served: ServedModel, name: string): Promise<CurrentObject> {

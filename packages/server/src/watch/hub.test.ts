@@ -35,7 +35,7 @@ async function hubWith(changes: Change[], options: { gapTimeoutMs?: number } = {
     listener = l;
     return () => undefined;
   };
-  const objects = { onCommitted } as unknown as ObjectService;
+  const objects = { onCommitted, publishedAhead: () => undefined } as unknown as ObjectService;
   const store = {
     currentRevision: async () => 0,
     changesSince: async (after: number, limit = 1000) => {

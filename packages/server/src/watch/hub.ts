@@ -45,7 +45,7 @@ export class WatchHub {
   private readonly stopListening: () => void;
 
   private constructor(
-    objects: ObjectService,
+    private readonly objects: ObjectService,
     private readonly store: Store,
     private readonly registry: ModelRegistry,
     private published: number,
@@ -170,8 +170,10 @@ export class WatchHub {
           if (change.revision > revision) break;
           if (change.revision <= this.published) continue;
           const served = this.registry.all().find((s) => s.model.resource === change.resource);
-          if (served) this.publish(LiveChange.fromHistory(change, served));
-          else this.published = change.revision;
+          if (served) {
+            this.objects.publishedAhead(served, change.name, change.revision);
+            this.publish(LiveChange.fromHistory(change, served));
+          } else this.published = change.revision;
         }
         this.skipEmptyGap(before, revision);
       })
