@@ -12,6 +12,12 @@ export interface ReconcileResult {
 }
 
 export interface ReconcileContext {
+  /**
+   * The plugin's client. On replicas (several servers on one PostgreSQL) its `get` and `fetch` read an object as this
+   * server last applied it, as controller-runtime's cached client reads: a moment behind another replica's write at
+   * most, and never behind the change this reconcile was called for. A write made from a stale read is refused (409)
+   * by its resourceVersion, and the reconcile runs again on the newer state.
+   */
   client: ExtensionClient;
   logger: Logger;
 }
