@@ -10,19 +10,22 @@ import { startI18n } from './i18n';
 import { permissionDirective } from './permission-directive';
 import { installPluginUis } from './plugin-uis';
 import { router, warmRouteComponents } from './router';
-import { ConsoleTheme } from './theme';
 import 'primeicons/primeicons.css';
 import './styles/base.css';
 import './styles/pages.css';
 import './styles/forms.css';
+// PrimeVue's theme, built at build time from src/theme.ts (vite.config.ts): after the console's own styles, where
+// PrimeVue used to inject it.
+import 'virtual:primevue-theme.css';
 
 // svc serves index.html with a fresh nonce in its Content-Security-Policy and on this tag; PrimeVue puts it on the
-// <style> elements its theme injects, which the policy would refuse otherwise.
+// one small <style> it still injects (its base rules, `.p-hidden-accessible`), which the policy would refuse otherwise.
 const nonce = document.querySelector<HTMLMetaElement>('meta[property="csp-nonce"]')?.nonce || undefined;
 
 const app = createApp(App);
 app.use(PrimeVue, {
-  theme: { preset: ConsoleTheme, options: { darkModeSelector: false } },
+  // The theme's CSS is a static stylesheet (above): nothing to compute at start-up or on a component's first mount.
+  theme: 'none',
   csp: { nonce },
   // A data table too wide for a phone scrolls inside its container, which keyboard users reach with Tab to scroll it.
   pt: { datatable: { tableContainer: { tabindex: 0 } } },
