@@ -22,6 +22,8 @@ interface ThemePart {
  */
 interface ComponentStyle {
   name: string;
+  /** Core rules, outside the theme (`base`: `.p-hidden-accessible`; `baseicon`, `virtualscroller`). */
+  css?: unknown;
   style?: unknown;
   getCommonTheme(): { primitive?: ThemePart; semantic?: ThemePart; global?: ThemePart; style?: unknown } | undefined;
   getComponentTheme(): ThemePart | undefined;
@@ -34,12 +36,12 @@ const BaseStyle = PrimeVueBaseStyle as unknown as ComponentStyle;
 /**
  * PrimeVue's theme as one static stylesheet, built at build time from the same preset the console used to hand
  * PrimeVue at start-up: the preset's variables and every style the given components (and the components, icons and
- * directives they render) would inject on first mount. The app then runs PrimeVue with `theme: 'none'`, so no CSS is
- * computed in the browser and no `<style>` needs the page's nonce for it.
+ * directives they render) would inject on first mount, their core rules included. The app then runs PrimeVue with
+ * `theme: 'none'` and its core styles marked loaded (src/main.ts), so no CSS is computed or injected in the browser.
  *
- * Each piece is what `BaseComponent._loadThemeStyles` / `BaseDirective._loadThemeStyles` of @primevue/core 4.5
- * compute before handing it to `useStyle` (the same calls, in the same order, minified the same way), so the rules
- * are the ones the runtime injected; `test/primevue-theme.test.ts` checks it.
+ * Each piece is what `BaseComponent._loadThemeStyles` / `_loadCoreStyles` (and `BaseDirective`'s) of @primevue/core
+ * 4.5 compute before handing it to `useStyle` (the same calls, minified the same way), so the rules are the ones the
+ * runtime injected; test/components/primevue-theme.test.ts checks it.
  */
 export async function primeVueThemeCss(
   theme: { preset: unknown; options?: Record<string, unknown> },
@@ -87,6 +89,9 @@ export async function primeVueThemeCss(
   add(css`${common?.semantic?.css}`);
   add(css`${common?.global?.css}`);
   add(Theme.transformCSS('global-style', `${css`${BaseStyle.style}`}${css`${common?.style}`}`));
+  // PrimeVue's core rules (`BaseStyle.loadCSS`, `<style>.loadCSS`), which it injects even with theme 'none'.
+  add(css`${BaseStyle.css}`);
+  for (const style of [...components.values(), ...directives.values()]) add(css`${style.css}`);
   // Each component's variables (`<name>-variables`), then its rules (`<name>-style`).
   const each = (style: ComponentStyle, own: ThemePart | undefined) => {
     add(css`${own?.css}`);

@@ -1,3 +1,4 @@
+import Base from '@primevue/core/base';
 import { i18n } from '@svc/console-shared';
 import PrimeVue from 'primevue/config';
 import ConfirmationService from 'primevue/confirmationservice';
@@ -18,8 +19,14 @@ import './styles/forms.css';
 // PrimeVue used to inject it.
 import 'virtual:primevue-theme.css';
 
-// svc serves index.html with a fresh nonce in its Content-Security-Policy and on this tag; PrimeVue puts it on the
-// one small <style> it still injects (its base rules, `.p-hidden-accessible`), which the policy would refuse otherwise.
+// PrimeVue's core rules are in that sheet too. PrimeVue 4.5 would inject them anyway and, forgetting on every
+// component's mount what it has injected (BaseComponent._themeChangeListener clears the marks, meant for a theme
+// switch), set the same <style>'s text again per instance, which the browser reads afresh each time
+// (primefaces/primevue#8580). The console never switches themes: every core style counts as loaded.
+Base.isStyleNameLoaded = () => true;
+
+// svc serves index.html with a fresh nonce in its Content-Security-Policy and on this tag; PrimeVue would put it on
+// any <style> it injected (none is expected now), which the policy would refuse otherwise.
 const nonce = document.querySelector<HTMLMetaElement>('meta[property="csp-nonce"]')?.nonce || undefined;
 
 const app = createApp(App);
