@@ -26,7 +26,8 @@ describe.skipIf(!browserAvailable)('the console in Chromium', () => {
     await page.goto(`${c.base}/`);
     await page.getByRole('heading', { name: 'Sign in to svc' }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/console/login');
-    // The theme's injected styles apply: PrimeVue's button gets its primary colour, not the browser's grey.
+    // PrimeVue's theme (the stylesheet the build makes of it) applies: the button gets its primary colour, not the
+    // browser's grey.
     const background = await page
       .getByRole('button', { name: 'Sign in' })
       .evaluate((b) => getComputedStyle(b).backgroundColor);
