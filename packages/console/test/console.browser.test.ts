@@ -33,6 +33,13 @@ describe.skipIf(!browserAvailable)('the console in Chromium', () => {
       .evaluate((b) => getComputedStyle(b).backgroundColor);
     expect(background).not.toBe('rgb(239, 239, 239)');
     expect(background).not.toBe('rgba(0, 0, 0, 0)');
+    // …and PrimeVue injects no <style> of its own: neither the theme nor its core rules (src/main.ts).
+    const injected = await page.evaluate(() =>
+      [...document.querySelectorAll<HTMLStyleElement>('style[data-primevue-style-id]')].map(
+        (style) => style.dataset.primevueStyleId,
+      ),
+    );
+    expect(injected).toEqual([]);
     expect(refused).toEqual([]);
     await c.shot(page, 'sign-in');
     expect(await c.seriousViolations(page)).toEqual([]);
