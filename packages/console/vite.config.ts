@@ -2,7 +2,9 @@ import { CONSOLE_API } from '@svc/plugin-api';
 import vue from '@vitejs/plugin-vue';
 import { defineConfig, type Plugin } from 'vite';
 import { earlyRequestsScript } from './early-requests';
+import { primeVueThemeCss } from './primevue-theme';
 import { entryName, SHARED_MODULES } from './shared-modules';
+import { CONSOLE_THEME } from './src/theme';
 
 // The svc the dev server forwards API calls to (`npm run dev -w packages/console`).
 const target = process.env.SVC_URL ?? 'http://127.0.0.1:8090';
@@ -57,6 +59,25 @@ function sharedModules(): Plugin {
   };
 }
 
+const THEME_CSS = 'virtual:primevue-theme.css';
+
+/**
+ * `import 'virtual:primevue-theme.css'`: PrimeVue's theme (src/theme.ts) as a stylesheet made at build time, with the
+ * styles of every PrimeVue component the console shares, which are all that it and plugin UIs can use (README
+ * "Components and the page's policy"). It is bundled with the console's other CSS, so the browser computes none.
+ */
+function primeVueTheme(): Plugin {
+  // The shared components and directives (`export { default } from 'primevue/…'`), not the composables.
+  const specifiers = Object.entries(SHARED_MODULES)
+    .filter(([s, code]) => s.startsWith('primevue/') && code.startsWith('export { default }'))
+    .map(([s]) => s);
+  return {
+    name: 'svc-primevue-theme',
+    resolveId: (id) => (id === THEME_CSS ? `\0${THEME_CSS}` : undefined),
+    load: (id) => (id === `\0${THEME_CSS}` ? primeVueThemeCss(CONSOLE_THEME, specifiers) : undefined),
+  };
+}
+
 /**
  * Puts the script that asks for the session and the plugin UIs before any module loads (early-requests.ts) into the
  * page's head, after the import map (the plugin entries it preloads resolve their imports through the map).
@@ -78,7 +99,7 @@ function earlyRequests(): Plugin {
 
 export default defineConfig({
   base: '/console/',
-  plugins: [vue(), sharedModules(), earlyRequests()],
+  plugins: [vue(), primeVueTheme(), sharedModules(), earlyRequests()],
   // Vite puts this nonce on the tags it writes; svc swaps in a fresh one per response.
   html: { cspNonce: NONCE_PLACEHOLDER },
   // vue-i18n's Composition API only, no devtools: the smaller build. Messages compile without eval (JIT), which the

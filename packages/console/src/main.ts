@@ -1,3 +1,4 @@
+import Base from '@primevue/core/base';
 import { i18n } from '@svc/console-shared';
 import PrimeVue from 'primevue/config';
 import ConfirmationService from 'primevue/confirmationservice';
@@ -10,19 +11,28 @@ import { startI18n } from './i18n';
 import { permissionDirective } from './permission-directive';
 import { installPluginUis } from './plugin-uis';
 import { router, warmRouteComponents } from './router';
-import { ConsoleTheme } from './theme';
 import 'primeicons/primeicons.css';
 import './styles/base.css';
 import './styles/pages.css';
 import './styles/forms.css';
+// PrimeVue's theme, built at build time from src/theme.ts (vite.config.ts): after the console's own styles, where
+// PrimeVue used to inject it.
+import 'virtual:primevue-theme.css';
 
-// svc serves index.html with a fresh nonce in its Content-Security-Policy and on this tag; PrimeVue puts it on the
-// <style> elements its theme injects, which the policy would refuse otherwise.
+// PrimeVue's core rules are in that sheet too. PrimeVue 4.5 would inject them anyway and, forgetting on every
+// component's mount what it has injected (BaseComponent._themeChangeListener clears the marks, meant for a theme
+// switch), set the same <style>'s text again per instance, which the browser reads afresh each time
+// (primefaces/primevue#8580). The console never switches themes: every core style counts as loaded.
+Base.isStyleNameLoaded = () => true;
+
+// svc serves index.html with a fresh nonce in its Content-Security-Policy and on this tag; PrimeVue would put it on
+// any <style> it injected (none is expected now), which the policy would refuse otherwise.
 const nonce = document.querySelector<HTMLMetaElement>('meta[property="csp-nonce"]')?.nonce || undefined;
 
 const app = createApp(App);
 app.use(PrimeVue, {
-  theme: { preset: ConsoleTheme, options: { darkModeSelector: false } },
+  // The theme's CSS is a static stylesheet (above): nothing to compute at start-up or on a component's first mount.
+  theme: 'none',
   csp: { nonce },
   // A data table too wide for a phone scrolls inside its container, which keyboard users reach with Tab to scroll it.
   pt: { datatable: { tableContainer: { tabindex: 0 } } },

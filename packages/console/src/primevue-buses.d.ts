@@ -15,3 +15,12 @@ declare module 'primevue/confirmationeventbus' {
   };
   export default bus;
 }
+// PrimeVue's record of the core styles it has injected (@primevue/core/base) ships without declarations too.
+declare module '@primevue/core/base' {
+  const Base: {
+    isStyleNameLoaded(name: string): boolean;
+    setLoadedStyleName(name: string): void;
+    clearLoadedStyleNames(): void;
+  };
+  export default Base;
+}

@@ -33,7 +33,7 @@ function notices() {
   };
 }
 
-export const ConsoleTheme = definePreset(Aura, {
+const ConsoleTheme = definePreset(Aura, {
   semantic: {
     primary: {
       50: '{blue.50}',
@@ -70,3 +70,8 @@ export const ConsoleTheme = definePreset(Aura, {
     message: { colorScheme: { light: notices() } },
   },
 });
+
+/**
+ * The theme PrimeVue's styles are built from, at build time (vite.config.ts, `virtual:primevue-theme.css`): light only.
+ */
+export const CONSOLE_THEME = { preset: ConsoleTheme, options: { darkModeSelector: false } };

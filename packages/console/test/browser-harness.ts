@@ -120,8 +120,11 @@ export async function startConsole(options: Parameters<typeof startTestServer>[0
         const axe = (window as unknown as { axe: Axe }).axe;
         // Judged as the user sees the page once it has settled: a toast still fading in has the contrast of a
         // half-transparent one (seen when the suite ran fast enough to check within its transition).
-        // (Endless ones, a spinner's, are left running.)
-        const ending = document.getAnimations().filter((a) => a.effect?.getComputedTiming().endTime !== Infinity);
+        // (Endless ones, a spinner's, are left running; so are those a scroll position drives, as a wide table's fade,
+        // which end only when the user scrolls.)
+        const ending = document
+          .getAnimations()
+          .filter((a) => a.timeline === document.timeline && a.effect?.getComputedTiming().endTime !== Infinity);
         await Promise.all(ending.map((animation) => animation.finished.catch(() => undefined)));
         const { violations } = await axe.run(selector ?? document);
         return violations

@@ -26,12 +26,20 @@ describe.skipIf(!browserAvailable)('the console in Chromium', () => {
     await page.goto(`${c.base}/`);
     await page.getByRole('heading', { name: 'Sign in to svc' }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/console/login');
-    // The theme's injected styles apply: PrimeVue's button gets its primary colour, not the browser's grey.
+    // PrimeVue's theme (the stylesheet the build makes of it) applies: the button gets its primary colour, not the
+    // browser's grey.
     const background = await page
       .getByRole('button', { name: 'Sign in' })
       .evaluate((b) => getComputedStyle(b).backgroundColor);
     expect(background).not.toBe('rgb(239, 239, 239)');
     expect(background).not.toBe('rgba(0, 0, 0, 0)');
+    // …and PrimeVue injects no <style> of its own: neither the theme nor its core rules (src/main.ts).
+    const injected = await page.evaluate(() =>
+      [...document.querySelectorAll<HTMLStyleElement>('style[data-primevue-style-id]')].map(
+        (style) => style.dataset.primevueStyleId,
+      ),
+    );
+    expect(injected).toEqual([]);
     expect(refused).toEqual([]);
     await c.shot(page, 'sign-in');
     expect(await c.seriousViolations(page)).toEqual([]);

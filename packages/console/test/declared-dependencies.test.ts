@@ -13,9 +13,12 @@ const PACKAGES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../
 const IMPORT =
   /\bimport\s+(?:[^'"();]*?\sfrom\s+)?['"]([^'"]+)['"]|\bexport\s[^'";]*?\sfrom\s+['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
 
-/** The package an import names: `@scope/name` or `name`, without a subpath; undefined for a file or a Node builtin. */
+/**
+ * The package an import names: `@scope/name` or `name`, without a subpath; undefined for a file, a Node builtin or a
+ * module a Vite plugin of the package makes (`virtual:…`).
+ */
 function packageOf(specifier: string): string | undefined {
-  if (specifier.startsWith('.') || specifier.startsWith('/') || specifier.startsWith('node:')) return undefined;
+  if (/^(\.|\/|node:|virtual:)/.test(specifier)) return undefined;
   const parts = specifier.split('/');
   return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
 }
@@ -63,6 +66,7 @@ describe('declared dependencies', () => {
     { specifier: '@primeuix/themes/aura', want: '@primeuix/themes' },
     { specifier: './roles', want: undefined },
     { specifier: 'node:path', want: undefined },
+    { specifier: 'virtual:primevue-theme.css', want: undefined },
   ])('reads $specifier as the package $want', ({ specifier, want }) => {
     expect(packageOf(specifier)).toBe(want);
   });

@@ -7,7 +7,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO } from '../../server/test/harness.js';
 import en from '../src/i18n/en.js';
@@ -208,6 +208,71 @@ describe.skipIf(!browserAvailable)('the console in two languages, on a desktop a
     await page.reload();
     await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
     await context.close();
+  });
+
+  it('fades a wide table at the edge it scrolls towards on a phone, and not a table that fits', async () => {
+    /** How far the box overflows, and the widths of the fades at its start and end edges as the page draws them. */
+    const edges = (box: Locator) =>
+      box.evaluate((el) => {
+        const style = getComputedStyle(el);
+        return {
+          overflow: el.scrollWidth - el.clientWidth > 0,
+          start: style.getPropertyValue('--scroll-fade-start'),
+          end: style.getPropertyValue('--scroll-fade-end'),
+          mask: style.maskImage,
+        };
+      });
+    /** Scrolls the box to its end, as a swipe does, and waits for the page to draw that. */
+    const scrollToEnd = (box: Locator) =>
+      box.evaluate(async (el) => {
+        el.scrollLeft = el.scrollWidth;
+        await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+      });
+
+    const phone = await signedIn(TEST_ADMIN, 'zh-CN', PHONE);
+    // The Users page's plain table: its third column, 角色, starts at the screen's edge.
+    await c.navigate(phone.page, '/console/users');
+    await settled(phone.page);
+    const users = phone.page.locator('main .table-scroll').first();
+    expect(await edges(users)).toEqual({
+      overflow: true,
+      start: '0px',
+      end: '40px',
+      mask: 'linear-gradient(to right, rgba(0, 0, 0, 0), rgb(0, 0, 0) 0px, rgb(0, 0, 0) calc(100% - 40px), rgba(0, 0, 0, 0))',
+    });
+    await phone.page.screenshot({ path: path.join(SCREENS, 'table-fade-zh-CN-390-users.png') });
+    await scrollToEnd(users);
+    expect(await edges(users)).toMatchObject({ start: '40px', end: '0px' });
+    expect(await c.seriousViolations(phone.page)).toEqual([]);
+
+    // A DataTable (PrimeVue's, in its own scrolling container): the plugins, with their phases and conditions.
+    await c.navigate(phone.page, '/console/plugins');
+    await settled(phone.page);
+    const posts = phone.page.locator('main .p-datatable-table-container');
+    expect(await edges(posts)).toMatchObject({ overflow: true, start: '0px', end: '40px' });
+    await scrollToEnd(posts);
+    expect(await edges(posts)).toMatchObject({ start: '40px', end: '0px' });
+    await phone.context.close();
+
+    // On a desktop both tables fit: no fade at either edge, no mask at all.
+    const desktop = await signedIn(TEST_ADMIN, 'zh-CN', DESKTOP);
+    await c.navigate(desktop.page, '/console/users');
+    await settled(desktop.page);
+    expect(await edges(desktop.page.locator('main .table-scroll').first())).toMatchObject({
+      overflow: false,
+      start: '0px',
+      end: '0px',
+      mask: 'none',
+    });
+    await c.navigate(desktop.page, '/console/plugins');
+    await settled(desktop.page);
+    expect(await edges(desktop.page.locator('main .p-datatable-table-container'))).toMatchObject({
+      overflow: false,
+      start: '0px',
+      end: '0px',
+      mask: 'none',
+    });
+    await desktop.context.close();
   });
 
   it('gives a Chinese browser Chinese first, the sign-in form too, and loads Chinese only then', async () => {

@@ -120,13 +120,18 @@ describe.skipIf(!browserAvailable)('the Plugins page in Chromium', () => {
       .filter({ has: page.getByRole('link', { name: title, exact: true }) });
   const phaseOf = (page: Page, title: string) => row(page, title).getByRole('cell').nth(2).textContent();
   const enabledOf = (page: Page, title: string) => row(page, title).getByRole('cell').nth(3).textContent();
-  /** Waits for the page's finite animations (a dialog fading in) to end, so axe and screenshots see it whole. */
+  /**
+   * Waits for the page's finite animations (a dialog fading in) to end, so axe and screenshots see it whole; not for
+   * those a scroll position drives (a wide table's fade), which end only when the user scrolls.
+   */
   const still = (page: Page) =>
     page.evaluate(() =>
       Promise.all(
         document
           .getAnimations()
-          .filter((a) => a.effect?.getTiming().iterations !== Number.POSITIVE_INFINITY)
+          .filter(
+            (a) => a.timeline === document.timeline && a.effect?.getTiming().iterations !== Number.POSITIVE_INFINITY,
+          )
           // A cancelled animation (a toast leaving) rejects: it is over too.
           .map((a) => a.finished.catch(() => undefined)),
       ),

@@ -13,12 +13,20 @@ const ROOT = { username: 'root', password: 'root-first-password' };
 const NEW_PASSWORD = 'root-second-password';
 const ME = '/apis/api.console.svc.run/v1alpha1/users/-/permissions';
 
-/** Until the page's transitions (a dialog fading in or out) are over, so a screenshot shows where they end. */
+/**
+ * Until the page's transitions (a dialog fading in or out) are over, so a screenshot shows where they end; those a
+ * scroll position drives (a wide table's fade) end only when the user scrolls.
+ */
 const settled = (page: Page) =>
   page.waitForFunction(() =>
     document
       .getAnimations()
-      .every((a) => a.playState !== 'running' || a.effect?.getComputedTiming().endTime === Number.POSITIVE_INFINITY),
+      .every(
+        (a) =>
+          a.timeline !== document.timeline ||
+          a.playState !== 'running' ||
+          a.effect?.getComputedTiming().endTime === Number.POSITIVE_INFINITY,
+      ),
   );
 
 describe.skipIf(!browserAvailable)('first-run setup and the personal center in Chromium', () => {
