@@ -16,6 +16,7 @@ import { objectNotFound } from './write-errors.js';
 import type { ListPage, WriteOptions, Written } from './write-types.js';
 
 export type { CommitListener, CommittedChange } from './commit-bus.js';
+export type { ListPage, WriteOptions, Written } from './write-types.js';
 
 export interface ReadOptions {
   /**
@@ -24,7 +25,6 @@ export interface ReadOptions {
    */
   applied?: boolean;
 }
-export type { ListPage, WriteOptions, Written } from './write-types.js';
 
 /**
  * The one generic registry behind every model (after k8s' generic registry store): models differ only by data — their
