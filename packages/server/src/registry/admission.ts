@@ -59,6 +59,11 @@ export class Admission {
     return this.checks.has(resource) || this.effects.has(resource);
   }
 
+  /** Whether writes of the store resource have effects: work done before the commit, on the state the write read. */
+  hasEffects(resource: string): boolean {
+    return this.effects.has(resource);
+  }
+
   /**
    * Runs the checks of the request's model in order, then (unless a dry run) its effects; undefined when it has
    * neither (most models: no promise to await). Every model first keeps the owner label out of the writer's hands

@@ -174,6 +174,20 @@ describe('object service reads and writes on replicas, with a stale applied stat
     expect([sizeOf(object), object.metadata.labels?.tier]).toEqual([2, 'gold']);
   });
 
+  it("a model's admission effects act once, on the store's state, never on the applied one", async () => {
+    await changedElsewhere('g-effect');
+    const seen: unknown[] = [];
+    const remove = one.service.admission.addEffect(one.gadgets.model.resource, async (request) => {
+      seen.push(sizeOf(request.prevObject));
+    });
+    try {
+      await one.service.patch(one.gadgets, 'g-effect', patchFunction('merge', { spec: { size: 4 } }));
+    } finally {
+      remove();
+    }
+    expect(seen).toEqual([2]);
+  });
+
   it('a change the watch hub published ahead of its announcement hides the older applied state', async () => {
     const newest = await changedElsewhere('g-ahead');
     one.service.publishedAhead(one.gadgets, 'g-ahead', Number(newest.metadata.resourceVersion));

@@ -177,14 +177,16 @@ export class ObjectWrites {
   /**
    * Runs `write` on the object as this server last applied it (AppliedObjects, on replicas) when it holds it, and on
    * the store's state when that attempt fails in any way: the store checks the revision read in the commit's own
-   * transaction, so an attempt on a stale state cannot commit, and only the store's state decides a refusal.
+   * transaction, so an attempt on a stale state cannot commit, and only the store's state decides a refusal. Not for a
+   * model with admission effects (role and user cascades): they act before the commit, on the state the write read.
    */
   private async onCurrent(
     served: ServedModel,
     name: string,
     write: (current: CurrentObject, last: boolean) => Promise<Written>,
   ): Promise<Written> {
-    const record = this.applied?.get(served.model.resource, name);
+    const { resource } = served.model;
+    const record = this.admission.hasEffects(resource) ? undefined : this.applied?.get(resource, name);
     if (record) {
       try {
         return await write({ record, object: decodeObject(record.value) }, false);
