@@ -8,19 +8,13 @@ declare module 'primevue/toasteventbus' {
   export default bus;
 }
 declare module 'primevue/confirmationeventbus' {
-  const bus: {
-    on(type: string, handler: (value: unknown) => void): void;
-    off(type: string, handler: (value: unknown) => void): void;
-    emit(type: string, value: unknown): void;
-  };
+  // Another instance of the same EventBus.
+  const bus: typeof import('primevue/toasteventbus').default;
   export default bus;
 }
-// PrimeVue's record of the core styles it has injected (@primevue/core/base) ships without declarations too.
+// PrimeVue's record of the core styles it has injected (@primevue/core/base) ships without declarations too; the
+// console uses only this (main.ts).
 declare module '@primevue/core/base' {
-  const Base: {
-    isStyleNameLoaded(name: string): boolean;
-    setLoadedStyleName(name: string): void;
-    clearLoadedStyleNames(): void;
-  };
+  const Base: { isStyleNameLoaded(name: string): boolean };
   export default Base;
 }
