@@ -5,6 +5,7 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { roleBinding } from '../../server/test/harness.js';
 import { browserAvailable, type ConsoleUnderTest, startConsole, TEST_ADMIN } from './browser-harness.js';
 
 const VIEWER = { username: 'vera', password: 'vera-password-123' };
@@ -193,13 +194,11 @@ describe.skipIf(!browserAvailable)('the people plugin UI in the console', () => 
     const { page } = await c.signedIn(LATECOMER);
     await page.getByRole('navigation', { name: 'Main' }).getByText('No pages for your roles yet.').waitFor();
     await page.evaluate(() => ((window as unknown as { kept: boolean }).kept = true));
-    const bound = await c.t.request('POST', BINDINGS, {
-      apiVersion: 'v1alpha1',
-      kind: 'RoleBinding',
-      metadata: { name: 'lou-people-view' },
-      roleRef: { apiGroup: '', kind: 'Role', name: 'people-role-view-persons' },
-      subjects: [{ apiGroup: '', kind: 'User', name: LATECOMER.username }],
-    });
+    const bound = await c.t.request(
+      'POST',
+      BINDINGS,
+      roleBinding('lou-people-view', 'people-role-view-persons', { users: [LATECOMER.username] }),
+    );
     expect(bound.status).toBe(201);
     await expect.poll(() => menuLinks(page)).toEqual(['Persons', 'Resources']);
     expect(await page.evaluate(() => (window as unknown as { kept?: boolean }).kept)).toBe(true);

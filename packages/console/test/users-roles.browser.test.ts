@@ -6,6 +6,7 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { roleBinding } from '../../server/test/harness.js';
 import { browserAvailable, type ConsoleUnderTest, startConsole, TEST_ADMIN } from './browser-harness.js';
 
 const DORA = { username: 'dora', password: 'dora-first-password' };
@@ -58,13 +59,11 @@ describe.skipIf(!browserAvailable)('users, roles and access review in Chromium',
       },
     );
     expect(patched.status).toBe(200);
-    const bound = await c.t.request('POST', '/api/v1alpha1/rolebindings', {
-      apiVersion: 'v1alpha1',
-      kind: 'RoleBinding',
-      metadata: { name: 'team-views-users' },
-      roleRef: { apiGroup: '', kind: 'Role', name: 'role-template-view-users' },
-      subjects: [{ apiGroup: '', kind: 'Group', name: 'team' }],
-    });
+    const bound = await c.t.request(
+      'POST',
+      '/api/v1alpha1/rolebindings',
+      roleBinding('team-views-users', 'role-template-view-users', { groups: ['team'] }),
+    );
     expect(bound.status).toBe(201);
     await admin.reload();
     await row(admin, 'gail').waitFor();

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Actor } from '../src/registry/admission.js';
 import type { ServedModel } from '../src/registry/model-registry.js';
 import { ADMIN, as, CONSOLE, login, type Session, userWithRoles } from './auth-harness.js';
-import { BACKENDS, startTestServer, type TestServer } from './harness.js';
+import { BACKENDS, roleBinding, startTestServer, type TestServer } from './harness.js';
 
 const BINDINGS = '/api/v1alpha1/rolebindings';
 const ROLES = '/api/v1alpha1/roles';
@@ -10,22 +10,6 @@ const MERGE = { 'content-type': 'application/merge-patch+json' };
 const APPLY = { 'content-type': 'application/apply-patch+yaml' };
 const PROBLEM = 'application/problem+json';
 const REASON = 'managing a user needs every permission they have';
-
-const binding = (name: string, role: string, users: string[], labels: Record<string, string> = {}) => ({
-  apiVersion: 'v1alpha1',
-  kind: 'RoleBinding',
-  metadata: { name, labels },
-  roleRef: { apiGroup: '', kind: 'Role', name: role },
-  subjects: users.map((name) => ({ apiGroup: '', kind: 'User', name })),
-});
-
-const groupBinding = (name: string, role: string, group: string) => ({
-  apiVersion: 'v1alpha1',
-  kind: 'RoleBinding',
-  metadata: { name },
-  roleRef: { apiGroup: '', kind: 'Role', name: role },
-  subjects: [{ apiGroup: '', kind: 'Group', name: group }],
-});
 
 /**
  * Issue 28, item 2: changing a RoleBinding changes the roles of each user it names, so whoever writes it must hold
@@ -38,7 +22,7 @@ describe.each(BACKENDS)('binding writes obey user management (%s)', (backend) =>
   let manager: Session;
   let bindings: ServedModel;
   const supersOf = async () =>
-    (await as(t, admin)('GET', `${BINDINGS}/supers`)).body as ReturnType<typeof binding> & {
+    (await as(t, admin)('GET', `${BINDINGS}/supers`)).body as ReturnType<typeof roleBinding> & {
       metadata: { version: number; deletionTimestamp?: string };
     };
 
@@ -53,7 +37,7 @@ describe.each(BACKENDS)('binding writes obey user management (%s)', (backend) =>
     const made = await as(t, admin)(
       'POST',
       BINDINGS,
-      binding('supers', 'super-role', ['admin', 'root2'], { set: 'a' }),
+      roleBinding('supers', 'super-role', { users: ['admin', 'root2'] }, { set: 'a' }),
     );
     expect(made.status).toBe(201);
     bindings = t.server.registry.findByRoute('', 'v1alpha1', 'rolebindings')!;
@@ -94,7 +78,7 @@ describe.each(BACKENDS)('binding writes obey user management (%s)', (backend) =>
     const applied = await as(t, manager)(
       'PATCH',
       `${BINDINGS}/supers?fieldManager=kubectl&force=true`,
-      JSON.stringify({ ...binding('supers', 'super-role', ['admin']), metadata: { name: 'supers' } }),
+      JSON.stringify({ ...roleBinding('supers', 'super-role', { users: ['admin'] }), metadata: { name: 'supers' } }),
       APPLY,
     );
     refused(applied, 'root2');
@@ -121,7 +105,7 @@ describe.each(BACKENDS)('binding writes obey user management (%s)', (backend) =>
     const made = await as(t, manager)(
       'POST',
       BINDINGS,
-      binding('more-for-admin', 'role-template-view-roles', ['admin']),
+      roleBinding('more-for-admin', 'role-template-view-roles', { users: ['admin'] }),
     );
     refused(made, 'admin');
     expect((await as(t, admin)('GET', `${BINDINGS}/more-for-admin`)).status).toBe(404);
@@ -168,9 +152,17 @@ describe.each(BACKENDS)('binding writes obey user management (%s)', (backend) =>
     await userWithRoles(t, admin, 'ivy', []);
     const grouped = await as(t, admin)('PATCH', '/api/v1alpha1/users/ivy', { spec: { groups: ['ops'] } }, MERGE);
     expect(grouped.status).toBe(200);
-    expect((await as(t, admin)('POST', BINDINGS, groupBinding('ops-supers', 'super-role', 'ops'))).status).toBe(201);
     expect(
-      (await as(t, admin)('POST', BINDINGS, groupBinding('ops-viewers', 'role-template-view-roles', 'ops'))).status,
+      (await as(t, admin)('POST', BINDINGS, roleBinding('ops-supers', 'super-role', { groups: ['ops'] }))).status,
+    ).toBe(201);
+    expect(
+      (
+        await as(t, admin)(
+          'POST',
+          BINDINGS,
+          roleBinding('ops-viewers', 'role-template-view-roles', { groups: ['ops'] }),
+        )
+      ).status,
     ).toBe(201);
     // super-role through the group: the manager does not hold it, so may neither take nor narrow it.
     for (const attempt of [
@@ -197,7 +189,13 @@ describe.each(BACKENDS)('binding writes obey user management (%s)', (backend) =>
     expect(ivy.body.permissions).toEqual(['role-template-view-roles', 'super-role']);
     // A group of users the manager may manage: theirs to bind and unbind.
     expect(
-      (await as(t, manager)('POST', BINDINGS, groupBinding('crew-viewers', 'role-template-view-roles', 'crew'))).status,
+      (
+        await as(t, manager)(
+          'POST',
+          BINDINGS,
+          roleBinding('crew-viewers', 'role-template-view-roles', { groups: ['crew'] }),
+        )
+      ).status,
     ).toBe(201);
     expect((await as(t, manager)('DELETE', `${BINDINGS}/crew-viewers`)).status).toBe(200);
   });
@@ -210,7 +208,9 @@ describe.each(BACKENDS)('binding writes obey user management (%s)', (backend) =>
       rules: [],
     };
     expect((await as(t, admin)('POST', ROLES, alias)).status).toBe(201);
-    expect((await as(t, admin)('POST', BINDINGS, groupBinding('ops-root', 'ops-root', 'ops'))).status).toBe(201);
+    expect(
+      (await as(t, admin)('POST', BINDINGS, roleBinding('ops-root', 'ops-root', { groups: ['ops'] }))).status,
+    ).toBe(201);
     const stored = (await as(t, admin)('GET', `${ROLES}/ops-root`)).body;
     for (const attempt of [
       await as(t, manager)('DELETE', `${ROLES}/ops-root`),
@@ -231,7 +231,7 @@ describe.each(BACKENDS)('binding writes obey user management (%s)', (backend) =>
   });
 
   it('still lets a role manager manage the bindings of users whose permissions they hold', async () => {
-    const view = binding('viewers', 'role-template-view-roles', ['gina'], { set: 'b' });
+    const view = roleBinding('viewers', 'role-template-view-roles', { users: ['gina'] }, { set: 'b' });
     const made = await as(t, manager)('POST', BINDINGS, view);
     expect(made.status).toBe(201);
     const added = await as(t, manager)(
@@ -249,8 +249,13 @@ describe.each(BACKENDS)('binding writes obey user management (%s)', (backend) =>
     expect((await as(t, admin)('GET', `${BINDINGS}/viewers`)).status).toBe(404);
     for (const name of ['b1', 'b2']) {
       expect(
-        (await as(t, manager)('POST', BINDINGS, binding(name, 'role-template-view-roles', ['hugo'], { set: 'b' })))
-          .status,
+        (
+          await as(t, manager)(
+            'POST',
+            BINDINGS,
+            roleBinding(name, 'role-template-view-roles', { users: ['hugo'] }, { set: 'b' }),
+          )
+        ).status,
       ).toBe(201);
     }
     const collection = await as(t, manager)('DELETE', `${BINDINGS}?labelSelector=set=b`);
@@ -264,7 +269,9 @@ describe.each(BACKENDS)('binding writes obey user management (%s)', (backend) =>
       rules: [{ apiGroups: [''], resources: ['roles'], verbs: ['get', 'list'] }],
     };
     expect((await as(t, manager)('POST', ROLES, reader)).status).toBe(201);
-    expect((await as(t, manager)('POST', BINDINGS, binding('readers', 'role-reader', ['gina']))).status).toBe(201);
+    expect(
+      (await as(t, manager)('POST', BINDINGS, roleBinding('readers', 'role-reader', { users: ['gina'] }))).status,
+    ).toBe(201);
     const fewer = await as(t, manager)(
       'PATCH',
       `${ROLES}/role-reader`,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { as, CONSOLE, login, type Session } from './auth-harness.js';
-import { BACKENDS, startTestServer, type TestServer } from './harness.js';
+import { BACKENDS, roleBinding, startTestServer, type TestServer } from './harness.js';
 import { NOTES, NOTES_PLUGINS, note, watchHttp } from './watch-client.js';
 
 const ROLES = '/api/v1alpha1/roles';
@@ -27,13 +27,11 @@ describe.each(BACKENDS)('groups as subjects (%s)', (backend) => {
       rules: [{ apiGroups: ['notes.svc.run'], resources: ['notes'], verbs: ['get', 'list', 'watch'] }],
     });
     expect(role.status).toBe(201);
-    const binding = await t.request('POST', BINDINGS, {
-      apiVersion: 'v1alpha1',
-      kind: 'RoleBinding',
-      metadata: { name: 'team-watches-notes' },
-      roleRef: { apiGroup: '', kind: 'Role', name: 'notes-watcher' },
-      subjects: [{ apiGroup: '', kind: 'Group', name: 'team' }],
-    });
+    const binding = await t.request(
+      'POST',
+      BINDINGS,
+      roleBinding('team-watches-notes', 'notes-watcher', { groups: ['team'] }),
+    );
     expect(binding.status).toBe(201);
   }, 60_000);
   afterAll(() => t?.close());

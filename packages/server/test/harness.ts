@@ -171,6 +171,23 @@ export function person(name: string, spec: Record<string, unknown> = {}, labels?
   };
 }
 
+/** A RoleBinding of `role` to local users and groups (users first), as the API takes it. */
+export function roleBinding(
+  name: string,
+  role: string,
+  subjects: { users?: string[]; groups?: string[] },
+  labels?: Record<string, string>,
+) {
+  const of = (kind: 'User' | 'Group') => (subject: string) => ({ apiGroup: '', kind, name: subject });
+  return {
+    apiVersion: 'v1alpha1',
+    kind: 'RoleBinding',
+    metadata: { name, ...(labels ? { labels } : {}) },
+    roleRef: { apiGroup: '', kind: 'Role', name: role },
+    subjects: [...(subjects.users ?? []).map(of('User')), ...(subjects.groups ?? []).map(of('Group'))],
+  };
+}
+
 /** A pino logger whose lines are kept in memory, to assert on warnings. */
 export function capturingLogger(level = 'info'): {
   logger: pino.Logger;

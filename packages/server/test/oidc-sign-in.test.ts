@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Audit, auditRef } from '../src/audit/module.js';
-import { BACKENDS, startTestServer, TEST_ADMIN, type TestServer } from './harness.js';
+import { BACKENDS, roleBinding, startTestServer, TEST_ADMIN, type TestServer } from './harness.js';
 import { startIssuer, type TestIssuer } from './oidc-issuer.js';
 
 const CLIENT_ID = 'svc-console';
@@ -187,13 +187,7 @@ describe.each(BACKENDS)('console sign-in with the OIDC provider (%s)', (backend)
     const signedIn = await aliceWhen((u) => u.status?.providerGroups?.length === 2);
     expect(signedIn.status?.providerGroups).toEqual(['oidc:devs', 'oidc:ops']);
     // Listed apart from an administrator's groups (a local user's spec.groups); a binding to one shows in the roles.
-    const bound = await t.request('POST', BINDINGS, {
-      apiVersion: 'v1alpha1',
-      kind: 'RoleBinding',
-      metadata: { name: 'ops-guests' },
-      roleRef: { apiGroup: '', kind: 'Role', name: 'guest' },
-      subjects: [{ apiGroup: '', kind: 'Group', name: 'oidc:ops' }],
-    });
+    const bound = await t.request('POST', BINDINGS, roleBinding('ops-guests', 'guest', { groups: ['oidc:ops'] }));
     expect(bound.status).toBe(201);
     const listed = await t.request('GET', `${CONSOLE_USERS}?keyword=alice`);
     expect(listed.body.items).toHaveLength(1);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Audit, auditRef } from '../src/audit/module.js';
 import { httpsFetchFor } from '../src/authn/oidc-discovery.js';
 import { OidcTokenRefused, OidcTokens } from '../src/authn/oidc-tokens.js';
-import { BACKENDS, startTestServer, type TestServer } from './harness.js';
+import { BACKENDS, roleBinding, startTestServer, type TestServer } from './harness.js';
 import { startIssuer, type TestIssuer } from './oidc-issuer.js';
 import { watchHttp } from './watch-client.js';
 
@@ -44,16 +44,11 @@ describe.each(BACKENDS)('OIDC bearer tokens (%s)', (backend) => {
       rules: [{ apiGroups: ['api.console.svc.run'], resources: ['accessreviews'], verbs: ['create'] }],
     });
     expect(reviewer.status).toBe(201);
-    const binding = await t.request('POST', BINDINGS, {
-      apiVersion: 'v1alpha1',
-      kind: 'RoleBinding',
-      metadata: { name: 'reviewers' },
-      roleRef: { apiGroup: '', kind: 'Role', name: 'reviewer' },
-      subjects: [
-        { apiGroup: '', kind: 'Group', name: 'oidc:devs' },
-        { apiGroup: '', kind: 'Group', name: 'oidc:readers' },
-      ],
-    });
+    const binding = await t.request(
+      'POST',
+      BINDINGS,
+      roleBinding('reviewers', 'reviewer', { groups: ['oidc:devs', 'oidc:readers'] }),
+    );
     expect(binding.status).toBe(201);
   }, 60_000);
   afterAll(async () => {
@@ -81,13 +76,11 @@ describe.each(BACKENDS)('OIDC bearer tokens (%s)', (backend) => {
   it('grants what a RoleBinding to one of its groups grants, and takes it back', async () => {
     const token = await issuer.sign({ sub: 'bob', groups: 'readers' });
     expect((await t.request('GET', ROLES, undefined, bearer(token))).status).toBe(403);
-    const binding = await t.request('POST', BINDINGS, {
-      apiVersion: 'v1alpha1',
-      kind: 'RoleBinding',
-      metadata: { name: 'readers-read-roles' },
-      roleRef: { apiGroup: '', kind: 'Role', name: 'role-reader' },
-      subjects: [{ apiGroup: '', kind: 'Group', name: 'oidc:readers' }],
-    });
+    const binding = await t.request(
+      'POST',
+      BINDINGS,
+      roleBinding('readers-read-roles', 'role-reader', { groups: ['oidc:readers'] }),
+    );
     expect(binding.status).toBe(201);
     const listed = await t.request('GET', ROLES, undefined, bearer(token));
     expect(listed.status).toBe(200);
@@ -103,13 +96,11 @@ describe.each(BACKENDS)('OIDC bearer tokens (%s)', (backend) => {
 
   it("ends a watch opened with an ID token at the token's exp", async () => {
     const base = await t.server.listen();
-    const binding = await t.request('POST', BINDINGS, {
-      apiVersion: 'v1alpha1',
-      kind: 'RoleBinding',
-      metadata: { name: 'watchers-read-roles' },
-      roleRef: { apiGroup: '', kind: 'Role', name: 'role-reader' },
-      subjects: [{ apiGroup: '', kind: 'Group', name: 'oidc:watchers' }],
-    });
+    const binding = await t.request(
+      'POST',
+      BINDINGS,
+      roleBinding('watchers-read-roles', 'role-reader', { groups: ['oidc:watchers'] }),
+    );
     expect(binding.status).toBe(201);
     const now = Math.floor(Date.now() / 1000);
     const token = await issuer.sign({ sub: 'wes', groups: ['watchers'], exp: now + 2 });

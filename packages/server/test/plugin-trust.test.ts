@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, as, CONSOLE, login, type Session, userWithRoles } from './auth-harness.js';
-import { BACKENDS, PEOPLE_PLUGINS, pluginReport, startTestServer, type TestServer } from './harness.js';
+import { BACKENDS, PEOPLE_PLUGINS, pluginReport, roleBinding, startTestServer, type TestServer } from './harness.js';
 import { multipart, tgzOf } from './plugin-archives.js';
 
 const FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures/plugins-grants');
@@ -123,13 +123,7 @@ describe.each(BACKENDS)('plugin code is a super administrator’s (%s)', (backen
   });
 
   it('refuses granting the template to anyone not a super administrator: binding, dependency, aggregation', async () => {
-    const bind = await as(t, ops)('POST', BINDINGS, {
-      apiVersion: 'v1alpha1',
-      kind: 'RoleBinding',
-      metadata: { name: 'ops-gets-plugins' },
-      roleRef: { apiGroup: '', kind: 'Role', name: TEMPLATE },
-      subjects: [{ apiGroup: '', kind: 'User', name: 'viewer' }],
-    });
+    const bind = await as(t, ops)('POST', BINDINGS, roleBinding('ops-gets-plugins', TEMPLATE, { users: ['viewer'] }));
     expect(bind.status).toBe(403);
     expect(bind.body.detail).toContain(COUNTS_AS_SUPER);
     expect(bind.body.detail).toContain(`${SUPER_ONLY} grant it`);

@@ -4,7 +4,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { manifestProblems } from '../src/plugins/manifest.js';
 import { as, CONSOLE, login, type Session, userWithRoles } from './auth-harness.js';
-import { BACKENDS, startTestServer, TEST_ADMIN, type TestServer } from './harness.js';
+import { BACKENDS, roleBinding, startTestServer, TEST_ADMIN, type TestServer } from './harness.js';
 import { watchHttp } from './watch-client.js';
 
 const UI_PLUGINS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures/plugins-ui');
@@ -144,13 +144,11 @@ describe.each(BACKENDS)('plugin UIs and the console events (%s)', (backend) => {
     const lees = watchHttp(base, EVENTS, { headers: other.headers });
     await kims.until((e) => e.length === 1, 'READY');
     await lees.until((e) => e.length === 1, 'READY');
-    const bound = await t.request('POST', BINDINGS, {
-      apiVersion: 'v1alpha1',
-      kind: 'RoleBinding',
-      metadata: { name: 'kim-posts-view' },
-      roleRef: { apiGroup: '', kind: 'Role', name: 'role-template-view-posts' },
-      subjects: [{ apiGroup: '', kind: 'User', name: 'kim' }],
-    });
+    const bound = await t.request(
+      'POST',
+      BINDINGS,
+      roleBinding('kim-posts-view', 'role-template-view-posts', { users: ['kim'] }),
+    );
     expect(bound.status).toBe(201);
     await kims.until((e) => e.some((x) => x.type === 'PERMISSIONS'), 'PERMISSIONS');
     // The template's own UI permission, and the resource browser's: Kim may now list posts.

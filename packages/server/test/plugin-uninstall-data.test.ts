@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE } from './auth-harness.js';
-import { BACKENDS, PEOPLE_PLUGINS, PERSONS, person, startTestServer, type TestServer } from './harness.js';
+import { BACKENDS, PEOPLE_PLUGINS, PERSONS, person, roleBinding, startTestServer, type TestServer } from './harness.js';
 import { multipart, tgzOf } from './plugin-archives.js';
 import { eventually } from './watch-client.js';
 
@@ -39,13 +39,7 @@ describe.each(BACKENDS)('uninstalling a plugin, keeping or deleting its data (%s
     await installAndEnable();
     expect((await t.request('POST', PERSONS, person('kept', { age: 3 }))).status).toBe(201);
     expect((await t.request('PATCH', `${PERSONS}/ada`, { spec: { age: 99 } }, MERGE)).status).toBe(200);
-    const binding = {
-      apiVersion: 'v1alpha1',
-      kind: 'RoleBinding',
-      metadata: { name: 'rita-views-persons' },
-      roleRef: { apiGroup: '', kind: 'Role', name: 'people-role-view-persons' },
-      subjects: [{ apiGroup: '', kind: 'User', name: 'rita' }],
-    };
+    const binding = roleBinding('rita-views-persons', 'people-role-view-persons', { users: ['rita'] });
     expect((await t.request('POST', BINDINGS, binding)).status).toBe(201);
   });
   afterAll(() => t.close());

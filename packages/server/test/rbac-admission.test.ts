@@ -7,7 +7,7 @@ import { loadConfig } from '../src/config.js';
 import { createServer } from '../src/main.js';
 import type { Actor } from '../src/registry/admission.js';
 import type { ServedModel } from '../src/registry/model-registry.js';
-import { PEOPLE_PLUGINS, startTestServer, TEST_ADMIN, type TestServer } from './harness.js';
+import { PEOPLE_PLUGINS, roleBinding, startTestServer, TEST_ADMIN, type TestServer } from './harness.js';
 
 /** Role and RoleBinding rules, through the real object service and store, with the writer named explicitly. */
 describe('role and binding admission', () => {
@@ -26,13 +26,6 @@ describe('role and binding admission', () => {
     metadata: { name, labels, annotations },
     rules,
   });
-  const binding = (name: string, roleName: string, username: string) => ({
-    apiVersion: 'v1alpha1',
-    kind: 'RoleBinding',
-    metadata: { name },
-    roleRef: { apiGroup: '', kind: 'Role', name: roleName },
-    subjects: [{ apiGroup: '', kind: 'User', name: username }],
-  });
   const status = (p: Promise<unknown>) =>
     p.then(
       () => 200,
@@ -44,7 +37,10 @@ describe('role and binding admission', () => {
     roles = t.server.registry.findByRoute('', 'v1alpha1', 'roles')!;
     bindings = t.server.registry.findByRoute('', 'v1alpha1', 'rolebindings')!;
     // "viewer" holds the users view template only.
-    await t.server.objects.create(bindings, binding('viewer-view-users', 'role-template-view-users', 'viewer'));
+    await t.server.objects.create(
+      bindings,
+      roleBinding('viewer-view-users', 'role-template-view-users', { users: ['viewer'] }),
+    );
   });
   afterAll(() => t.close());
 
@@ -100,17 +96,25 @@ describe('role and binding admission', () => {
   });
 
   it('refuses a binding to a role that does not exist, and binding a role the writer lacks', async () => {
-    expect(await status(t.server.objects.create(bindings, binding('ghost', 'no-such-role', 'x')))).toBe(400);
+    expect(
+      await status(t.server.objects.create(bindings, roleBinding('ghost', 'no-such-role', { users: ['x'] }))),
+    ).toBe(400);
     expect(
       await status(
-        t.server.objects.create(bindings, binding('grant-super', 'super-role', 'viewer'), { actor: user('viewer') }),
+        t.server.objects.create(bindings, roleBinding('grant-super', 'super-role', { users: ['viewer'] }), {
+          actor: user('viewer'),
+        }),
       ),
     ).toBe(403);
     expect(
       await status(
-        t.server.objects.create(bindings, binding('grant-view', 'role-template-view-users', 'friend'), {
-          actor: user('viewer'),
-        }),
+        t.server.objects.create(
+          bindings,
+          roleBinding('grant-view', 'role-template-view-users', { users: ['friend'] }),
+          {
+            actor: user('viewer'),
+          },
+        ),
       ),
     ).toBe(200);
   });

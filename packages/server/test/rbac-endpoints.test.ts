@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, as, CONSOLE, login, type Session, userWithRoles } from './auth-harness.js';
-import { startTestServer, type TestServer } from './harness.js';
+import { roleBinding, startTestServer, type TestServer } from './harness.js';
 
 const ROLES = '/api/v1alpha1/roles';
 const BINDINGS = '/api/v1alpha1/rolebindings';
@@ -71,13 +71,7 @@ describe('permission endpoints, escalation and posts over HTTP', () => {
     };
     expect((await as(t, roleManager)('POST', ROLES, star)).status).toBe(403);
     // Bind a role one does not hold.
-    const binding = {
-      apiVersion: 'v1alpha1',
-      kind: 'RoleBinding',
-      metadata: { name: 'rolemanager-editor' },
-      roleRef: { apiGroup: '', kind: 'Role', name: 'editor' },
-      subjects: [{ apiGroup: '', kind: 'User', name: 'rolemanager' }],
-    };
+    const binding = roleBinding('rolemanager-editor', 'editor', { users: ['rolemanager'] });
     expect((await as(t, roleManager)('POST', BINDINGS, binding)).status).toBe(403);
     // Aggregate a template into super-role.
     const sneaky = {

@@ -6,7 +6,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PERSONS, person } from './harness.js';
+import { PERSONS, person, roleBinding } from './harness.js';
 import { multipart, tgzOf } from './plugin-archives.js';
 import { call, leaderOf, type Replica, type ReplicaSet, replicaSet, signIn } from './replica-harness.js';
 import { eventually, NOTES, NOTES_PLUGINS, summary, watchHttp } from './watch-client.js';
@@ -88,13 +88,7 @@ describe('three replicas started one after another', () => {
       return 'cookie' in rita;
     }, 'rita signing in on c');
     expect((await call(a, 'GET', PERSONS, rita)).status).toBe(403);
-    const binding = {
-      apiVersion: 'v1alpha1',
-      kind: 'RoleBinding',
-      metadata: { name: 'rita-views-persons' },
-      roleRef: { apiGroup: '', kind: 'Role', name: 'people-role-view-persons' },
-      subjects: [{ apiGroup: '', kind: 'User', name: 'rita' }],
-    };
+    const binding = roleBinding('rita-views-persons', 'people-role-view-persons', { users: ['rita'] });
     expect((await call(b, 'POST', BINDINGS, admin, binding)).status).toBe(201);
     await eventually(async () => (await call(a, 'GET', PERSONS, rita)).status === 200, 'the role on a');
   });

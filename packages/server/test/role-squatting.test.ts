@@ -3,7 +3,16 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { as, CONSOLE, login, type Session, userWithRoles } from './auth-harness.js';
-import { BACKENDS, PEOPLE_PLUGINS, PERSONS, person, startTestServer, TEST_ADMIN, type TestServer } from './harness.js';
+import {
+  BACKENDS,
+  PEOPLE_PLUGINS,
+  PERSONS,
+  person,
+  roleBinding,
+  startTestServer,
+  TEST_ADMIN,
+  type TestServer,
+} from './harness.js';
 import { multipart, tgzOf } from './plugin-archives.js';
 
 const FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures/plugins-ownership');
@@ -60,13 +69,7 @@ describe.each(BACKENDS)("squatting a plugin's role names (%s)", (backend) => {
   });
   const squat = (name: string) => sq('POST', ROLES, role(name));
   const bindSelf = (roleName: string) =>
-    sq('POST', BINDINGS, {
-      apiVersion: 'v1alpha1',
-      kind: 'RoleBinding',
-      metadata: { name: `squatter-${roleName}` },
-      roleRef: { apiGroup: '', kind: 'Role', name: roleName },
-      subjects: [{ apiGroup: '', kind: 'User', name: 'squatter' }],
-    });
+    sq('POST', BINDINGS, roleBinding(`squatter-${roleName}`, roleName, { users: ['squatter'] }));
   const squatterMay = async (method: string, url: string) =>
     (await t.request('POST', `${CONSOLE}/accessreviews`, { method, path: url, user: 'squatter' })).body
       .allowed as boolean;

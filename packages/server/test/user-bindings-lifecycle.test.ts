@@ -1,20 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, as, CONSOLE, login, type Session, userWithRoles } from './auth-harness.js';
-import { BACKENDS, startTestServer, type TestServer } from './harness.js';
+import { BACKENDS, roleBinding, startTestServer, type TestServer } from './harness.js';
 
 const USERS = '/api/v1alpha1/users';
 const BINDINGS = '/api/v1alpha1/rolebindings';
 const ALL_POSTS = '/apis/content.svc.run/v1alpha1/posts';
-
-function binding(name: string, role: string, users: string[]) {
-  return {
-    apiVersion: 'v1alpha1',
-    kind: 'RoleBinding',
-    metadata: { name },
-    roleRef: { apiGroup: '', kind: 'Role', name: role },
-    subjects: users.map((user) => ({ apiGroup: '', kind: 'User', name: user })),
-  };
-}
 
 /**
  * Issue 13, item 2: a deleted user's bindings do not outlive them, and a user never starts with a binding that
@@ -56,9 +46,10 @@ describe.each(BACKENDS)("role bindings across a user's life (%s)", (backend) => 
   it('keeps a shared binding for its other subjects and deletes it with its last one', async () => {
     await userWithRoles(t, admin, 'carl', []);
     await userWithRoles(t, admin, 'dana', []);
-    expect((await as(t, admin)('POST', BINDINGS, binding('shared-editors', 'editor', ['carl', 'dana']))).status).toBe(
-      201,
-    );
+    expect(
+      (await as(t, admin)('POST', BINDINGS, roleBinding('shared-editors', 'editor', { users: ['carl', 'dana'] })))
+        .status,
+    ).toBe(201);
     expect((await as(t, admin)('DELETE', `${USERS}/carl`)).status).toBe(200);
     const shared = await as(t, admin)('GET', `${BINDINGS}/shared-editors`);
     expect(shared.status).toBe(200);
@@ -68,9 +59,15 @@ describe.each(BACKENDS)("role bindings across a user's life (%s)", (backend) => 
   });
 
   it('never activates a binding written ahead for a name that has no user yet', async () => {
-    const ahead = await as(t, admin)('POST', BINDINGS, binding('ghost-super', 'super-role', ['ghost', 'admin']));
+    const ahead = await as(t, admin)(
+      'POST',
+      BINDINGS,
+      roleBinding('ghost-super', 'super-role', { users: ['ghost', 'admin'] }),
+    );
     expect(ahead.status).toBe(201);
-    expect((await as(t, admin)('POST', BINDINGS, binding('ghost-editor', 'editor', ['ghost']))).status).toBe(201);
+    expect(
+      (await as(t, admin)('POST', BINDINGS, roleBinding('ghost-editor', 'editor', { users: ['ghost'] }))).status,
+    ).toBe(201);
     const created = await as(t, manager)('POST', `${CONSOLE}/users`, { name: 'ghost', password: 'ghost-password-1' });
     expect(created.status).toBe(201);
     expect((await as(t, admin)('GET', `${CONSOLE}/users/ghost/permissions`)).body.roles).toEqual([]);
@@ -85,7 +82,9 @@ describe.each(BACKENDS)("role bindings across a user's life (%s)", (backend) => 
   });
 
   it('does the same for a user created through the generated API', async () => {
-    expect((await as(t, admin)('POST', BINDINGS, binding('early-super', 'super-role', ['early']))).status).toBe(201);
+    expect(
+      (await as(t, admin)('POST', BINDINGS, roleBinding('early-super', 'super-role', { users: ['early'] }))).status,
+    ).toBe(201);
     const user = { apiVersion: 'v1alpha1', kind: 'User', metadata: { name: 'early' }, spec: {} };
     expect((await as(t, manager)('POST', USERS, user)).status).toBe(201);
     expect(await bindingsNaming('early')).toEqual([]);
@@ -104,7 +103,7 @@ describe.each(BACKENDS)('removing a user from a binding whose role is gone (%s)'
     const admin = await login(t, ADMIN.username, ADMIN.password);
     await userWithRoles(t, admin, 'ua', []);
     await userWithRoles(t, admin, 'ub', []);
-    const shared = binding('viewers', 'people-role-view-persons', ['ua', 'ub']);
+    const shared = roleBinding('viewers', 'people-role-view-persons', { users: ['ua', 'ub'] });
     expect((await as(t, admin)('POST', BINDINGS, shared)).status).toBe(201);
     const stop = await as(t, admin)('PUT', `${CONSOLE}/plugins/people/plugin-state`, { enable: false });
     expect(stop.body.status?.phase ?? stop.body.phase).toBe('STOPPED');
