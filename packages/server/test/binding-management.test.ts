@@ -152,18 +152,13 @@ describe.each(BACKENDS)('binding writes obey user management (%s)', (backend) =>
     await userWithRoles(t, admin, 'ivy', []);
     const grouped = await as(t, admin)('PATCH', '/api/v1alpha1/users/ivy', { spec: { groups: ['ops'] } }, MERGE);
     expect(grouped.status).toBe(200);
-    expect(
-      (await as(t, admin)('POST', BINDINGS, roleBinding('ops-supers', 'super-role', { groups: ['ops'] }))).status,
-    ).toBe(201);
-    expect(
-      (
-        await as(t, admin)(
-          'POST',
-          BINDINGS,
-          roleBinding('ops-viewers', 'role-template-view-roles', { groups: ['ops'] }),
-        )
-      ).status,
-    ).toBe(201);
+    for (const [name, role] of [
+      ['ops-supers', 'super-role'],
+      ['ops-viewers', 'role-template-view-roles'],
+    ] as const) {
+      const created = await as(t, admin)('POST', BINDINGS, roleBinding(name, role, { groups: ['ops'] }));
+      expect(created.status).toBe(201);
+    }
     // super-role through the group: the manager does not hold it, so may neither take nor narrow it.
     for (const attempt of [
       await as(t, manager)('DELETE', `${BINDINGS}/ops-supers`),
@@ -188,15 +183,8 @@ describe.each(BACKENDS)('binding writes obey user management (%s)', (backend) =>
     const ivy = await as(t, admin)('GET', `${CONSOLE}/users/ivy/permissions`);
     expect(ivy.body.permissions).toEqual(['role-template-view-roles', 'super-role']);
     // A group of users the manager may manage: theirs to bind and unbind.
-    expect(
-      (
-        await as(t, manager)(
-          'POST',
-          BINDINGS,
-          roleBinding('crew-viewers', 'role-template-view-roles', { groups: ['crew'] }),
-        )
-      ).status,
-    ).toBe(201);
+    const crew = roleBinding('crew-viewers', 'role-template-view-roles', { groups: ['crew'] });
+    expect((await as(t, manager)('POST', BINDINGS, crew)).status).toBe(201);
     expect((await as(t, manager)('DELETE', `${BINDINGS}/crew-viewers`)).status).toBe(200);
   });
 
@@ -208,9 +196,8 @@ describe.each(BACKENDS)('binding writes obey user management (%s)', (backend) =>
       rules: [],
     };
     expect((await as(t, admin)('POST', ROLES, alias)).status).toBe(201);
-    expect(
-      (await as(t, admin)('POST', BINDINGS, roleBinding('ops-root', 'ops-root', { groups: ['ops'] }))).status,
-    ).toBe(201);
+    const opsRoot = roleBinding('ops-root', 'ops-root', { groups: ['ops'] });
+    expect((await as(t, admin)('POST', BINDINGS, opsRoot)).status).toBe(201);
     const stored = (await as(t, admin)('GET', `${ROLES}/ops-root`)).body;
     for (const attempt of [
       await as(t, manager)('DELETE', `${ROLES}/ops-root`),
@@ -248,15 +235,8 @@ describe.each(BACKENDS)('binding writes obey user management (%s)', (backend) =>
     expect((await as(t, manager)('DELETE', `${BINDINGS}/viewers`)).status).toBe(200);
     expect((await as(t, admin)('GET', `${BINDINGS}/viewers`)).status).toBe(404);
     for (const name of ['b1', 'b2']) {
-      expect(
-        (
-          await as(t, manager)(
-            'POST',
-            BINDINGS,
-            roleBinding(name, 'role-template-view-roles', { users: ['hugo'] }, { set: 'b' }),
-          )
-        ).status,
-      ).toBe(201);
+      const hugo = roleBinding(name, 'role-template-view-roles', { users: ['hugo'] }, { set: 'b' });
+      expect((await as(t, manager)('POST', BINDINGS, hugo)).status).toBe(201);
     }
     const collection = await as(t, manager)('DELETE', `${BINDINGS}?labelSelector=set=b`);
     expect(collection.status).toBe(200);
@@ -269,9 +249,8 @@ describe.each(BACKENDS)('binding writes obey user management (%s)', (backend) =>
       rules: [{ apiGroups: [''], resources: ['roles'], verbs: ['get', 'list'] }],
     };
     expect((await as(t, manager)('POST', ROLES, reader)).status).toBe(201);
-    expect(
-      (await as(t, manager)('POST', BINDINGS, roleBinding('readers', 'role-reader', { users: ['gina'] }))).status,
-    ).toBe(201);
+    const readers = roleBinding('readers', 'role-reader', { users: ['gina'] });
+    expect((await as(t, manager)('POST', BINDINGS, readers)).status).toBe(201);
     const fewer = await as(t, manager)(
       'PATCH',
       `${ROLES}/role-reader`,
