@@ -101,6 +101,21 @@ export function threadCpuSeconds(pid) {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/**
+ * CPU seconds the whole machine spent busy so far (every core: user, nice, system, irq, softirq, steal from
+ * /proc/stat), so a run's machine CPU per operation can be set beside another's: on a saturated machine the rate is
+ * the cores over it.
+ */
+export function machineBusySeconds() {
+  const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
+    .split('\n')[0]
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  return (user + nice + system + irq + softirq + steal) / 100;
+}
+
 /** Reads the server's /metrics once; the function returned gives one series' value, or undefined when it is absent. */
 export async function readMetrics(url, headers) {
   const text = await (await fetch(`${url}/metrics`, { headers })).text();

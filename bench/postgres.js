@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { adminToken, arg, hasWrk, startPostgresReplica, wrkCreateRun } from './lib.js';
+import { adminToken, arg, hasWrk, machineBusySeconds, startPostgresReplica, wrkCreateRun } from './lib.js';
 
 const DATABASE_URL = process.env.SVC_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const DURATION = arg('duration', 5);
@@ -83,6 +83,7 @@ function createsOn(targets, auth, round) {
 
 /** pgbench: autocommit single-row inserts of `bytes`-byte rows into a table with a text primary key, 16 clients. */
 function pgInsertRate(bytes) {
+  const busy = machineBusySeconds();
   const script = path.join(work, 'insert.sql');
   writeFileSync(
     script,
@@ -97,7 +98,9 @@ function pgInsertRate(bytes) {
       stdio: ['ignore', 'pipe', 'ignore'],
     },
   );
-  return Number(/tps = ([\d.]+) \(without initial connection time\)/.exec(out)[1]);
+  const tps = Number(/tps = ([\d.]+) \(without initial connection time\)/.exec(out)[1]);
+  const transactions = Number(/number of transactions actually processed: (\d+)/.exec(out)[1]);
+  return { tps, cpuMicros: ((machineBusySeconds() - busy) / transactions) * 1e6 };
 }
 
 const pct = (a, b) => `${((a / b) * 100).toFixed(1)}%`;
@@ -116,12 +119,22 @@ try {
 
   const ratios = [];
   for (let round = 1; round <= ROUNDS; round++) {
-    const pgRate = pgInsertRate(bytes);
-    const { rps, mainCpuMicrosPerCreate } = wrkCreateRun(r1.url, DURATION, createScript(`one${round}`), auth, r1.pid);
-    ratios.push(rps / pgRate);
+    const pg = pgInsertRate(bytes);
+    const busy = machineBusySeconds();
+    const { rps, total, mainCpuMicrosPerCreate } = wrkCreateRun(
+      r1.url,
+      DURATION,
+      createScript(`one${round}`),
+      auth,
+      r1.pid,
+    );
+    const machineMicrosPerCreate = ((machineBusySeconds() - busy) / total) * 1e6;
+    ratios.push(rps / pg.tps);
+    // The machine's CPU per create against pgbench's per insert bounds the ratio a saturated machine can reach.
     console.log(
       `round ${round}: one svc ${rps.toFixed(0)} creates/s (${mainCpuMicrosPerCreate.toFixed(0)} µs of its main ` +
-        `thread each), pgbench ${pgRate.toFixed(0)} inserts/s of ${bytes}-byte rows: ${pct(rps, pgRate)}`,
+        `thread each, ${machineMicrosPerCreate.toFixed(0)} µs of the machine's CPU), pgbench ${pg.tps.toFixed(0)} ` +
+        `inserts/s of ${bytes}-byte rows (${pg.cpuMicros.toFixed(0)} µs each): ${pct(rps, pg.tps)}`,
     );
   }
   console.log(
@@ -132,7 +145,7 @@ try {
   for (let n = 2; n <= REPLICAS; n++) replicas.push(await startReplica(`r${n}`));
   const figures = [];
   for (let n = 1; n <= REPLICAS && REPLICAS > 1; n++) {
-    const pgRate = pgInsertRate(bytes);
+    const pgRate = pgInsertRate(bytes).tps;
     const rate = await createsOn(replicas.slice(0, n), auth, n);
     figures.push(
       `${n} replica${n > 1 ? 's' : ''} ${rate.toFixed(0)}/s (${pct(rate, pgRate)} of pgbench's ${pgRate.toFixed(0)})`,

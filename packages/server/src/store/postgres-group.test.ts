@@ -107,6 +107,24 @@ describe('PostgreSQL group commit', () => {
     await expect(store.create("it's", 'third', encodeAs('x'), email("a'b\\c"))).rejects.toThrow(UniqueClaimError);
   });
 
+  it("stores names an array literal gives meaning to ('{', '\"', ',', NULL) as they are, in one group", async () => {
+    const store = await open('array-literals');
+    const names = ['NULL', 'null', '{a,b}', 'say "hi"', 'back\\slash\\', ' spaced ', '', 'ünï', "'{}'"];
+    const records = await Promise.all(
+      names.map((name, i) => store.create('odd', name, () => Buffer.from([i, 0, 34, 92]), email(`${name}@x`))),
+    );
+    expect(new Set(records.map((r) => r.revision)).size).toBe(names.length);
+    for (const [i, name] of names.entries()) {
+      expect(await store.get('odd', name)).toEqual({
+        resource: 'odd',
+        name,
+        revision: records[i]!.revision,
+        value: Buffer.from([i, 0, 34, 92]),
+      });
+    }
+    await expect(store.create('odd', 'late', encodeAs('late'), email('{a,b}@x'))).rejects.toThrow(UniqueClaimError);
+  });
+
   it('commits the writes requested together in one transaction: other servers hear one notice for them', async () => {
     const [writer, listener] = await Promise.all([open('writer'), open('listener')]);
     const heard: StoreNotice[] = [];
