@@ -27,7 +27,8 @@ const IN_FLIGHT = 2;
 
 /**
  * Everything the checks read, in one statement and one snapshot taken after the writers' lock was granted: the
- * counter ('m'), the objects touched ('o'), the claims of those objects and the claims the group asks for ('c'), and
+ * counter ('m'), the objects touched ('o', with the value only of those the group deletes, which a delete returns),
+ * the claims of those objects and the claims the group asks for ('c'), and
  * the lease rows that fence it ('l', FOR SHARE: a new holder's epoch bump waits for this commit, so no fenced write
  * commits after the lease moved on).
  */
@@ -38,8 +39,8 @@ const READ_GROUP: NamedQuery = {
     SELECT 'm' AS kind, NULL::text AS resource, NULL::text AS name, revision, NULL::bytea AS value,
            NULL::text AS index_name, NULL::bytea AS digest FROM meta WHERE id = 1
     UNION ALL
-    SELECT 'o', o.resource, o.name, o.revision, o.value, NULL, NULL
-    FROM unnest($1::text[], $2::text[]) AS k(resource, name) JOIN objects o USING (resource, name)
+    SELECT 'o', o.resource, o.name, o.revision, CASE WHEN k.deleted THEN o.value END, NULL, NULL
+    FROM unnest($1::text[], $2::text[], $7::bool[]) AS k(resource, name, deleted) JOIN objects o USING (resource, name)
     UNION ALL
     SELECT 'c', c.resource, c.name, NULL, NULL, c.index_name, c.digest
     FROM unnest($1::text[], $2::text[]) AS k(resource, name) JOIN unique_claims c USING (resource, name)
@@ -53,17 +54,27 @@ const READ_GROUP: NamedQuery = {
 
 /**
  * The group's effect in one statement. Each part touches rows no other part touches (the checks made the objects
- * and claims to write into final states per row), as a statement's parts may not change one row twice.
+ * and claims to write into final states per row), as a statement's parts may not change one row twice. Each value
+ * is sent once ($21) and the rows point to it by its place; a previous value at 0 is the one stored, which every part
+ * reads as it was before the statement.
  */
 const WRITE_GROUP: NamedQuery = {
   name: 'write_group',
   text: `
-    WITH history AS (
+    WITH v AS (SELECT * FROM unnest($21::bytea[]) WITH ORDINALITY AS v(value, i)),
+    history AS (
       INSERT INTO events (revision, type, resource, name, prev_revision, value, prev_value)
-      SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bytea[], $7::bytea[])),
+      SELECT e.revision, e.type, e.resource, e.name, e.prev_revision, v.value, coalesce(p.value, o.value)
+      FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::int[], $7::int[])
+        AS e(revision, type, resource, name, prev_revision, value_i, prev_i)
+      JOIN v ON v.i = e.value_i
+      LEFT JOIN v p ON p.i = e.prev_i
+      LEFT JOIN objects o ON e.prev_i = 0 AND o.resource = e.resource AND o.name = e.name),
     stored AS (
       INSERT INTO objects (resource, name, revision, value)
-      SELECT * FROM unnest($8::text[], $9::text[], $10::bigint[], $11::bytea[])
+      SELECT s.resource, s.name, s.revision, v.value
+      FROM unnest($8::text[], $9::text[], $10::bigint[], $11::int[]) AS s(resource, name, revision, value_i)
+      JOIN v ON v.i = s.value_i
       ON CONFLICT (resource, name) DO UPDATE SET revision = EXCLUDED.revision, value = EXCLUDED.value),
     removed AS (
       DELETE FROM objects o USING unnest($12::text[], $13::text[]) AS d(resource, name)
@@ -75,7 +86,7 @@ const WRITE_GROUP: NamedQuery = {
       INSERT INTO unique_claims (resource, index_name, digest, name)
       SELECT * FROM unnest($17::text[], $18::text[], $19::bytea[], $20::text[])
       ON CONFLICT (resource, index_name, digest) DO UPDATE SET name = EXCLUDED.name)
-    UPDATE meta SET revision = $21::bigint WHERE id = 1 RETURNING pg_notify($22, 'r' || $21::bigint || ' ' || $23)`,
+    UPDATE meta SET revision = $22::bigint WHERE id = 1 RETURNING pg_notify($23, 'r' || $22::bigint || ' ' || $24)`,
 };
 
 interface Pending {
@@ -229,16 +240,25 @@ function literal(value: unknown): string {
 }
 
 function readValues(writes: GroupWrite[]): unknown[] {
+  // Each object once, its value asked for when the group deletes it.
+  const objects = new Map<string, [string, string, boolean]>();
+  for (const w of writes) {
+    const key = `${w.resource}\u0000${w.name}`;
+    const deleted = w.kind === 'delete' || objects.get(key)?.[2] === true;
+    objects.set(key, [w.resource, w.name, deleted]);
+  }
   const claimed = writes.flatMap((w) =>
     w.kind === 'delete' ? [] : (w.claims ?? []).map((c) => [w.resource, c.index, digestOf(c.value)] as const),
   );
   const leases = [...new Set(writes.flatMap((w) => (w.fence ? [w.fence.lease] : [])))];
+  const keys = [...objects.values()];
   return [
-    writes.map((w) => w.resource),
-    writes.map((w) => w.name),
+    keys.map((k) => k[0]),
+    keys.map((k) => k[1]),
     claimed.map((c) => c[0]),
     claimed.map((c) => c[1]),
     claimed.map((c) => c[2]),
     leases,
+    keys.map((k) => k[2]),
   ];
 }

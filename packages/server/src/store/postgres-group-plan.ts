@@ -26,7 +26,7 @@ export type GroupWrite = {
   | { kind: 'delete'; expected: number }
 );
 
-/** A row of READ_GROUP (postgres-batch.ts). */
+/** A row of READ_GROUP (postgres-batch.ts): an object's value only where the group deletes it. */
 export interface ReadRow {
   kind: 'm' | 'o' | 'c' | 'l';
   resource: string | null;
@@ -44,6 +44,17 @@ const objectKey = (resource: string, name: string) => `${resource}\u0000${name}`
 const claimKey = (resource: string, index: string, digest: Buffer) =>
   `${resource}\u0000${index}\u0000${digest.toString('hex')}`;
 
+/**
+ * An object's state in the group. Its value is sent once, in the group's values (`valueIndex`, from 1); 0 is the
+ * value stored, which the statement reads itself, so an update sends neither the previous value nor, for the history,
+ * the new one twice. `value` is known for the group's own writes and for an object the group deletes.
+ */
+interface Head {
+  revision: number;
+  valueIndex: number;
+  value?: Buffer;
+}
+
 interface ClaimRow {
   resource: string;
   index: string;
@@ -54,7 +65,7 @@ interface ClaimRow {
 export class GroupPlan {
   readonly first: number;
   last: number;
-  private readonly objects = new Map<string, { revision: number; value: Buffer } | undefined>();
+  private readonly objects = new Map<string, Head | undefined>();
   private readonly readObjects = new Map<string, number | undefined>();
   /** Holder (object name) of each claim touched, as read and as written. */
   private readonly holders = new Map<string, string | undefined>();
@@ -63,7 +74,9 @@ export class GroupPlan {
   /** The claims each object touched holds. */
   private readonly claimsOf = new Map<string, Set<string>>();
   private readonly epochs = new Map<string, number>();
-  private readonly events: Array<[number, string, string, string, number, Buffer, Buffer | null]> = [];
+  /** revision, type, resource, name, prev_revision, value's index, previous value's index (null: none). */
+  private readonly events: Array<[number, string, string, string, number, number, number | null]> = [];
+  private readonly values: Buffer[] = [];
   private readonly touched = new Map<string, { resource: string; name: string }>();
 
   constructor(rows: ReadRow[]) {
@@ -73,7 +86,7 @@ export class GroupPlan {
       else if (row.kind === 'l') this.epochs.set(row.resource!, row.revision!);
       else if (row.kind === 'o') {
         const key = objectKey(row.resource!, row.name!);
-        this.objects.set(key, { revision: row.revision!, value: row.value! });
+        this.objects.set(key, { revision: row.revision!, valueIndex: 0, value: row.value ?? undefined });
         this.readObjects.set(key, row.revision!);
       } else {
         const key = claimKey(row.resource!, row.index_name!, row.digest!);
@@ -111,20 +124,22 @@ export class GroupPlan {
     const claims = write.kind === 'delete' ? [] : write.claims;
     const wanted = claims && this.wantedClaims(resource, name, claims);
     const revision = this.last + 1;
-    const value = write.kind === 'delete' ? head!.value : checkEncoded(write.encode(revision));
+    const value = write.kind === 'delete' ? removedValue(head!) : checkEncoded(write.encode(revision));
     // Accepted from here on: nothing below throws.
     this.last = revision;
     this.touched.set(key, { resource, name });
     if (wanted) this.setClaims(resource, name, wanted);
     if (write.kind === 'delete') {
+      const valueIndex = head!.valueIndex || this.values.push(value);
       this.objects.set(key, undefined);
-      this.events.push([revision, 'DELETED', resource, name, head!.revision, value, null]);
+      this.events.push([revision, 'DELETED', resource, name, head!.revision, valueIndex, null]);
     } else {
-      this.objects.set(key, { revision, value });
+      const valueIndex = this.values.push(value);
+      this.objects.set(key, { revision, valueIndex, value });
       this.events.push(
         write.kind === 'create'
-          ? [revision, 'ADDED', resource, name, 0, value, null]
-          : [revision, 'MODIFIED', resource, name, head!.revision, value, head!.value],
+          ? [revision, 'ADDED', resource, name, 0, valueIndex, null]
+          : [revision, 'MODIFIED', resource, name, head!.revision, valueIndex, head!.valueIndex],
       );
     }
     return { resource, name, revision, value };
@@ -164,14 +179,17 @@ export class GroupPlan {
     return held;
   }
 
-  /** WRITE_GROUP's first twenty values: the events, then each row's final state where it differs from what was read. */
+  /**
+   * WRITE_GROUP's first twenty-one values: the events, then each row's final state where it differs from what was
+   * read, then the values they point to.
+   */
   statementValues(): unknown[] {
     const columns = <T>(rows: readonly (readonly unknown[])[], i: number) => rows.map((row) => row[i] as T);
-    const stored: Array<[string, string, number, Buffer]> = [];
+    const stored: Array<[string, string, number, number]> = [];
     const removed: Array<[string, string]> = [];
     for (const [key, { resource, name }] of this.touched) {
       const now = this.objects.get(key);
-      if (now) stored.push([resource, name, now.revision, now.value]);
+      if (now) stored.push([resource, name, now.revision, now.valueIndex]);
       else if (this.readObjects.get(key) !== undefined) removed.push([resource, name]);
     }
     const released: Array<[string, string, Buffer]> = [];
@@ -189,6 +207,13 @@ export class GroupPlan {
       ...[0, 1].map((i) => columns(removed, i)),
       ...[0, 1, 2].map((i) => columns(released, i)),
       ...[0, 1, 2, 3].map((i) => columns(claimed, i)),
+      this.values,
     ];
   }
+}
+
+/** The value a delete removes: READ_GROUP returns it for the objects a group deletes. */
+function removedValue(head: Head): Buffer {
+  if (!head.value) throw new Error('the value of an object to delete was not read');
+  return head.value;
 }
