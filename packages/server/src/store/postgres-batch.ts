@@ -10,6 +10,7 @@
  * order, and become visible together at commit. Every promise settles only after COMMIT has answered, so an
  * acknowledged write is durable.
  */
+import { isUtf8 } from 'node:buffer';
 import pg, { type PoolClient, type QueryResult, type QueryResultRow } from 'pg';
 import { prepareValue } from 'pg/lib/utils.js';
 import { digestOf, GroupPlan, type GroupWrite, type Outcome, type ReadRow } from './postgres-group-plan.js';
@@ -233,10 +234,23 @@ function literal(value: unknown): string {
   }
   if (Buffer.isBuffer(value)) return `'\\x${value.toString('hex')}'`;
   if (Array.isArray(value)) {
-    for (const item of value) if (typeof item === 'number') literal(item);
-    return pg.escapeLiteral(prepareValue(value) as string);
+    const items = value.map((item) => {
+      if (typeof item === 'number') literal(item);
+      return Buffer.isBuffer(item) ? byteaText(item) : item;
+    });
+    return pg.escapeLiteral(prepareValue(items) as string);
   }
   throw new TypeError(`no SQL literal for ${typeof value}`);
+}
+
+/**
+ * Bytes as bytea's text input: UTF-8 text without NUL (a stored object's JSON) in the escape format, backslashes
+ * doubled, about 1.2 times its size once quoted in the statement; anything else in hex, twice its size.
+ */
+function byteaText(value: Buffer): string {
+  return isUtf8(value) && !value.includes(0)
+    ? value.toString('utf8').replaceAll('\\', '\\\\')
+    : `\\x${value.toString('hex')}`;
 }
 
 function readValues(writes: GroupWrite[]): unknown[] {

@@ -107,11 +107,23 @@ describe('PostgreSQL group commit', () => {
     await expect(store.create("it's", 'third', encodeAs('x'), email("a'b\\c"))).rejects.toThrow(UniqueClaimError);
   });
 
-  it("stores names an array literal gives meaning to ('{', '\"', ',', NULL) as they are, in one group", async () => {
+  it("stores names and values an array literal or bytea's text gives meaning to as they are, in one group", async () => {
     const store = await open('array-literals');
-    const names = ['NULL', 'null', '{a,b}', 'say "hi"', 'back\\slash\\', ' spaced ', '', 'ünï', "'{}'"];
+    const names = ['NULL', 'null', '{a,b}', 'say "hi"', 'back\\slash\\', ' spaced ', '', 'ünï', "'{}'", 'last'];
+    const values = [
+      Buffer.from('{"a":"\\\\x41 \\"quoted\\" \'single\'"}'),
+      Buffer.from('\\x4142'),
+      Buffer.from('\\\\'),
+      Buffer.from('{"emoji":"😀","cjk":"角色"}'),
+      Buffer.from([0xff, 0x41, 0x5c]),
+      Buffer.from([0x41, 0x00, 0x5c, 0x22]),
+      Buffer.from('\\123 octal-looking'),
+      Buffer.from('NULL'),
+      Buffer.from(''),
+      Buffer.from('{}'),
+    ];
     const records = await Promise.all(
-      names.map((name, i) => store.create('odd', name, () => Buffer.from([i, 0, 34, 92]), email(`${name}@x`))),
+      names.map((name, i) => store.create('odd', name, () => values[i]!, email(`${name}@x`))),
     );
     expect(new Set(records.map((r) => r.revision)).size).toBe(names.length);
     for (const [i, name] of names.entries()) {
@@ -119,9 +131,13 @@ describe('PostgreSQL group commit', () => {
         resource: 'odd',
         name,
         revision: records[i]!.revision,
-        value: Buffer.from([i, 0, 34, 92]),
+        value: values[i],
       });
     }
+    // An update's history keeps the value it replaced, read by the statement itself.
+    const updated = await store.update('odd', 'say "hi"', records[3]!.revision, () => values[0]!);
+    const [change] = await store.changesSince(updated.revision - 1);
+    expect([change!.value, change!.prevValue]).toEqual([values[0], values[3]]);
     await expect(store.create('odd', 'late', encodeAs('late'), email('{a,b}@x'))).rejects.toThrow(UniqueClaimError);
   });
 
