@@ -2,7 +2,9 @@
 //  1. creates/s of one svc (controllers on, as users run it), wrk with 32 connections, beside pgbench's autocommit
 //     single-row inserts (16 clients) of a row the size of a stored person into a table with a primary key; the two
 //     alternate `--rounds` times so that a machine shared with other work weighs on both alike (target ≥ 50%);
-//  2. aggregate creates/s on 1, 2 and 3 replicas of one schema (wrk on each at once), each beside a pgbench run.
+//  2. aggregate creates/s on 1, 2 and 3 replicas of one schema (wrk on each at once), each beside a pgbench run;
+//  3. the store alone (its group commit, no HTTP, no controller): 64 writers each creating an object of a stored
+//     person's size and updating it, in this process, beside pgbench (`--store-rounds`, 0 to skip).
 // Usage: node bench/postgres.js [--duration 5] [--rounds 2] [--replicas 3]
 // SVC_BENCH_CLI=<another checkout>/packages/server/dist/cli.js runs that build instead (an A/B in the same conditions).
 import { execFileSync, spawn } from 'node:child_process';
@@ -17,6 +19,7 @@ const DATABASE_URL = process.env.SVC_TEST_DATABASE_URL ?? 'postgres://postgres@1
 const DURATION = arg('duration', 5);
 const ROUNDS = arg('rounds', 2);
 const REPLICAS = arg('replicas', 3);
+const STORE_ROUNDS = arg('store-rounds', 2);
 const PERSONS = '/apis/people.svc.run/v1alpha1/persons';
 if (!hasWrk) {
   console.log('bench:postgres needs wrk (apt-get install -y wrk) and pgbench (postgresql-contrib)');
@@ -103,6 +106,38 @@ function pgInsertRate(bytes) {
   return { tps, cpuMicros: ((machineBusySeconds() - busy) / transactions) * 1e6 };
 }
 
+/**
+ * Writes/s of the PostgreSQL store opened in this process (the build `SVC_BENCH_CLI` names, else this checkout's):
+ * 64 writers for DURATION seconds, each creating a `bytes`-byte JSON object and then updating it, as a create and the
+ * controller's status write do.
+ */
+async function storeWrites(bytes, round) {
+  const dist = path.dirname(process.env.SVC_BENCH_CLI || path.resolve('packages/server/dist/cli.js'));
+  const { openPostgresStore } = await import(path.join(dist, 'store/postgres.js'));
+  const store = await openPostgresStore({ connectionString: DATABASE_URL, schema: `${schema}_store` });
+  const encode = (text) => (revision) =>
+    Buffer.from(JSON.stringify({ metadata: { resourceVersion: String(revision) }, text: text.padEnd(bytes - 40) }));
+  let written = 0;
+  let next = 0;
+  const busy = machineBusySeconds();
+  const started = performance.now();
+  const end = started + DURATION * 1000;
+  await Promise.all(
+    Array.from({ length: 64 }, async () => {
+      while (performance.now() < end) {
+        const name = `s${round}-${next++}`;
+        const created = await store.create('bench/things', name, encode(name));
+        await store.update('bench/things', name, created.revision, encode(`${name} updated`));
+        written += 2;
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const cpuMicros = ((machineBusySeconds() - busy) / written) * 1e6;
+  await store.close();
+  return { rate: written / seconds, cpuMicros };
+}
+
 const pct = (a, b) => `${((a / b) * 100).toFixed(1)}%`;
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
@@ -152,9 +187,20 @@ try {
     );
   }
   if (figures.length > 0) console.log(`aggregate creates: ${figures.join(', ')}`);
+  for (const child of servers.splice(0)) child.kill('SIGKILL');
+  for (let round = 1; round <= STORE_ROUNDS; round++) {
+    const pg = pgInsertRate(bytes);
+    const store = await storeWrites(bytes, round);
+    console.log(
+      `store alone, round ${round}: ${store.rate.toFixed(0)} writes/s (${store.cpuMicros.toFixed(0)} µs of the ` +
+        `machine's CPU each), pgbench ${pg.tps.toFixed(0)} inserts/s (${pg.cpuMicros.toFixed(0)} µs): ` +
+        `${pct(store.rate, pg.tps)}`,
+    );
+  }
 } finally {
   for (const child of servers) child.kill('SIGKILL');
   await db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
+  await db.query(`DROP SCHEMA IF EXISTS ${schema}_store CASCADE`).catch(() => undefined);
   await db.end();
   rmSync(work, { recursive: true, force: true });
 }
