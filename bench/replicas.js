@@ -1,12 +1,13 @@
 // `npm run bench:replicas`: svc as several replicas on one PostgreSQL database (README "Running several replicas").
 // Figures, each beside its baseline from the same run:
 //  1. replication lag from a create's 201 on replica 1 to its ADDED event on a watch of replica 2, and to its being
-//     found through the spec.name index on replica 2, at ~1,000 creates/s (target p99 ≤ 100 ms);
+//     found through the spec.name index on replica 2, at ~1,000 creates/s (target p99 ≤ 100 ms), then at each
+//     `--lag-rates` given (500 creates/s is 1,000 writes/s with the controller's status writes);
 //  2. creates per second on 1, 2 and 3 replicas (wrk on each at once), against PostgreSQL's own autocommit insert rate
 //     (pgbench, 16 clients);
 //  3. reads per second (GET one person) on 2 replicas against 1;
 //  4. leader hand-over after kill -9 of the leader (target ≤ 5 s).
-// Usage: node bench/replicas.js [--lag-seconds 10] [--duration 5] [--handovers 3]
+// Usage: node bench/replicas.js [--lag-seconds 10] [--duration 5] [--handovers 3] [--lag-rates 500,250]
 // The machine has two cores: replicas, PostgreSQL and the load generators share them.
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -21,6 +22,9 @@ const DATABASE_URL = process.env.SVC_TEST_DATABASE_URL ?? 'postgres://postgres@1
 const LAG_SECONDS = arg('lag-seconds', 10);
 const DURATION = arg('duration', 5);
 const HANDOVERS = arg('handovers', 3);
+const LAG_RATES = process.argv.includes('--lag-rates')
+  ? process.argv[process.argv.indexOf('--lag-rates') + 1].split(',').map(Number)
+  : [];
 const PERSONS = '/apis/people.svc.run/v1alpha1/persons';
 if (!hasWrk) {
   console.log('bench:replicas needs wrk (apt-get install -y wrk)');
@@ -101,13 +105,16 @@ async function untilOk(check, what, timeoutMs = 10_000) {
  * is the reader's arrival minus the writer's (both clocks are this process's). Every 20th create is also looked up
  * on the reader through the spec.name index right after its 201, until found.
  */
+let lagRuns = 0;
 async function measureLag(writer, reader, auth, rate = 1000) {
+  const run = lagRuns++;
   const local = new Map();
   const remote = new Map();
   const toIndex = [];
   const follow = (arrivals) => (event, at) => {
     const name = event.object?.metadata?.name;
-    if (event.type === 'ADDED' && name) arrivals.set(name, at);
+    // A watch begins with every matching object there is: only this run's count.
+    if (event.type === 'ADDED' && name?.startsWith(`lag${run}-`)) arrivals.set(name, at);
   };
   const stopLocal = await watch(writer.url, 'watch=true&labelSelector=bench=lag', auth, follow(local));
   const stopRemote = await watch(reader.url, 'watch=true&labelSelector=bench=lag', auth, follow(remote));
@@ -144,7 +151,7 @@ async function measureLag(writer, reader, auth, rate = 1000) {
     const wait = due - performance.now();
     if (wait > 1) await sleep(wait);
     while (inFlight.size >= 64) await Promise.race(inFlight);
-    const name = `lag-${i}`;
+    const name = `lag${run}-${i}`;
     const request = post(name).then((status) => {
       inFlight.delete(request);
       if (status !== 201) return void failed++;
@@ -163,7 +170,7 @@ async function measureLag(writer, reader, auth, rate = 1000) {
   agent.destroy();
   const lags = [...local].filter(([name]) => remote.has(name)).map(([name, at]) => remote.get(name) - at);
   console.log(
-    `lag at ${(total / seconds).toFixed(0)} creates/s on replica 1 (target 1000/s): watch event on replica 2 after ` +
+    `lag at ${(total / seconds).toFixed(0)} creates/s on replica 1 (target ${rate}/s): watch event on replica 2 after ` +
       `replica 1's own ${summary(lags)}; found through the spec.name index on replica 2 after the 201 (every 20th) ` +
       `${summary(toIndex)} (target p99 ≤ 100 ms); ${total - failed - remote.size} events missing on replica 2, ` +
       `${failed} creates failed`,
@@ -255,6 +262,7 @@ try {
   }
 
   await measureLag(r1, r2, auth);
+  for (const rate of LAG_RATES) await measureLag(r1, r2, auth, rate);
 
   const pgRate = await pgInsertRate();
   const creates = [];
