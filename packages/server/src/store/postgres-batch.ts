@@ -31,7 +31,9 @@ const IN_FLIGHT = 2;
  * counter ('m'), the objects touched ('o', with the value only of those the group deletes, which a delete returns),
  * the claims of those objects and the claims the group asks for ('c'), and
  * the lease rows that fence it ('l', FOR SHARE: a new holder's epoch bump waits for this commit, so no fenced write
- * commits after the lease moved on).
+ * commits after the lease moved on). Each lookup is a LATERAL subquery kept apart by OFFSET 0 (else the planner merges
+ * it into a join), so it is made row by row on the primary key or the claims' index: as a join, the planner scanned a
+ * claims table of a few thousand rows whole on every group, its cost model reckoning a few dozen lookups dearer.
  */
 const READ_GROUP: NamedQuery = {
   name: 'read_group',
@@ -41,14 +43,18 @@ const READ_GROUP: NamedQuery = {
            NULL::text AS index_name, NULL::bytea AS digest FROM meta WHERE id = 1
     UNION ALL
     SELECT 'o', o.resource, o.name, o.revision, CASE WHEN k.deleted THEN o.value END, NULL, NULL
-    FROM unnest($1::text[], $2::text[], $7::bool[]) AS k(resource, name, deleted) JOIN objects o USING (resource, name)
+    FROM unnest($1::text[], $2::text[], $7::bool[]) AS k(resource, name, deleted)
+    JOIN LATERAL (SELECT * FROM objects o WHERE o.resource = k.resource AND o.name = k.name OFFSET 0) o ON true
     UNION ALL
     SELECT 'c', c.resource, c.name, NULL, NULL, c.index_name, c.digest
-    FROM unnest($1::text[], $2::text[]) AS k(resource, name) JOIN unique_claims c USING (resource, name)
+    FROM unnest($1::text[], $2::text[]) AS k(resource, name)
+    JOIN LATERAL (SELECT * FROM unique_claims c WHERE c.resource = k.resource AND c.name = k.name OFFSET 0) c ON true
     UNION ALL
     SELECT 'c', c.resource, c.name, NULL, NULL, c.index_name, c.digest
     FROM unnest($3::text[], $4::text[], $5::bytea[]) AS k(resource, index_name, digest)
-    JOIN unique_claims c USING (resource, index_name, digest)
+    JOIN LATERAL (
+      SELECT * FROM unique_claims c
+      WHERE c.resource = k.resource AND c.index_name = k.index_name AND c.digest = k.digest OFFSET 0) c ON true
     UNION ALL
     SELECT 'l', l.name, NULL, l.epoch, NULL, NULL, NULL FROM l`,
 };
