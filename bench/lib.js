@@ -169,9 +169,12 @@ export async function adminToken(url) {
 }
 
 /** A numeric command-line option: `--name value`, or `fallback` when absent. */
-export const arg = (name, fallback) => {
+export const arg = (name, fallback) => argList(name, [fallback])[0];
+
+/** A list of numbers as a command-line option: `--name 1,2,3`, or `fallback` when absent. */
+export const argList = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+  return i > 0 ? process.argv[i + 1].split(',').map(Number) : fallback;
 };
 
 /** Creates `count` persons over HTTP, 50 in flight; bodies are built beforehand so the client does little per request. */

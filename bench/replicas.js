@@ -16,15 +16,13 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { adminToken, arg, hasWrk, seedPersons, sleep, startPostgresReplica } from './lib.js';
+import { adminToken, arg, argList, hasWrk, seedPersons, sleep, startPostgresReplica } from './lib.js';
 
 const DATABASE_URL = process.env.SVC_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const LAG_SECONDS = arg('lag-seconds', 10);
 const DURATION = arg('duration', 5);
 const HANDOVERS = arg('handovers', 3);
-const LAG_RATES = process.argv.includes('--lag-rates')
-  ? process.argv[process.argv.indexOf('--lag-rates') + 1].split(',').map(Number)
-  : [];
+const LAG_RATES = argList('lag-rates', []);
 const PERSONS = '/apis/people.svc.run/v1alpha1/persons';
 if (!hasWrk) {
   console.log('bench:replicas needs wrk (apt-get install -y wrk)');

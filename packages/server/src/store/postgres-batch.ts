@@ -13,7 +13,7 @@
 import { isUtf8 } from 'node:buffer';
 import pg, { type PoolClient, type QueryResult, type QueryResultRow } from 'pg';
 import { prepareValue } from 'pg/lib/utils.js';
-import { digestOf, GroupPlan, type GroupWrite, type Outcome, type ReadRow } from './postgres-group-plan.js';
+import { digestOf, GroupPlan, type GroupWrite, type Outcome, objectKey, type ReadRow } from './postgres-group-plan.js';
 import { type NamedQuery, runScript } from './postgres-queries.js';
 import type { StoredRecord } from './types.js';
 
@@ -234,19 +234,21 @@ async function script<R extends QueryResultRow>(
 function literal(value: unknown): string {
   if (value === null || value === undefined) return 'NULL';
   if (typeof value === 'string') return pg.escapeLiteral(value);
-  if (typeof value === 'number') {
-    if (!Number.isSafeInteger(value)) throw new RangeError(`not an integer: ${value}`);
-    return String(value);
-  }
+  if (typeof value === 'number') return String(checkInteger(value));
   if (Buffer.isBuffer(value)) return `'\\x${value.toString('hex')}'`;
   if (Array.isArray(value)) {
     const items = value.map((item) => {
-      if (typeof item === 'number') literal(item);
+      if (typeof item === 'number') checkInteger(item);
       return Buffer.isBuffer(item) ? byteaText(item) : item;
     });
     return pg.escapeLiteral(prepareValue(items) as string);
   }
   throw new TypeError(`no SQL literal for ${typeof value}`);
+}
+
+function checkInteger(value: number): number {
+  if (!Number.isSafeInteger(value)) throw new RangeError(`not an integer: ${value}`);
+  return value;
 }
 
 /**
@@ -263,7 +265,7 @@ function readValues(writes: GroupWrite[]): unknown[] {
   // Each object once, its value asked for when the group deletes it.
   const objects = new Map<string, [string, string, boolean]>();
   for (const w of writes) {
-    const key = `${w.resource}\u0000${w.name}`;
+    const key = objectKey(w.resource, w.name);
     const deleted = w.kind === 'delete' || objects.get(key)?.[2] === true;
     objects.set(key, [w.resource, w.name, deleted]);
   }

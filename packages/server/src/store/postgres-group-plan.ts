@@ -40,7 +40,7 @@ export interface ReadRow {
 export type Outcome = { record: StoredRecord } | { error: unknown };
 
 export const digestOf = (value: string) => createHash('sha256').update(value).digest();
-const objectKey = (resource: string, name: string) => `${resource}\u0000${name}`;
+export const objectKey = (resource: string, name: string) => `${resource}\u0000${name}`;
 const claimKey = (resource: string, index: string, digest: Buffer) =>
   `${resource}\u0000${index}\u0000${digest.toString('hex')}`;
 

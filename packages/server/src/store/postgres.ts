@@ -5,12 +5,12 @@
  * one hold of the lock, and a refused write takes no revision and leaves nothing.
  */
 
-import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { PoolClient } from 'pg';
 import pg from 'pg';
 import { currentFence } from './fence.js';
 import { GroupCommit } from './postgres-batch.js';
+import { digestOf } from './postgres-group-plan.js';
 import { PostgresLease } from './postgres-lease.js';
 import { SESSION_LIVENESS } from './postgres-liveness.js';
 import { PostgresNotices } from './postgres-notices.js';
@@ -272,5 +272,3 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       })()),
   };
 }
-
-const digestOf = (value: string) => createHash('sha256').update(value).digest();
