@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, ADMIN_PASSWORD, type Browser, createUser, signIn, startAuthServer } from './authn-helpers.js';
 import type { TestServer } from './harness.js';
+import { eventually } from './watch-client.js';
 
 const CONSOLE = '/apis/api.console.svc.run/v1alpha1';
 
@@ -42,9 +43,10 @@ describe('console user endpoints', () => {
     expect(response.text).not.toMatch(/password|scrypt/);
     const erin = await signIn(t, 'erin', 'erin password');
     expect(await alive(erin)).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const user = await t.server.objects.get(t.server.registry.findByKind('v1alpha1', 'User')!, 'erin');
-    expect(user.status?.lastLoginAt).toMatch(/^\d{4}-/);
+    // Recorded off the sign-in's path: waited for, not assumed done within a fixed time.
+    const user = () => t.server.objects.get(t.server.registry.findByKind('v1alpha1', 'User')!, 'erin');
+    await eventually(async () => (await user()).status?.lastLoginAt !== undefined, 'lastLoginAt');
+    expect((await user()).status?.lastLoginAt).toMatch(/^\d{4}-/);
   });
 
   it('creates a user with roles through role management', async () => {
@@ -122,7 +124,7 @@ describe('console user endpoints', () => {
   it("forgets a deleted user's password", async () => {
     await createUser(admin, 'liam', 'liam password');
     await t.server.objects.delete(t.server.registry.findByKind('v1alpha1', 'User')!, 'liam');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await eventually(async () => !(await t.server.authn.credentials.hasPassword('liam')), 'the password forgotten');
     expect(await t.server.authn.credentials.hasPassword('liam')).toBe(false);
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, ADMIN_PASSWORD, type Browser, bearer, createUser, signIn, startAuthServer } from './authn-helpers.js';
 import { BACKENDS, type TestServer } from './harness.js';
+import { eventually } from './watch-client.js';
 
 const TOKENS = '/apis/uc.api.security.svc.run/v1alpha1/personalaccesstokens';
 const ANNOTATION = 'security.svc.run/access-token';
@@ -41,10 +42,10 @@ describe.each(BACKENDS)('personal access tokens over HTTP (%s)', (backend) => {
     const one = await admin.request('GET', `${TOKENS}/${created.body.metadata.name}`);
     expect(one.status).toBe(200);
     expect(one.text).not.toContain(token);
-    // lastUsedAt is recorded (off the request's path).
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const used = await admin.request('GET', `${TOKENS}/${created.body.metadata.name}`);
-    expect(used.body.status.lastUsedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+    // lastUsedAt is recorded (off the request's path: waited for, since a commit's time is not a test's to assume).
+    const used = async () => (await admin.request('GET', `${TOKENS}/${created.body.metadata.name}`)).body;
+    await eventually(async () => (await used()).status?.lastUsedAt !== undefined, 'lastUsedAt');
+    expect((await used()).status.lastUsedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
   });
 
   it("names the token's roles in its 403, since the owner's other roles do not count", async () => {
