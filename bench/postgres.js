@@ -4,7 +4,9 @@
 //     alternate `--rounds` times so that a machine shared with other work weighs on both alike (target ≥ 50%);
 //  2. aggregate creates/s on 1, 2 and 3 replicas of one schema (wrk on each at once), each beside a pgbench run;
 //  3. the store alone (its group commit, no HTTP, no controller): 64 writers each creating an object of a stored
-//     person's size and updating it, in this process, beside pgbench (`--store-rounds`, 0 to skip).
+//     person's size and updating it, in this process, beside pgbench (`--store-rounds`, 0 to skip);
+//  4. the CPU time to write a group's values into its statement's text (33 stored persons, as a group of one svc
+//     under wrk holds), svc's own encoding against pg's parameter encoding and literal quoting, which it replaced.
 // Usage: node bench/postgres.js [--duration 5] [--rounds 2] [--replicas 3]
 // SVC_BENCH_CLI=<another checkout>/packages/server/dist/cli.js runs that build instead (an A/B in the same conditions).
 import { execFileSync, spawn } from 'node:child_process';
@@ -13,6 +15,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { prepareValue } from 'pg/lib/utils.js';
 import { adminToken, arg, hasWrk, machineBusySeconds, startPostgresReplica, wrkCreateRun } from './lib.js';
 
 const DATABASE_URL = process.env.SVC_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -138,6 +141,30 @@ async function storeWrites(bytes, round) {
   return { rate: written / seconds, cpuMicros };
 }
 
+/**
+ * Microseconds of CPU to write `values` as one bytea[] literal with `encode`, over about a second: the figure the
+ * store's statement text costs per group, against a baseline encoding in the same process.
+ */
+function encodeMicros(encode, values, ms = 1000) {
+  let runs = 0;
+  let bytes = 0;
+  const started = process.cpuUsage();
+  const end = performance.now() + ms;
+  while (performance.now() < end) {
+    // Encoded to UTF-8 as the socket write does, so a cheaper string that is dearer to encode would show.
+    bytes += Buffer.byteLength(encode(values));
+    runs++;
+  }
+  const { user, system } = process.cpuUsage(started);
+  return { micros: (user + system) / runs, bytes: bytes / runs };
+}
+
+/** pg's encoding, as the store wrote arrays before: each element escaped, then the array, then the literal. */
+function pgEncoding(values) {
+  const items = values.map((v) => v.toString('utf8').replaceAll('\\', '\\\\'));
+  return pg.escapeLiteral(prepareValue(items));
+}
+
 const pct = (a, b) => `${((a / b) * 100).toFixed(1)}%`;
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
@@ -172,9 +199,10 @@ try {
         `inserts/s of ${bytes}-byte rows (${pg.cpuMicros.toFixed(0)} µs each): ${pct(rps, pg.tps)}`,
     );
   }
-  console.log(
-    `one svc on PostgreSQL: median ${(median(ratios) * 100).toFixed(1)}% of pgbench's inserts (target ≥ 50%)`,
-  );
+  if (ROUNDS > 0)
+    console.log(
+      `one svc on PostgreSQL: median ${(median(ratios) * 100).toFixed(1)}% of pgbench's inserts (target ≥ 50%)`,
+    );
 
   const replicas = [r1];
   for (let n = 2; n <= REPLICAS; n++) replicas.push(await startReplica(`r${n}`));
@@ -195,6 +223,24 @@ try {
       `store alone, round ${round}: ${store.rate.toFixed(0)} writes/s (${store.cpuMicros.toFixed(0)} µs of the ` +
         `machine's CPU each), pgbench ${pg.tps.toFixed(0)} inserts/s (${pg.cpuMicros.toFixed(0)} µs): ` +
         `${pct(store.rate, pg.tps)}`,
+    );
+  }
+  const { rows: stored } = await db.query(
+    `SELECT value FROM ${schema}.objects WHERE resource LIKE '%persons' ORDER BY name LIMIT 33`,
+  );
+  const dist = path.dirname(process.env.SVC_BENCH_CLI || path.resolve('packages/server/dist/cli.js'));
+  // An older build (SVC_BENCH_CLI) wrote its literals inside the group commit, with pg's encoding.
+  const { literal } = await import(path.join(dist, 'store/postgres-literals.js')).catch(() => ({}));
+  const values = stored.map((row) => row.value);
+  // Both compiled and the heap grown before anything counts.
+  if (literal) for (const encode of [pgEncoding, literal]) encodeMicros(encode, values, 500);
+  for (let round = 1; round <= 3 && literal; round++) {
+    const baseline = encodeMicros(pgEncoding, values);
+    const svc = encodeMicros(literal, values);
+    console.log(
+      `a group's ${values.length} values as statement text, round ${round}: ${svc.micros.toFixed(0)} µs ` +
+        `(${svc.bytes.toFixed(0)} bytes), pg's encoding ${baseline.micros.toFixed(0)} µs (${baseline.bytes.toFixed(0)} ` +
+        `bytes): ${pct(svc.micros, baseline.micros)}`,
     );
   }
 } finally {

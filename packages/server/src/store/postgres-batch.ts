@@ -10,10 +10,10 @@
  * order, and become visible together at commit. Every promise settles only after COMMIT has answered, so an
  * acknowledged write is durable.
  */
-import { isUtf8 } from 'node:buffer';
-import pg, { type PoolClient, type QueryResult, type QueryResultRow } from 'pg';
-import { prepareValue } from 'pg/lib/utils.js';
+import type pg from 'pg';
+import type { PoolClient, QueryResult, QueryResultRow } from 'pg';
 import { digestOf, GroupPlan, type GroupWrite, type Outcome, objectKey, type ReadRow } from './postgres-group-plan.js';
+import { literal } from './postgres-literals.js';
 import { type NamedQuery, runScript } from './postgres-queries.js';
 import type { StoredRecord } from './types.js';
 
@@ -223,42 +223,6 @@ async function script<R extends QueryResultRow>(
     | QueryResult<R>;
   const list = Array.isArray(results) ? results : [results];
   return list[before ? list.length - (after ? 2 : 1) : 0]!.rows;
-}
-
-/**
- * A value as SQL text: strings quoted by pg's escapeLiteral, bytes in hex, integers checked. An array is one quoted
- * array literal (`'{…}'`, its elements written by pg's own parameter encoding), which the statement casts to its
- * type: PostgreSQL plans it as one constant, where ARRAY[…] of a group's hundreds of elements made planning, which
- * copies every element's expression, take 40% of a backend's time (perf, 64 writers).
- */
-function literal(value: unknown): string {
-  if (value === null || value === undefined) return 'NULL';
-  if (typeof value === 'string') return pg.escapeLiteral(value);
-  if (typeof value === 'number') return String(checkInteger(value));
-  if (Buffer.isBuffer(value)) return `'\\x${value.toString('hex')}'`;
-  if (Array.isArray(value)) {
-    const items = value.map((item) => {
-      if (typeof item === 'number') checkInteger(item);
-      return Buffer.isBuffer(item) ? byteaText(item) : item;
-    });
-    return pg.escapeLiteral(prepareValue(items) as string);
-  }
-  throw new TypeError(`no SQL literal for ${typeof value}`);
-}
-
-function checkInteger(value: number): number {
-  if (!Number.isSafeInteger(value)) throw new RangeError(`not an integer: ${value}`);
-  return value;
-}
-
-/**
- * Bytes as bytea's text input: UTF-8 text without NUL (a stored object's JSON) in the escape format, backslashes
- * doubled, about 1.2 times its size once quoted in the statement; anything else in hex, twice its size.
- */
-function byteaText(value: Buffer): string {
-  return isUtf8(value) && !value.includes(0)
-    ? value.toString('utf8').replaceAll('\\', '\\\\')
-    : `\\x${value.toString('hex')}`;
 }
 
 function readValues(writes: GroupWrite[]): unknown[] {
