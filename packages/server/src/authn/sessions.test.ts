@@ -1,5 +1,5 @@
 import { SESSIONS_RECORDS } from '@svc/plugin-api';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openSqliteStore } from '../store/sqlite.js';
 import type { Store } from '../store/types.js';
 import { Sessions } from './sessions.js';
@@ -16,6 +16,12 @@ function setup() {
   let now = Date.parse('2026-01-01T00:00:00Z');
   const clock = { advance: (ms: number) => (now += ms) };
   return { store, clock, sessions: (s = store) => new Sessions(s, policy, undefined, () => now) };
+}
+
+async function records(store: Store): Promise<Array<[string, Buffer]>> {
+  const all: Array<[string, Buffer]> = [];
+  for await (const batch of store.secrets.scan(SESSIONS_RECORDS)) all.push(...batch);
+  return all;
 }
 
 describe('sessions', () => {
@@ -59,12 +65,14 @@ describe('sessions', () => {
   });
 
   it('writes use through to the store at most once a minute, so idle expiry survives a restart', async () => {
-    const { clock, sessions } = setup();
+    const { clock, sessions, store } = setup();
     const s = sessions();
     const { id } = await s.create('alice');
     clock.advance(20 * 60_000);
+    const stored = await records(store);
     await s.find(id);
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    // The use is written off the request's path: wait until the stored record changes.
+    await vi.waitFor(async () => expect(await records(store)).not.toEqual(stored), { timeout: 10_000, interval: 10 });
     clock.advance(20 * 60_000);
     // 40 minutes after login, 20 after last use: still alive for a fresh reader.
     expect(await sessions().find(id)).toBeDefined();

@@ -1,7 +1,8 @@
 import { ACCESS_TOKEN_ANNOTATION } from '@svc/plugin-api';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Principal } from '../authz/principal.js';
 import { normalizeModelDefinition } from '../objects/model-definition.js';
+import { decodeObject } from '../registry/codec.js';
 import { ModelRegistry } from '../registry/model-registry.js';
 import { ObjectService } from '../registry/object-service.js';
 import { openSqliteStore } from '../store/sqlite.js';
@@ -138,21 +139,27 @@ describe('personal access tokens', () => {
   });
 
   it('records lastUsedAt at most once a minute', async () => {
-    const { tokens, advance, objects, tokenServed } = await setup();
+    const { tokens, advance, objects, store, tokenServed } = await setup();
     const { object, token } = await tokens.create(alice, { spec: { name: 'ci', roles: [] } });
-    const lastUsed = async () => {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      return (await objects.get(tokenServed, object.metadata.name)).status?.lastUsedAt;
-    };
+    const created = await store.currentRevision();
+    // The write is made off the request's path: wait until the stored token shows it.
+    const shows = (time: string) =>
+      vi.waitFor(
+        async () => expect((await objects.get(tokenServed, object.metadata.name)).status?.lastUsedAt).toBe(time),
+        { timeout: 10_000, interval: 10 },
+      );
     tokens.authenticate(token);
-    const first = await lastUsed();
-    expect(first).toBe('2026-03-01T12:00:00.000Z');
+    await shows('2026-03-01T12:00:00.000Z');
     advance(30_000);
     tokens.authenticate(token);
-    expect(await lastUsed()).toBe(first);
     advance(31_000);
     tokens.authenticate(token);
-    expect(await lastUsed()).toBe('2026-03-01T12:01:01.000Z');
+    await shows('2026-03-01T12:01:01.000Z');
+    // Every lastUsedAt the token's history holds: the use 30 s after the first wrote nothing.
+    const written = (await store.changesSince(created))
+      .filter((change) => change.name === object.metadata.name)
+      .map((change) => decodeObject(change.value).status?.lastUsedAt);
+    expect(written).toEqual(['2026-03-01T12:00:00.000Z', '2026-03-01T12:01:01.000Z']);
   });
 
   it('survives a restart: a new service over the same store knows the tokens', async () => {
@@ -191,7 +198,10 @@ describe('personal access tokens', () => {
     const { tokens, objects, userServed, tokenServed } = await setup();
     const { object } = await tokens.create(alice, { spec: { name: 'ci', roles: [] } });
     await objects.delete(userServed, 'alice');
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    await expect(objects.get(tokenServed, object.metadata.name)).rejects.toMatchObject({ status: 404 });
+    // Removed by the token service once it sees the delete, off the delete's path.
+    await vi.waitFor(
+      () => expect(objects.get(tokenServed, object.metadata.name)).rejects.toMatchObject({ status: 404 }),
+      { timeout: 10_000, interval: 10 },
+    );
   });
 });
