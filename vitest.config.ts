@@ -25,6 +25,9 @@ export default defineConfig({
     ],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // expect.poll waits 1 s by default: under load (CI, Chromium beside the servers) a browser's first request can
+    // take longer than that to leave, and a condition that holds later is not a failure. Polls stay every 50 ms.
+    expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
     // One worker process runs file after file with the modules it has loaded: the suite took 23 minutes when every
     // file forked and imported the server afresh, 12.5 without (measured on two cores). Each test file starts its own
