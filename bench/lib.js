@@ -74,6 +74,31 @@ export function wrkCreateRun(url, seconds, script, headers = {}, pid = undefined
   return { rps, total, mainCpuMicrosPerCreate: pid ? ((after - before) / total) * 1e6 : undefined };
 }
 
+/**
+ * wrk in the background, 32 connections for `seconds` on `url` (with a Lua `script` if given): resolves with its
+ * requests per second and counts, read once its output has closed. Rejects when it printed no rate (it could not
+ * connect, say), with what it said.
+ */
+export function wrkInBackground(url, seconds, { script, headers = {} } = {}) {
+  const extra = Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
+  const args = ['-t1', '-c32', `-d${seconds}s`, ...(script ? ['-s', script] : []), ...extra, url];
+  return new Promise((resolve, reject) => {
+    const child = spawn('wrk', args);
+    let out = '';
+    let errors = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (errors += d));
+    // 'close', not 'exit': the process can exit before its output has all been read.
+    child.on('close', () => {
+      const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+      if (!rps) return reject(new Error(`wrk: ${out}${errors}`));
+      const total = Number(/(\d+) requests in/.exec(out)[1]);
+      const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
+      resolve({ rps, total, non2xx, succeededRps: rps * (1 - non2xx / total) });
+    });
+  });
+}
+
 /** A duration wrk prints (`812.00us`, `1.20ms`, `2.01s`), in milliseconds. */
 function wrkMs(text) {
   const [, value, unit] = /([\d.]+)(us|ms|s)/.exec(text);

@@ -9,14 +9,22 @@
 //     under wrk holds), svc's own encoding against pg's parameter encoding and literal quoting, which it replaced.
 // Usage: node bench/postgres.js [--duration 5] [--rounds 2] [--replicas 3]
 // SVC_BENCH_CLI=<another checkout>/packages/server/dist/cli.js runs that build instead (an A/B in the same conditions).
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { prepareValue } from 'pg/lib/utils.js';
-import { adminToken, arg, hasWrk, machineBusySeconds, startPostgresReplica, wrkCreateRun } from './lib.js';
+import {
+  adminToken,
+  arg,
+  hasWrk,
+  machineBusySeconds,
+  startPostgresReplica,
+  wrkCreateRun,
+  wrkInBackground,
+} from './lib.js';
 
 const DATABASE_URL = process.env.SVC_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const DURATION = arg('duration', 5);
@@ -68,21 +76,10 @@ end
 
 /** Creates/s on each of `targets` at once (wrk, 32 connections each), summed; failed creates do not count. */
 function createsOn(targets, auth, round) {
-  const headers = Object.entries(auth).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
-  const runs = targets.map(
-    (replica) =>
-      new Promise((resolve, reject) => {
-        const script = createScript(`c${round}-${replica.id}`);
-        const child = spawn('wrk', ['-t1', '-c32', `-d${DURATION}s`, '-s', script, ...headers, replica.url]);
-        let out = '';
-        child.stdout.on('data', (d) => (out += d));
-        child.on('exit', () => {
-          const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
-          if (!rps) return reject(new Error(`wrk: ${out}`));
-          const failed = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
-          resolve(rps * (1 - failed / Number(/(\d+) requests in/.exec(out)[1])));
-        });
-      }),
+  const runs = targets.map((replica) =>
+    wrkInBackground(replica.url, DURATION, { script: createScript(`c${round}-${replica.id}`), headers: auth }).then(
+      (run) => run.succeededRps,
+    ),
   );
   return Promise.all(runs).then((rates) => rates.reduce((a, b) => a + b, 0));
 }

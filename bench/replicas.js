@@ -9,14 +9,14 @@
 //  4. leader hand-over after kill -9 of the leader (target ≤ 5 s).
 // Usage: node bench/replicas.js [--lag-seconds 10] [--duration 5] [--handovers 3] [--lag-rates 500,250]
 // The machine has two cores: replicas, PostgreSQL and the load generators share them.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { adminToken, arg, argList, hasWrk, seedPersons, sleep, startPostgresReplica } from './lib.js';
+import { adminToken, arg, argList, hasWrk, seedPersons, sleep, startPostgresReplica, wrkInBackground } from './lib.js';
 
 const DATABASE_URL = process.env.SVC_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const LAG_SECONDS = arg('lag-seconds', 10);
@@ -191,18 +191,7 @@ function request()
 end
 `,
     );
-    const headers = Object.entries(auth).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
-    return new Promise((resolve, reject) => {
-      const child = spawn('wrk', ['-t1', '-c32', `-d${DURATION}s`, '-s', script, ...headers, replica.url]);
-      let out = '';
-      child.stdout.on('data', (d) => (out += d));
-      child.on('exit', () => {
-        const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
-        const failed = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
-        if (!rps) return reject(new Error(`wrk: ${out}`));
-        resolve(rps * (1 - failed / Number(/(\d+) requests in/.exec(out)[1])));
-      });
-    });
+    return wrkInBackground(replica.url, DURATION, { script, headers: auth }).then((run) => run.succeededRps);
   });
   return Promise.all(runs).then((rates) => rates.reduce((a, b) => a + b, 0));
 }
@@ -228,16 +217,9 @@ async function pgInsertRate() {
 
 /** wrk GETs of one person on each of `targets` at once; summed rate. */
 function readsOn(targets, auth, name) {
-  const headers = Object.entries(auth).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
   return Promise.all(
-    targets.map(
-      (replica) =>
-        new Promise((resolve) => {
-          const child = spawn('wrk', ['-t1', '-c32', `-d${DURATION}s`, ...headers, `${replica.url}${PERSONS}/${name}`]);
-          let out = '';
-          child.stdout.on('data', (d) => (out += d));
-          child.on('exit', () => resolve(Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0)));
-        }),
+    targets.map((replica) =>
+      wrkInBackground(`${replica.url}${PERSONS}/${name}`, DURATION, { headers: auth }).then((run) => run.rps),
     ),
   ).then((rates) => rates.reduce((a, b) => a + b, 0));
 }
