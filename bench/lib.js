@@ -63,13 +63,12 @@ export function wrkCreates(url, seconds, script, headers = {}) {
  * machine shared with other work that figure moves far less than requests per second, so A/B comparisons read it.
  */
 export function wrkCreateRun(url, seconds, script, headers = {}, pid = undefined) {
-  const extra = Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
   const before = pid && threadCpuSeconds(pid);
-  const out = execFileSync('wrk', ['-t1', '-c50', `-d${seconds}s`, '-s', script, ...extra, url], { encoding: 'utf8' });
+  const out = execFileSync('wrk', ['-t1', '-c50', `-d${seconds}s`, '-s', script, ...headerArgs(headers), url], {
+    encoding: 'utf8',
+  });
   const after = pid && threadCpuSeconds(pid);
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)[1]);
-  const total = Number(/(\d+) requests in/.exec(out)[1]);
-  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
+  const { rps, total, non2xx } = wrkCounts(out);
   if (non2xx > 0) throw new Error(`wrk: ${non2xx} creates failed`);
   return { rps, total, mainCpuMicrosPerCreate: pid ? ((after - before) / total) * 1e6 : undefined };
 }
@@ -80,8 +79,7 @@ export function wrkCreateRun(url, seconds, script, headers = {}, pid = undefined
  * connect, say), with what it said.
  */
 export function wrkInBackground(url, seconds, { script, headers = {} } = {}) {
-  const extra = Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
-  const args = ['-t1', '-c32', `-d${seconds}s`, ...(script ? ['-s', script] : []), ...extra, url];
+  const args = ['-t1', '-c32', `-d${seconds}s`, ...(script ? ['-s', script] : []), ...headerArgs(headers), url];
   return new Promise((resolve, reject) => {
     const child = spawn('wrk', args);
     let out = '';
@@ -90,13 +88,23 @@ export function wrkInBackground(url, seconds, { script, headers = {} } = {}) {
     child.stderr.on('data', (d) => (errors += d));
     // 'close', not 'exit': the process can exit before its output has all been read.
     child.on('close', () => {
-      const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
-      if (!rps) return reject(new Error(`wrk: ${out}${errors}`));
-      const total = Number(/(\d+) requests in/.exec(out)[1]);
-      const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
-      resolve({ rps, total, non2xx, succeededRps: rps * (1 - non2xx / total) });
+      const counts = wrkCounts(out);
+      if (!counts.rps) return reject(new Error(`wrk: ${out}${errors}`));
+      resolve({ ...counts, succeededRps: counts.rps * (1 - counts.non2xx / counts.total) });
     });
   });
+}
+
+/** `-H` arguments for wrk, one per header. */
+const headerArgs = (headers) => Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
+
+/** What wrk's summary says: requests per second (NaN when it printed none), requests made, and non-2xx answers. */
+function wrkCounts(out) {
+  return {
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]),
+    total: Number(/(\d+) requests in/.exec(out)?.[1]),
+    non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0),
+  };
 }
 
 /** A duration wrk prints (`812.00us`, `1.20ms`, `2.01s`), in milliseconds. */
@@ -108,12 +116,13 @@ function wrkMs(text) {
 
 /** GETs of `url` for `seconds` with 50 connections (wrk): requests per second, and mean, p50 and p99 latency in ms. */
 export function wrkGets(url, seconds, headers = {}) {
-  const extra = Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
-  const out = execFileSync('wrk', ['-t1', '-c50', `-d${seconds}s`, '--latency', ...extra, url], { encoding: 'utf8' });
-  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
+  const out = execFileSync('wrk', ['-t1', '-c50', `-d${seconds}s`, '--latency', ...headerArgs(headers), url], {
+    encoding: 'utf8',
+  });
+  const { rps, non2xx } = wrkCounts(out);
   if (non2xx > 0) throw new Error(`wrk: ${non2xx} of the GETs of ${url} failed`);
   return {
-    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)[1]),
+    rps,
     meanMs: wrkMs(/Latency\s+(\S+)/.exec(out)[1]),
     p50Ms: wrkMs(/\s50%\s+(\S+)/.exec(out)[1]),
     p99Ms: wrkMs(/\s99%\s+(\S+)/.exec(out)[1]),

@@ -32,6 +32,8 @@ const ROUNDS = arg('rounds', 2);
 const REPLICAS = arg('replicas', 3);
 const STORE_ROUNDS = arg('store-rounds', 2);
 const PERSONS = '/apis/people.svc.run/v1alpha1/persons';
+/** The server build the store-alone and statement-text sections import: SVC_BENCH_CLI's, else this checkout's. */
+const DIST = path.dirname(process.env.SVC_BENCH_CLI || path.resolve('packages/server/dist/cli.js'));
 if (!hasWrk) {
   console.log('bench:postgres needs wrk (apt-get install -y wrk) and pgbench (postgresql-contrib)');
   process.exit(1);
@@ -112,8 +114,7 @@ function pgInsertRate(bytes) {
  * controller's status write do.
  */
 async function storeWrites(bytes, round) {
-  const dist = path.dirname(process.env.SVC_BENCH_CLI || path.resolve('packages/server/dist/cli.js'));
-  const { openPostgresStore } = await import(path.join(dist, 'store/postgres.js'));
+  const { openPostgresStore } = await import(path.join(DIST, 'store/postgres.js'));
   const store = await openPostgresStore({ connectionString: DATABASE_URL, schema: `${schema}_store` });
   const encode = (text) => (revision) =>
     Buffer.from(JSON.stringify({ metadata: { resourceVersion: String(revision) }, text: text.padEnd(bytes - 40) }));
@@ -225,9 +226,8 @@ try {
   const { rows: stored } = await db.query(
     `SELECT value FROM ${schema}.objects WHERE resource LIKE '%persons' ORDER BY name LIMIT 33`,
   );
-  const dist = path.dirname(process.env.SVC_BENCH_CLI || path.resolve('packages/server/dist/cli.js'));
   // An older build (SVC_BENCH_CLI) wrote its literals inside the group commit, with pg's encoding.
-  const { literal } = await import(path.join(dist, 'store/postgres-literals.js')).catch(() => ({}));
+  const { literal } = await import(path.join(DIST, 'store/postgres-literals.js')).catch(() => ({}));
   const values = stored.map((row) => row.value);
   // Both compiled and the heap grown before anything counts.
   if (literal) for (const encode of [pgEncoding, literal]) encodeMicros(encode, values, 500);

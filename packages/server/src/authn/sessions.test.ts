@@ -18,6 +18,7 @@ function setup() {
   return { store, clock, sessions: (s = store) => new Sessions(s, policy, undefined, () => now) };
 }
 
+/** Every session record in the store, as [digest, value]. */
 async function records(store: Store): Promise<Array<[string, Buffer]>> {
   const all: Array<[string, Buffer]> = [];
   for await (const batch of store.secrets.scan(SESSIONS_RECORDS)) all.push(...batch);
@@ -28,10 +29,9 @@ describe('sessions', () => {
   it('stores only digests: neither the session id nor the CSRF token is in the store', async () => {
     const { store, sessions } = setup();
     const { id, xsrfToken } = await sessions().create('alice');
-    const records = [];
-    for await (const batch of store.secrets.scan(SESSIONS_RECORDS)) records.push(...batch);
-    expect(records).toHaveLength(1);
-    const bytes = records[0]![1].toString() + records[0]![0];
+    const stored = await records(store);
+    expect(stored).toHaveLength(1);
+    const bytes = stored[0]![1].toString() + stored[0]![0];
     expect(bytes).not.toContain(id);
     expect(bytes).not.toContain(xsrfToken);
   });
