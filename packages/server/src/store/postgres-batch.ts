@@ -12,10 +12,17 @@
  */
 import type pg from 'pg';
 import type { PoolClient, QueryResult, QueryResultRow } from 'pg';
-import { digestOf, GroupPlan, type GroupWrite, type Outcome, objectKey, type ReadRow } from './postgres-group-plan.js';
+import {
+  claimDigests,
+  GroupPlan,
+  type GroupWrite,
+  type Outcome,
+  objectKey,
+  type ReadRow,
+} from './postgres-group-plan.js';
 import { literal } from './postgres-literals.js';
 import { type NamedQuery, runScript } from './postgres-queries.js';
-import type { StoredRecord } from './types.js';
+import type { StoredRecord, UniqueClaim } from './types.js';
 
 /** Writes per group at most: bounds the statement's size and the lock's hold. */
 const MAX_GROUP = 500;
@@ -179,7 +186,8 @@ export class GroupCommit {
       // One round trip: in a script each statement takes its own snapshot, so the read sees what the writer that held
       // the lock before committed.
       const lock = `BEGIN; SELECT pg_advisory_xact_lock(${lockKeys[0] | 0}, ${lockKeys[1] | 0});`;
-      const plan = new GroupPlan(await script<ReadRow>(client, READ_GROUP, readValues(writes), lock));
+      const digests = claimDigests(writes);
+      const plan = new GroupPlan(await script<ReadRow>(client, READ_GROUP, readValues(writes, digests), lock), digests);
       const outcomes = writes.map((write) => plan.apply(write));
       // One more: the write and its COMMIT (which a failed write never reaches: the script stops at the error).
       if (plan.last > plan.first) {
@@ -225,7 +233,7 @@ async function script<R extends QueryResultRow>(
   return list[before ? list.length - (after ? 2 : 1) : 0]!.rows;
 }
 
-function readValues(writes: GroupWrite[]): unknown[] {
+function readValues(writes: GroupWrite[], digests: ReadonlyMap<UniqueClaim, Buffer>): unknown[] {
   // Each object once, its value asked for when the group deletes it.
   const objects = new Map<string, [string, string, boolean]>();
   for (const w of writes) {
@@ -234,7 +242,7 @@ function readValues(writes: GroupWrite[]): unknown[] {
     objects.set(key, [w.resource, w.name, deleted]);
   }
   const claimed = writes.flatMap((w) =>
-    w.kind === 'delete' ? [] : (w.claims ?? []).map((c) => [w.resource, c.index, digestOf(c.value)] as const),
+    w.kind === 'delete' ? [] : (w.claims ?? []).map((c) => [w.resource, c.index, digests.get(c)!] as const),
   );
   const leases = [...new Set(writes.flatMap((w) => (w.fence ? [w.fence.lease] : [])))];
   const keys = [...objects.values()];

@@ -40,6 +40,15 @@ export interface ReadRow {
 export type Outcome = { record: StoredRecord } | { error: unknown };
 
 export const digestOf = (value: string) => createHash('sha256').update(value).digest();
+
+/** The digest of each claim the group's writes ask for, made once: the read looks them up, the plan checks them. */
+export function claimDigests(writes: readonly GroupWrite[]): Map<UniqueClaim, Buffer> {
+  const digests = new Map<UniqueClaim, Buffer>();
+  for (const write of writes) {
+    if (write.kind !== 'delete') for (const claim of write.claims ?? []) digests.set(claim, digestOf(claim.value));
+  }
+  return digests;
+}
 export const objectKey = (resource: string, name: string) => `${resource}\u0000${name}`;
 const claimKey = (resource: string, index: string, digest: Buffer) =>
   `${resource}\u0000${index}\u0000${digest.toString('hex')}`;
@@ -79,7 +88,10 @@ export class GroupPlan {
   private readonly values: Buffer[] = [];
   private readonly touched = new Map<string, { resource: string; name: string }>();
 
-  constructor(rows: ReadRow[]) {
+  constructor(
+    rows: ReadRow[],
+    private readonly digests: ReadonlyMap<UniqueClaim, Buffer>,
+  ) {
     let revision = 0;
     for (const row of rows) {
       if (row.kind === 'm') revision = row.revision!;
@@ -149,7 +161,7 @@ export class GroupPlan {
   private wantedClaims(resource: string, name: string, claims: readonly UniqueClaim[]): Set<string> {
     const wanted = new Set<string>();
     for (const claim of claims) {
-      const digest = digestOf(claim.value);
+      const digest = this.digests.get(claim) ?? digestOf(claim.value);
       const key = claimKey(resource, claim.index, digest);
       const holder = this.holders.get(key);
       if (holder !== undefined && holder !== name) throw new UniqueClaimError(resource, name, claim);
