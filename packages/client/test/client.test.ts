@@ -3,6 +3,7 @@
  * that resume, bookmarks, discovery, and an informer that syncs, follows changes and lists again after 410 Gone.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../../server/test/eventually.js';
 import {
   BACKENDS,
   PEOPLE_PLUGINS,
@@ -11,7 +12,7 @@ import {
   superAdminToken,
   type TestServer,
 } from '../../server/test/harness.js';
-import { eventually, NOTES_PLUGINS, note } from '../../server/test/watch-client.js';
+import { NOTES_PLUGINS, note } from '../../server/test/watch-client.js';
 import { type ExtensionObject, SvcApiError, SvcClient, type WatchEvent } from '../src/index.js';
 
 type Note = ExtensionObject<{ color?: string; text?: string; n?: number }>;

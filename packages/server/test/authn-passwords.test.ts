@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, ADMIN_PASSWORD, type Browser, createUser, signIn, startAuthServer } from './authn-helpers.js';
+import { eventually } from './eventually.js';
 import type { TestServer } from './harness.js';
-import { eventually } from './watch-client.js';
 
 const CONSOLE = '/apis/api.console.svc.run/v1alpha1';
 

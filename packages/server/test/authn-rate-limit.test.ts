@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ADMIN, ADMIN_PASSWORD, setCookies } from './authn-helpers.js';
+import { eventually } from './eventually.js';
 import { BACKENDS, type Backend, startTestServer, type TestServer } from './harness.js';
 
 const CONSOLE = '/apis/api.console.svc.run/v1alpha1';
@@ -171,15 +172,6 @@ function manualClock() {
   };
 }
 
-/** Polls (bounded) until `ready` holds: for what the server does between two sleeps (hashing, reading the store). */
-async function until(ready: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!ready()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-}
-
 describe.each(BACKENDS)('parallel guesses behind a trusted proxy (%s)', (backend) => {
   it('are checked one at a time per username, each after its delay, however many clients send them', async () => {
     const fake = manualClock();
@@ -213,7 +205,7 @@ describe.each(BACKENDS)('parallel guesses behind a trusted proxy (%s)', (backend
     );
     // Five are checked at once (no failure yet), then one per wake-up: the others wait their turn, not a delay each.
     for (let turn = 1; turn <= 35; turn++) {
-      await until(() => fake.asleep() > 0 && answered >= 4 + turn, `guess ${5 + turn} waits`);
+      await eventually(() => fake.asleep() > 0 && answered >= 4 + turn, `guess ${5 + turn} waits`);
       expect(answered).toBe(4 + turn);
       fake.wakeNext();
     }
@@ -239,20 +231,20 @@ describe.each(BACKENDS)('parallel guesses behind a trusted proxy (%s)', (backend
     const strangers = Array.from({ length: 30 }, (_, i) => viaProxy(`guess ${i}`, `198.51.100.${i % 10}`));
     // Ten checked: the first five at once, then five turns.
     for (let turn = 0; turn < 5; turn++) {
-      await until(() => fake.asleep() > 0, 'a guess waits');
+      await eventually(() => fake.asleep() > 0, 'a guess waits');
       fake.wakeNext();
     }
-    await until(() => fake.asleep() > 0 && limiter.waitingFor(ADMIN) === 20, 'twenty guesses wait');
+    await eventually(() => fake.asleep() > 0 && limiter.waitingFor(ADMIN) === 20, 'twenty guesses wait');
     const asked = fake.now();
     const owner = viaProxy(ADMIN_PASSWORD, '192.0.2.44');
-    await until(() => limiter.waitingFor(ADMIN) === 21, "the owner's attempt waits");
+    await eventually(() => limiter.waitingFor(ADMIN) === 21, "the owner's attempt waits");
     fake.wakeNext();
     const signedIn = await owner;
     expect(signedIn.statusCode).toBe(200);
     expect(fake.now() - asked).toBeLessThanOrEqual(4000);
     // The strangers' guesses still take their turns.
     for (let turn = 0; turn < 20; turn++) {
-      await until(() => fake.asleep() > 0, 'a guess waits');
+      await eventually(() => fake.asleep() > 0, 'a guess waits');
       fake.wakeNext();
     }
     expect((await Promise.all(strangers)).map((r) => r.statusCode)).toEqual(Array(30).fill(401));

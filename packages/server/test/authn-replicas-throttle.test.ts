@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ADMIN, ADMIN_PASSWORD } from './authn-helpers.js';
+import { eventually } from './eventually.js';
 import { dropSchema, PG_URL, startTestServer, type TestServer } from './harness.js';
 import { svc } from './offline-cli.js';
 
@@ -42,22 +43,13 @@ const attempt = (server: TestServer, password: string, remoteAddress: string) =>
     remoteAddress,
   });
 
-/** Polls (bounded) until a replica counts what another recorded: it hears of it through the store's notices. */
-async function until(ready: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!ready()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 describe('the sign-in throttle on replicas of one PostgreSQL store', () => {
   it("counts a client's failures on every replica against one limit", async () => {
     const [a, b] = await twoReplicas();
     for (let i = 0; i < 3; i++) expect((await attempt(a, `wrong ${i}`, '10.0.0.1')).statusCode).toBe(401);
-    await until(() => b.server.authn.limiter.countsAgainst('10.0.0.1', ADMIN).pair === 3, 'b counts three');
+    await eventually(() => b.server.authn.limiter.countsAgainst('10.0.0.1', ADMIN).pair === 3, 'b counts three');
     for (let i = 0; i < 2; i++) expect((await attempt(b, `wrong ${i}`, '10.0.0.1')).statusCode).toBe(401);
-    await until(() => a.server.authn.limiter.countsAgainst('10.0.0.1', ADMIN).pair === 5, 'a counts five');
+    await eventually(() => a.server.authn.limiter.countsAgainst('10.0.0.1', ADMIN).pair === 5, 'a counts five');
     // Five failures in all: refused on both, the right password included.
     for (const server of [a, b]) {
       const refused = await attempt(server, ADMIN_PASSWORD, '10.0.0.1');
@@ -70,7 +62,7 @@ describe('the sign-in throttle on replicas of one PostgreSQL store', () => {
       [a, 'a'],
       [b, 'b'],
     ] as const) {
-      await until(
+      await eventually(
         () => server.server.authn.limiter.countsAgainst('10.0.0.1', ADMIN).username === 5,
         `${name} counts five`,
       );
@@ -83,9 +75,9 @@ describe('the sign-in throttle on replicas of one PostgreSQL store', () => {
   it("forgets a client's failures on every replica when it signs in on one", async () => {
     const [a, b] = await twoReplicas();
     for (let i = 0; i < 4; i++) expect((await attempt(a, `wrong ${i}`, '10.0.0.7')).statusCode).toBe(401);
-    await until(() => b.server.authn.limiter.countsAgainst('10.0.0.7', ADMIN).pair === 4, 'b counts four');
+    await eventually(() => b.server.authn.limiter.countsAgainst('10.0.0.7', ADMIN).pair === 4, 'b counts four');
     expect((await attempt(b, ADMIN_PASSWORD, '10.0.0.7')).statusCode).toBe(200);
-    await until(() => a.server.authn.limiter.countsAgainst('10.0.0.7', ADMIN).pair === 0, 'a forgets them');
+    await eventually(() => a.server.authn.limiter.countsAgainst('10.0.0.7', ADMIN).pair === 0, 'a forgets them');
     // Four more failures on a are four, not eight: the fifth attempt is still let through.
     for (let i = 0; i < 4; i++) expect((await attempt(a, `again ${i}`, '10.0.0.7')).statusCode).toBe(401);
     expect((await attempt(a, ADMIN_PASSWORD, '10.0.0.7')).statusCode).toBe(200);
@@ -96,11 +88,7 @@ describe('the sign-in throttle on replicas of one PostgreSQL store', () => {
     for (let i = 0; i < 2; i++) expect((await attempt(a, `wrong ${i}`, '10.0.0.9')).statusCode).toBe(401);
     // The replica writes its record a moment after the failure's answer.
     const kinds = () => a.server.store.secrets.kinds();
-    const deadline = Date.now() + 10_000;
-    while (!(await kinds()).includes('security.svc.run/sign-in-failures') && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    expect(await kinds()).toContain('security.svc.run/sign-in-failures');
+    await eventually(async () => (await kinds()).includes('security.svc.run/sign-in-failures'), 'the failures record');
     const backup = await svc(['export', '--no-plugin-code'], {
       env: { SVC_DATABASE_URL: PG_URL, SVC_DATABASE_SCHEMA: schema },
     });

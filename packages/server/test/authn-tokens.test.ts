@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, ADMIN_PASSWORD, type Browser, bearer, createUser, signIn, startAuthServer } from './authn-helpers.js';
+import { eventually } from './eventually.js';
 import { BACKENDS, type TestServer } from './harness.js';
-import { eventually } from './watch-client.js';
 
 const TOKENS = '/apis/uc.api.security.svc.run/v1alpha1/personalaccesstokens';
 const ANNOTATION = 'security.svc.run/access-token';

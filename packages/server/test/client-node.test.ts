@@ -10,8 +10,9 @@ import {
   Watch,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from './eventually.js';
 import { BACKENDS, startTestServer, superAdminToken, type TestServer } from './harness.js';
-import { eventually, NOTES, NOTES_PLUGINS, note } from './watch-client.js';
+import { NOTES, NOTES_PLUGINS, note } from './watch-client.js';
 
 const G = { group: 'notes.svc.run', version: 'v1', plural: 'notes' };
 type Note = KubernetesObject & { spec?: Record<string, unknown>; status?: Record<string, unknown> };

@@ -2,8 +2,9 @@ import type { ReconcileContext, ReconcilerDefinition } from '@svc/plugin-api';
 import { handleFinalizer } from '@svc/plugin-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExtensionClient } from '../src/registry/client.js';
+import { eventually } from './eventually.js';
 import { BACKENDS, startTestServer, type TestServer } from './harness.js';
-import { eventually, NOTES, NOTES_PLUGINS, note, watchWebSocket } from './watch-client.js';
+import { NOTES, NOTES_PLUGINS, note, watchWebSocket } from './watch-client.js';
 
 const NOTE = { apiVersion: 'notes.svc.run/v1', kind: 'Note' };
 const merge = { 'content-type': 'application/merge-patch+json' };

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from './eventually.js';
 import { BACKENDS, PERSONS, peopleSettled, person, startTestServer, type TestServer } from './harness.js';
-import { eventually } from './watch-client.js';
 
 describe.each(BACKENDS)('generated API of a custom model (%s)', (backend) => {
   let t: TestServer;

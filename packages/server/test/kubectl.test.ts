@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { eventually } from './eventually.js';
 import { BACKENDS, PERSONS, peopleSettled, person } from './harness.js';
 import { type KubectlServer, startKubectlServer } from './kubectl-harness.js';
-import { eventually } from './watch-client.js';
 
 const personYaml = (name: string, spec: Record<string, unknown>, labels: Record<string, string> = {}) =>
   `apiVersion: people.svc.run/v1alpha1

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, as, login, type Session, userWithRoles } from './auth-harness.js';
+import { eventually } from './eventually.js';
 import { PERSONS, person, startTestServer, type TestServer } from './harness.js';
-import { eventually } from './watch-client.js';
 
 const ROLES = '/api/v1alpha1/roles';
 

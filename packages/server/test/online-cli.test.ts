@@ -10,10 +10,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { eventually } from './eventually.js';
 import { REPO, startTestServer, TEST_ADMIN, type TestServer } from './harness.js';
 import { tgzOf } from './plugin-archives.js';
 import { childEnv } from './serve-process.js';
-import { eventually, NOTES_PLUGINS } from './watch-client.js';
+import { NOTES_PLUGINS } from './watch-client.js';
 
 const BIN = path.join(REPO, 'packages/server/bin/svc.js');
 

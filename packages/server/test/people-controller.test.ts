@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from './eventually.js';
 import { BACKENDS, capturingLogger, PERSONS, person, startTestServer, type TestServer } from './harness.js';
-import { eventually, watchWebSocket } from './watch-client.js';
+import { watchWebSocket } from './watch-client.js';
 
 const merge = { 'content-type': 'application/merge-patch+json' };
 

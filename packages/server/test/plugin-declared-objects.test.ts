@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE } from './auth-harness.js';
+import { eventually } from './eventually.js';
 import { BACKENDS, PEOPLE_PLUGINS, PERSONS, person, startTestServer, type TestServer } from './harness.js';
 import { multipart, tgzOf } from './plugin-archives.js';
-import { eventually } from './watch-client.js';
 
 const PLUGINS = `${CONSOLE}/plugins`;
 const PLUGIN = '/apis/plugin.svc.run/v1alpha1/plugins/people';

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE } from './auth-harness.js';
+import { eventually } from './eventually.js';
 import { BACKENDS, type Backend, PEOPLE_PLUGINS, PERSONS, pluginReport, startTestServer } from './harness.js';
 import { multipart, peopleV2, tgzOf } from './plugin-archives.js';
-import { eventually } from './watch-client.js';
 
 const FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures');
 const PLUGINS = `${CONSOLE}/plugins`;

@@ -6,10 +6,10 @@
  * comes from 60).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from './eventually.js';
 import { PERSONS, person } from './harness.js';
 import { call, type Replica, type ReplicaSet, replicaSet, signIn } from './replica-harness.js';
 import { seededRandom } from './seeded-random.js';
-import { eventually } from './watch-client.js';
 
 const SECONDS = Number(process.env.SVC_CRASH_SECONDS ?? 20);
 const SELECTOR = 'labelSelector=test=crash';

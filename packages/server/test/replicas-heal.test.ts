@@ -5,9 +5,10 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from './eventually.js';
 import { PERSONS, PG_URL, person } from './harness.js';
 import { call, leaderOf, type Replica, type ReplicaSet, replicaSet, signIn } from './replica-harness.js';
-import { eventually, watchHttp } from './watch-client.js';
+import { watchHttp } from './watch-client.js';
 
 /** The store's revision and compaction point (the `meta` row of the schema). */
 async function meta(schema: string): Promise<{ revision: number; compacted: number }> {

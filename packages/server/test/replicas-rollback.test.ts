@@ -6,10 +6,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from './eventually.js';
 import { FLIP_ROUTE, flipArchive } from './flip-plugin.js';
 import { multipart } from './plugin-archives.js';
 import { call, type Replica, type ReplicaSet, replicaSet, signIn } from './replica-harness.js';
-import { eventually } from './watch-client.js';
 
 const PLUGINS = '/apis/api.console.svc.run/v1alpha1/plugins';
 const FLIP_OBJECT = '/apis/plugin.svc.run/v1alpha1/plugins/flip';

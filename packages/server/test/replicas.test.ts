@@ -6,10 +6,11 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from './eventually.js';
 import { PERSONS, person, roleBinding } from './harness.js';
 import { multipart, tgzOf } from './plugin-archives.js';
 import { call, leaderOf, type Replica, type ReplicaSet, replicaSet, signIn } from './replica-harness.js';
-import { eventually, NOTES, NOTES_PLUGINS, summary, watchHttp } from './watch-client.js';
+import { NOTES, NOTES_PLUGINS, summary, watchHttp } from './watch-client.js';
 
 const CONSOLE = '/apis/api.console.svc.run/v1alpha1';
 const BINDINGS = '/api/v1alpha1/rolebindings';

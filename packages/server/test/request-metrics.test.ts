@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, settingsFromArgs } from '../src/config.js';
 import { HOST_VERSION } from '../src/version.js';
+import { eventually } from './eventually.js';
 import { BACKENDS, PERSONS, person, startTestServer, type TestServer } from './harness.js';
-import { eventually, watchHttp, watchWebSocket } from './watch-client.js';
+import { watchHttp, watchWebSocket } from './watch-client.js';
 
 /** The value of one sample line (`name{labels} value`) in Prometheus text; 0 when absent (nothing counted yet). */
 function sample(text: string, series: string): number {

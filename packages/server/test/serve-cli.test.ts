@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, settingsFromArgs } from '../src/config.js';
+import { eventually } from './eventually.js';
 import { REPO } from './harness.js';
 import { CLI, childEnv, spawnServe } from './serve-process.js';
 
@@ -108,10 +109,7 @@ describe('the svc command line', () => {
       const stdout = served.stdout();
       const listening = /^svc listening on (\S+)$/m.exec(stdout)![1]!;
       // The link is printed once it listens; standard error may come a moment after the listening line.
-      const deadline = Date.now() + 10_000;
-      while (!served.stderr().includes('svc setup: ') && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      await eventually(() => served.stderr().includes('svc setup: '), 'the setup link on standard error');
       const block = /\n(=+)\nsvc setup: (\S+)\n(?:.*\n){2}\1\n/.exec(served.stderr());
       expect(block).not.toBeNull();
       const setup = block![2]!;

@@ -2,6 +2,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
+import { eventually } from './eventually.js';
 
 export const NOTES_PLUGINS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures/plugins-watch');
 export const NOTES = '/apis/notes.svc.run/v1/notes';
@@ -23,15 +24,6 @@ export interface WatchClient {
 
 export function note(name: string, spec: Record<string, unknown> = {}, labels?: Record<string, string>) {
   return { apiVersion: 'notes.svc.run/v1', kind: 'Note', metadata: { name, ...(labels ? { labels } : {}) }, spec };
-}
-
-/** Polls `condition` every few milliseconds until it holds; fails after `timeoutMs`. */
-export async function eventually(condition: () => boolean | Promise<boolean>, what = 'condition', timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 function client(events: WatchEvent[], ended: Promise<void>, state: { ended: boolean }, close: () => void): WatchClient {

@@ -1,8 +1,9 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, CONSOLE, login, type Session, userWithRoles } from './auth-harness.js';
+import { eventually } from './eventually.js';
 import { BACKENDS, startTestServer, type TestServer } from './harness.js';
-import { eventually, NOTES, NOTES_PLUGINS, type WatchClient, watchHttp, watchWebSocket } from './watch-client.js';
+import { NOTES, NOTES_PLUGINS, type WatchClient, watchHttp, watchWebSocket } from './watch-client.js';
 
 const EVENTS = `${CONSOLE}/users/-/console-events`;
 const LIMIT = 3;

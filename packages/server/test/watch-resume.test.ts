@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type WebSocket from 'ws';
+import { eventually } from './eventually.js';
 import { BACKENDS, startTestServer, type TestResponse, type TestServer } from './harness.js';
-import { eventually, NOTES, NOTES_PLUGINS, note, summary, type WatchEvent, watchWebSocket } from './watch-client.js';
+import { NOTES, NOTES_PLUGINS, note, summary, type WatchEvent, watchWebSocket } from './watch-client.js';
 
 const WRITES = Number(process.env.RESUME_WRITES ?? 10_000);
 const OBJECTS = 192;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from './eventually.js';
 import { startTestServer, type TestServer } from './harness.js';
-import { eventually, NOTES, NOTES_PLUGINS, note, watchHttp, watchWebSocket } from './watch-client.js';
+import { NOTES, NOTES_PLUGINS, note, watchHttp, watchWebSocket } from './watch-client.js';
 
 const LIMIT = 256 * 1024;
 const BIG = 'x'.repeat(60_000);

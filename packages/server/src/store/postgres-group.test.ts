@@ -5,6 +5,7 @@
  */
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { eventually } from '../../test/eventually.js';
 import { runFenced } from './fence.js';
 import { openPostgresStore } from './postgres.js';
 import { closeAndDrop, freshSchema, PG_TEST_URL } from './postgres-fixtures.suite.js';
@@ -25,13 +26,6 @@ const open = async (replicaId: string) => {
   const store = await openPostgresStore({ connectionString, schema, replicaId });
   stores.push(store);
   return store;
-};
-const until = async (condition: () => boolean, what: string, timeoutMs = 10_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
 };
 const email = (value: string) => [{ index: 'spec.email', value }];
 const reason = (outcome: PromiseSettledResult<unknown>) => (outcome as PromiseRejectedResult).reason as Error;
@@ -145,13 +139,13 @@ describe('PostgreSQL group commit', () => {
     const [writer, listener] = await Promise.all([open('writer'), open('listener')]);
     const heard: StoreNotice[] = [];
     listener.listen((notice) => heard.push(notice));
-    await until(() => heard.some((n) => n.type === 'reset'), 'the listening connection');
+    await eventually(() => heard.some((n) => n.type === 'reset'), 'the listening connection');
     const records = await Promise.all(
       Array.from({ length: 50 }, (_, i) => writer.create('widgets', `w${i}`, encodeAs(`w${i}`))),
     );
     const last = records[records.length - 1]!.revision;
     expect(records.map((r) => r.revision)).toEqual(Array.from({ length: 50 }, (_, i) => last - 49 + i));
-    await until(() => heard.length >= 2, 'a notice');
+    await eventually(() => heard.length >= 2, 'a notice');
     await new Promise((r) => setTimeout(r, 100));
     expect(heard.slice(1)).toEqual([{ type: 'revision', revision: last }]);
   });
@@ -161,7 +155,7 @@ describe('PostgreSQL fencing', () => {
   it("refuses the writes of a leader whose lease has moved on, and no one else's", async () => {
     const [first, second] = await Promise.all([open(`first-${schema}`), open(`second-${schema}`)]);
     const leases = [first.lease('fenced'), second.lease('fenced')];
-    await until(() => leases.some((l) => l.held), 'a first holder');
+    await eventually(() => leases.some((l) => l.held), 'a first holder');
     const old = leases.findIndex((l) => l.held);
     const [was, next] = old === 0 ? [first, second] : [second, first];
     const oldEpoch = leases[old]!.epoch;
@@ -175,7 +169,7 @@ describe('PostgreSQL fencing', () => {
     ]);
     await admin.query('SELECT pg_terminate_backend($1)', [rows[0].pid]);
     await admin.end();
-    await until(() => leases[1 - old]!.held, 'the new holder');
+    await eventually(() => leases[1 - old]!.held, 'the new holder');
     expect(leases[1 - old]!.epoch).toBe(oldEpoch + 1);
 
     const before = (await was.get('fenced', 'before'))!;

@@ -5,6 +5,7 @@
  */
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { eventually } from '../../test/eventually.js';
 import { openPostgresStore } from './postgres.js';
 import { closeAndDrop, freshSchema, PG_TEST_URL } from './postgres-fixtures.suite.js';
 import { encodeAs } from './store-fixtures.suite.js';
@@ -18,14 +19,6 @@ const open = async (replicaId: string) => {
   stores.push(store);
   return store;
 };
-const until = async (condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-};
-
 afterAll(() => closeAndDrop(schema, stores));
 
 describe('PostgreSQL store shared by several servers', () => {
@@ -36,7 +29,7 @@ describe('PostgreSQL store shared by several servers', () => {
     let most = 0;
     const sampler = setInterval(() => (most = Math.max(most, leases.filter((l) => l.held).length)), 2);
     try {
-      await until(() => leases.some((l) => l.held), 'a first holder');
+      await eventually(() => leases.some((l) => l.held), 'a first holder');
       const first = leases.findIndex((l) => l.held);
       expect(leases[first]!.epoch).toBe(1);
       // Kill the holder's connection from outside, as a crash or a network cut would end it.
@@ -48,10 +41,10 @@ describe('PostgreSQL store shared by several servers', () => {
       expect(rows).toHaveLength(1);
       await admin.query('SELECT pg_terminate_backend($1)', [rows[0].pid]);
       await admin.end();
-      await until(() => leases.some((l, i) => i !== first && l.held), 'a second holder');
+      await eventually(() => leases.some((l, i) => i !== first && l.held), 'a second holder');
       const second = leases.find((l) => l.held)!;
       expect(second.epoch).toBe(2);
-      await until(() => !leases[first]!.held || leases[first]!.epoch > 2, 'the first to know');
+      await eventually(() => !leases[first]!.held || leases[first]!.epoch > 2, 'the first to know');
     } finally {
       clearInterval(sampler);
     }
@@ -62,10 +55,10 @@ describe('PostgreSQL store shared by several servers', () => {
     const [writer, reader] = await Promise.all([open('writer'), open('reader')]);
     const heard: StoreNotice[] = [];
     reader.listen((notice) => heard.push(notice));
-    await until(() => heard.some((n) => n.type === 'reset'), 'the listening connection');
+    await eventually(() => heard.some((n) => n.type === 'reset'), 'the listening connection');
     const written = await writer.create('widgets', 'w1', encodeAs('one'));
     await writer.secrets.put('security.svc.run/sessions', 'abc', Buffer.from('{}'));
-    await until(() => heard.length >= 3, 'two notices');
+    await eventually(() => heard.length >= 3, 'two notices');
     expect(heard.slice(1)).toEqual([
       { type: 'revision', revision: written.revision },
       { type: 'secret', kind: 'security.svc.run/sessions', name: 'abc' },

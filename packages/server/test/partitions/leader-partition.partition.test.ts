@@ -8,9 +8,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../eventually.js';
 import { PEOPLE_PLUGINS, PERSONS, person, TEST_ADMIN } from '../harness.js';
 import { type ServeProcess, spawnServe } from '../serve-process.js';
-import { eventually, type WatchEvent, watchHttp } from '../watch-client.js';
+import { type WatchEvent, watchHttp } from '../watch-client.js';
 import { labUnavailable, type NetworkLab, startLab } from './network-lab.js';
 
 const SCHEMA = `partition_${process.pid}`;
