@@ -49,6 +49,7 @@ export function claimDigests(writes: readonly GroupWrite[]): Map<UniqueClaim, Bu
   }
   return digests;
 }
+
 export const objectKey = (resource: string, name: string) => `${resource}\u0000${name}`;
 const claimKey = (resource: string, index: string, digest: Buffer) =>
   `${resource}\u0000${index}\u0000${digest.toString('hex')}`;
