@@ -162,7 +162,8 @@ export class GroupPlan {
   private wantedClaims(resource: string, name: string, claims: readonly UniqueClaim[]): Set<string> {
     const wanted = new Set<string>();
     for (const claim of claims) {
-      const digest = this.digests.get(claim) ?? digestOf(claim.value);
+      // claimDigests made one for every claim of the group's writes, this one's included.
+      const digest = this.digests.get(claim)!;
       const key = claimKey(resource, claim.index, digest);
       const holder = this.holders.get(key);
       if (holder !== undefined && holder !== name) throw new UniqueClaimError(resource, name, claim);
