@@ -1,5 +1,5 @@
 import { SESSIONS_RECORDS } from '@svc/plugin-api';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../store/sqlite.js';
 import type { Store } from '../store/types.js';
 import { Sessions } from './sessions.js';
@@ -72,7 +72,7 @@ describe('sessions', () => {
     const stored = await records(store);
     await s.find(id);
     // The use is written off the request's path: wait until the stored record changes.
-    await vi.waitFor(async () => expect(await records(store)).not.toEqual(stored), { timeout: 10_000, interval: 10 });
+    await expect.poll(() => records(store)).not.toEqual(stored);
     clock.advance(20 * 60_000);
     // 40 minutes after login, 20 after last use: still alive for a fresh reader.
     expect(await sessions().find(id)).toBeDefined();

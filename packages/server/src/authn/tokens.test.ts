@@ -1,5 +1,5 @@
 import { ACCESS_TOKEN_ANNOTATION } from '@svc/plugin-api';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Principal } from '../authz/principal.js';
 import { normalizeModelDefinition } from '../objects/model-definition.js';
 import { decodeObject } from '../registry/codec.js';
@@ -144,10 +144,7 @@ describe('personal access tokens', () => {
     const created = await store.currentRevision();
     // The write is made off the request's path: wait until the stored token shows it.
     const shows = (time: string) =>
-      vi.waitFor(
-        async () => expect((await objects.get(tokenServed, object.metadata.name)).status?.lastUsedAt).toBe(time),
-        { timeout: 10_000, interval: 10 },
-      );
+      expect.poll(async () => (await objects.get(tokenServed, object.metadata.name)).status?.lastUsedAt).toBe(time);
     tokens.authenticate(token);
     await shows('2026-03-01T12:00:00.000Z');
     advance(30_000);
@@ -199,9 +196,8 @@ describe('personal access tokens', () => {
     const { object } = await tokens.create(alice, { spec: { name: 'ci', roles: [] } });
     await objects.delete(userServed, 'alice');
     // Removed by the token service once it sees the delete, off the delete's path.
-    await vi.waitFor(
-      () => expect(objects.get(tokenServed, object.metadata.name)).rejects.toMatchObject({ status: 404 }),
-      { timeout: 10_000, interval: 10 },
-    );
+    await expect
+      .poll(() => objects.get(tokenServed, object.metadata.name).catch((error: unknown) => error))
+      .toMatchObject({ status: 404 });
   });
 });
