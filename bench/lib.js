@@ -1,6 +1,6 @@
 // Helpers shared by the benchmark scripts: child servers, autocannon runs, memory readings.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -148,6 +148,36 @@ export function machineBusySeconds() {
     .slice(1)
     .map(Number);
   return (user + nice + system + irq + softirq + steal) / 100;
+}
+
+/**
+ * CPU seconds each of this machine's PostgreSQL processes (the server and its backends, named `postgres`) has spent
+ * so far, by pid: with `postgresCpuSince`, PostgreSQL's share of a run on a server on the same machine.
+ */
+export function postgresCpuTimes() {
+  const times = new Map();
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (!readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('postgres')) continue;
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      times.set(pid, (Number(fields[11]) + Number(fields[12])) / 100);
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return times;
+}
+
+/**
+ * CPU seconds PostgreSQL's processes spent since `before` (postgresCpuTimes): each live process's growth, a new one's
+ * whole. A backend that ended meanwhile (a client that left) takes its share with it, so runs read it over
+ * connections that stay open (svc's pools).
+ */
+export function postgresCpuSince(before) {
+  let seconds = 0;
+  for (const [pid, now] of postgresCpuTimes()) seconds += now - (before.get(pid) ?? 0);
+  return seconds;
 }
 
 /** Reads the server's /metrics once; the function returned gives one series' value, or undefined when it is absent. */

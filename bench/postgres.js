@@ -1,7 +1,10 @@
 // `npm run bench:postgres`: svc's writes on PostgreSQL beside PostgreSQL's own, in one run.
-//  1. creates/s of one svc (controllers on, as users run it), wrk with 32 connections, beside pgbench's autocommit
+//  1. creates/s of one svc (controllers on, as users run it), wrk with 50 connections, beside pgbench's autocommit
 //     single-row inserts (16 clients) of a row the size of a stored person into a table with a primary key; the two
-//     alternate `--rounds` times so that a machine shared with other work weighs on both alike (target ≥ 50%);
+//     alternate `--rounds` times so that a machine shared with other work weighs on both alike (target ≥ 50%). Each
+//     round also runs the same creates on an svc with the embedded SQLite store, which has no database server to
+//     share the cores with: its main thread's CPU per create is what one svc process costs before any database work,
+//     and bounds one process's rate whatever the store;
 //  2. aggregate creates/s on 1, 2 and 3 replicas of one schema (wrk on each at once), each beside a pgbench run;
 //  3. the store alone (its group commit, no HTTP, no controller): 64 writers each creating an object of a stored
 //     person's size and updating it, in this process, beside pgbench (`--store-rounds`, 0 to skip);
@@ -19,9 +22,14 @@ import { prepareValue } from 'pg/lib/utils.js';
 import {
   adminToken,
   arg,
+  BENCH_ADMIN_PASSWORD,
   hasWrk,
   machineBusySeconds,
+  postgresCpuSince,
+  postgresCpuTimes,
+  serveArgs,
   startPostgresReplica,
+  startProcess,
   wrkCreateRun,
   wrkInBackground,
 } from './lib.js';
@@ -56,6 +64,24 @@ function startReplica(id) {
   });
   servers.push(child);
   return listening;
+}
+
+/**
+ * `svc serve` on the embedded SQLite store (the build SVC_BENCH_CLI names, else this checkout's), controllers on: the
+ * same server with no database server beside it.
+ */
+async function startEmbedded() {
+  const server = await startProcess(process.execPath, serveArgs(process.env.SVC_BENCH_CLI || undefined), {
+    SVC_PORT: '0',
+    SVC_HTTPS_PORT: 'off',
+    SVC_DATA_DIR: path.join(work, 'embedded'),
+    SVC_PLUGINS_DIR: path.resolve('plugins'),
+    SVC_LOG_LEVEL: 'warn',
+    SVC_ACCESS_LOG: 'off',
+    SVC_ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD,
+  });
+  servers.push(server.child);
+  return server;
 }
 
 /** A wrk script creating persons named `<prefix>-<n>`, so that runs and replicas never collide. */
@@ -177,10 +203,15 @@ try {
   const bytes = rows[0].bytes;
   await db.query(`CREATE TABLE ${schema}.bench_inserts (name text PRIMARY KEY, value bytea NOT NULL)`);
 
+  const embedded = ROUNDS > 0 ? await startEmbedded() : undefined;
+  const embeddedAuth = embedded && (await adminToken(embedded.url));
+  if (embedded) wrkCreateRun(embedded.url, 1, createScript('warm-embedded'), embeddedAuth);
   const ratios = [];
+  const ceilings = [];
   for (let round = 1; round <= ROUNDS; round++) {
     const pg = pgInsertRate(bytes);
     const busy = machineBusySeconds();
+    const postgresBusy = postgresCpuTimes();
     const { rps, total, mainCpuMicrosPerCreate } = wrkCreateRun(
       r1.url,
       DURATION,
@@ -189,17 +220,30 @@ try {
       r1.pid,
     );
     const machineMicrosPerCreate = ((machineBusySeconds() - busy) / total) * 1e6;
+    const postgresMicrosPerCreate = (postgresCpuSince(postgresBusy) / total) * 1e6;
     ratios.push(rps / pg.tps);
     // The machine's CPU per create against pgbench's per insert bounds the ratio a saturated machine can reach.
     console.log(
       `round ${round}: one svc ${rps.toFixed(0)} creates/s (${mainCpuMicrosPerCreate.toFixed(0)} µs of its main ` +
-        `thread each, ${machineMicrosPerCreate.toFixed(0)} µs of the machine's CPU), pgbench ${pg.tps.toFixed(0)} ` +
+        `thread each, ${machineMicrosPerCreate.toFixed(0)} µs of the machine's CPU, ${postgresMicrosPerCreate.toFixed(0)} ` +
+        `µs of it PostgreSQL's), pgbench ${pg.tps.toFixed(0)} ` +
         `inserts/s of ${bytes}-byte rows (${pg.cpuMicros.toFixed(0)} µs each): ${pct(rps, pg.tps)}`,
+    );
+    // One event loop does a create's JavaScript: at full load a process makes at most a second over its main thread's
+    // CPU per create, and the embedded store's figure is that cost with no database client work in it.
+    const lite = wrkCreateRun(embedded.url, DURATION, createScript(`lite${round}`), embeddedAuth, embedded.child.pid);
+    const ceiling = 1e6 / lite.mainCpuMicrosPerCreate;
+    ceilings.push(ceiling / pg.tps);
+    console.log(
+      `round ${round}: one svc on the embedded SQLite store ${lite.rps.toFixed(0)} creates/s ` +
+        `(${lite.mainCpuMicrosPerCreate.toFixed(0)} µs of its main thread each: at most ${ceiling.toFixed(0)}/s ` +
+        `for one process, ${pct(ceiling, pg.tps)} of pgbench)`,
     );
   }
   if (ROUNDS > 0)
     console.log(
-      `one svc on PostgreSQL: median ${(median(ratios) * 100).toFixed(1)}% of pgbench's inserts (target ≥ 50%)`,
+      `one svc on PostgreSQL: median ${(median(ratios) * 100).toFixed(1)}% of pgbench's inserts (target ≥ 50%); ` +
+        `one process's bound from the embedded store's main thread: median ${(median(ceilings) * 100).toFixed(1)}%`,
     );
 
   const replicas = [r1];
