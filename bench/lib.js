@@ -131,7 +131,12 @@ export function wrkGets(url, seconds, headers = {}) {
 
 /** User plus system CPU seconds of a process's main thread (Linux; clock ticks of 10 ms). */
 export function threadCpuSeconds(pid) {
-  const fields = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return statCpuSeconds(`/proc/${pid}/task/${pid}/stat`);
+}
+
+/** User plus system CPU seconds from a `/proc` stat file (a process's or a thread's). */
+function statCpuSeconds(file) {
+  const fields = readFileSync(file, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
@@ -160,8 +165,7 @@ export function postgresCpuTimes() {
     if (!/^\d+$/.test(pid)) continue;
     try {
       if (!readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('postgres')) continue;
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      times.set(pid, (Number(fields[11]) + Number(fields[12])) / 100);
+      times.set(pid, statCpuSeconds(`/proc/${pid}/stat`));
     } catch {
       // The process ended between the listing and the read.
     }
@@ -324,8 +328,17 @@ export function startPostgresReplica({ id, dataDir, databaseUrl, schema, cli }) 
 /** Starts the built svc (`serve`) on a free port with the bench administrator, on `dataDir`, with the repository's
  * plugins unless `pluginsDir` says otherwise; `checkout` runs another built checkout's svc (and its plugins). */
 export function startSvc(dataDir, pluginsDir, env = {}, checkout = repository) {
-  pluginsDir ??= path.join(checkout, 'plugins');
-  return startProcess(process.execPath, serveArgs(path.join(checkout, 'packages/server/dist/cli.js')), {
+  return startServe(
+    path.join(checkout, 'packages/server/dist/cli.js'),
+    dataDir,
+    pluginsDir ?? path.join(checkout, 'plugins'),
+    env,
+  );
+}
+
+/** As startSvc, from a built `cli.js` given by its path (SVC_BENCH_CLI's A/B builds), with the plugins of `pluginsDir`. */
+export function startServe(cli, dataDir, pluginsDir, env = {}) {
+  return startProcess(process.execPath, serveArgs(cli), {
     SVC_PORT: '0',
     SVC_HTTPS_PORT: 'off',
     SVC_DATA_DIR: dataDir,

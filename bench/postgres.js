@@ -22,14 +22,12 @@ import { prepareValue } from 'pg/lib/utils.js';
 import {
   adminToken,
   arg,
-  BENCH_ADMIN_PASSWORD,
   hasWrk,
   machineBusySeconds,
   postgresCpuSince,
   postgresCpuTimes,
-  serveArgs,
   startPostgresReplica,
-  startProcess,
+  startServe,
   wrkCreateRun,
   wrkInBackground,
 } from './lib.js';
@@ -71,15 +69,8 @@ function startReplica(id) {
  * same server with no database server beside it.
  */
 async function startEmbedded() {
-  const server = await startProcess(process.execPath, serveArgs(process.env.SVC_BENCH_CLI || undefined), {
-    SVC_PORT: '0',
-    SVC_HTTPS_PORT: 'off',
-    SVC_DATA_DIR: path.join(work, 'embedded'),
-    SVC_PLUGINS_DIR: path.resolve('plugins'),
-    SVC_LOG_LEVEL: 'warn',
-    SVC_ACCESS_LOG: 'off',
-    SVC_ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD,
-  });
+  const cli = process.env.SVC_BENCH_CLI || path.resolve('packages/server/dist/cli.js');
+  const server = await startServe(cli, path.join(work, 'embedded'), path.resolve('plugins'), { SVC_ACCESS_LOG: 'off' });
   servers.push(server.child);
   return server;
 }
