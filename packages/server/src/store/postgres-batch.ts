@@ -21,7 +21,7 @@ import {
   type ReadRow,
 } from './postgres-group-plan.js';
 import { literal } from './postgres-literals.js';
-import { type NamedQuery, runScript } from './postgres-queries.js';
+import { COMMIT, type NamedQuery, ROLLBACK, runScript } from './postgres-queries.js';
 import type { StoredRecord, UniqueClaim } from './types.js';
 
 /** Writes per group at most: bounds the statement's size and the lock's hold. */
@@ -193,12 +193,12 @@ export class GroupCommit {
       if (plan.last > plan.first) {
         await script(client, WRITE_GROUP, [...plan.statementValues(), plan.last, channel, instance], '', 'COMMIT');
       } else {
-        await runScript(client, { name: 'commit', text: 'COMMIT' });
+        await runScript(client, COMMIT);
       }
       client.release();
       return outcomes;
     } catch (error) {
-      const broken = await runScript(client, { name: 'rollback', text: 'ROLLBACK' }).then(
+      const broken = await runScript(client, ROLLBACK).then(
         () => undefined,
         (rollbackError: Error) => rollbackError,
       );
